@@ -103,12 +103,107 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("replay", help="print a game trick by trick")
     r.add_argument("file", metavar="FILE")
     r.set_defaults(fn=cmd_replay)
-    for extra in _EXTRA_COMMANDS:
-        extra(sub)
+    _simulate_parser(sub)
     return p
 
 
-_EXTRA_COMMANDS: list[Any] = []
+def _players_range(text: str) -> tuple[int, int]:
+    try:
+        if "-" in text:
+            a, b = text.split("-", 1)
+            lo, hi = int(a), int(b)
+        else:
+            lo = hi = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected K or K1-K2, got {text!r}") from None
+    if lo > hi:
+        raise argparse.ArgumentTypeError(f"empty range {text!r}")
+    return lo, hi
+
+
+def _fraction(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a fraction 0-1, got {text!r}") from None
+    if not 0 <= v <= 1:
+        raise argparse.ArgumentTypeError(f"expected a fraction 0-1, got {text!r}")
+    return v
+
+
+def _simulate_parser(sub: Any) -> None:
+    s = sub.add_parser("simulate", help="bots play seeded games and write legal logs")
+    s.add_argument("--game", required=True, help="plotters, rage, color_stacks, under_the_radar")
+    s.add_argument("--games", type=int, required=True, help="how many games")
+    s.add_argument("--players", type=_players_range, default=None,
+                   help="players per game: K or K1-K2 (default: every count the game allows)")
+    s.add_argument("--bots", default="greedy", help="comma list of bots by seat, cycled "
+                   "(greedy, random); default greedy")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--variants", default="",
+                   help="comma list of variants for every game, or 'random' for a random "
+                        "subset per game")
+    s.add_argument("--edition", default=None, help="plotters edition, or 'mixed'")
+    s.add_argument("--rounds", type=int, default=None, help="header rounds (shorter games)")
+    s.add_argument("--claims", action="store_true", help="write score-sheet claims")
+    s.add_argument("--wrong-claims", type=_fraction, default=0.0, metavar="P",
+                   help="fraction of claimed scores written wrong (implies --claims)")
+    s.add_argument("--illegal", type=_fraction, default=0.0, metavar="P",
+                   help="fraction of games with one injected illegal move")
+    s.add_argument("--gzip", action="store_true", help="write .jsonl.gz")
+    s.add_argument("--jobs", type=int, default=None, help="processes (default: all cores)")
+    s.add_argument("--out", required=True, help="output folder")
+    s.set_defaults(fn=cmd_simulate)
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    import time
+    from pathlib import Path
+
+    from .bots import BOTS
+    from .engine import registry
+    from .simulate import SimOptions, write_run
+
+    games = registry()
+    info = games.get(args.game)
+    if info is None:
+        print(f"trickledger simulate: unknown game {args.game!r} "
+              f"(expected one of {', '.join(sorted(games))})", file=sys.stderr)
+        return 2
+    lo, hi = args.players or (info.min_players, info.max_players)
+    if lo < info.min_players or hi > info.max_players:
+        print(f"trickledger simulate: {args.game} is for {info.min_players}-{info.max_players} "
+              f"players", file=sys.stderr)
+        return 2
+    bots = tuple(b.strip() for b in args.bots.split(",") if b.strip())
+    unknown = [b for b in bots if b not in BOTS]
+    if not bots or unknown:
+        print(f"trickledger simulate: unknown bot {unknown[0] if unknown else ''!r} "
+              f"(expected {', '.join(BOTS)})", file=sys.stderr)
+        return 2
+    variants: tuple[str, ...] | None
+    if args.variants == "random":
+        variants = None
+    else:
+        variants = tuple(v for v in args.variants.split(",") if v)
+        bad = [v for v in variants if v not in info.variants]
+        if bad:
+            print(f"trickledger simulate: unknown variant {bad[0]!r} for {args.game}",
+                  file=sys.stderr)
+            return 2
+    if args.games < 0:
+        print("trickledger simulate: --games must be >= 0", file=sys.stderr)
+        return 2
+    opts = SimOptions(game=args.game, games=args.games, players=(lo, hi), bots=bots,
+                      seed=args.seed, variants=variants, edition=args.edition,
+                      claims=args.claims or args.wrong_claims > 0,
+                      wrong_claims=args.wrong_claims, illegal=args.illegal, gzip=args.gzip,
+                      rounds=args.rounds)
+    t0 = time.perf_counter()
+    n = write_run(opts, Path(args.out), args.jobs, progress=sys.stderr.isatty())
+    dt = time.perf_counter() - t0
+    print(f"wrote {n} {args.game} games to {args.out} in {dt:.1f} s")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

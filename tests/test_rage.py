@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 
-import orjson
 import pytest
 from helpers import NAMES, assert_illegal, check, header, log_bytes, run
 from hypothesis import given, settings
@@ -13,7 +12,7 @@ from hypothesis import strategies as st
 from replay.bots import RandomBot
 from replay.engine import replay_bytes, verdict
 from replay.games.rage import BidSettled, RageTrickFinished, score_round
-from replay.simulate import play_game
+from replay.simulate import defer_secret_bids, play_game
 
 HANDS = {
     "Ann": ["R10", "R2", "+5", "JOKER", "G5", "B5", "NOTRUMP", "O0", "O1", "O2"],
@@ -111,27 +110,10 @@ def test_secret_bid_may_not_come_mid_round():
     assert_illegal(check(h, events), 5, "secret_bid", "after the last trick")
 
 
-def move_bids_after_the_tricks(data: bytes) -> bytes:
-    """Rewrite a simulated secret_bid log so each round's bids follow its last play."""
-    lines = data.splitlines()
-    out, pending = [lines[0]], []
-    for ln in lines[1:]:
-        ev = orjson.loads(ln)
-        if ev["type"] == "bid":
-            pending.append(ln)
-            continue
-        if ev["type"] in ("deal", "claim") and pending:
-            out.extend(pending)
-            pending = []
-        out.append(ln)
-    out.extend(pending)
-    return b"\n".join(out) + b"\n"
-
-
 def test_secret_bids_may_come_after_the_last_trick():
     h = header("rage", 4, variants=["secret_bid"], rounds=3)
     _, events = play_game(h, {p: RandomBot() for p in NAMES[:4]}, random.Random(5), claims=True)
-    data = move_bids_after_the_tricks(log_bytes(h, events))
+    data = log_bytes(h, defer_secret_bids(events))
     v = verdict(replay_bytes(data, "s.jsonl"))
     assert v["status"] == "complete", v["error"]
     assert all(c["match"] for c in v["claims"])

@@ -37,6 +37,33 @@ DECK: dict[Card, int] = {c: (ACTIONS[c.kind] if c.color is None else 1) for c in
 JOKER, NOTRUMP, CHANGE, PLUS5, MINUS5 = (CARDS[a] for a in ("JOKER", "NOTRUMP", "CHANGE", "+5", "-5"))
 
 
+def winning_index(trick: list[tuple[int, Card, str | None]], trump: str | None,
+                  led: str | None) -> int:
+    """Index of the card that wins `trick` (seat, card, Joker colour) under `trump`.
+
+    The highest trump wins; without one, the highest card of the led colour; a
+    Joker tops its named colour, the later Joker above the earlier. With no
+    colour card or Joker at all, the first card played wins.
+    """
+    for target in (trump, led):
+        if target is None:
+            continue
+        best_rank = -1
+        best_i = -1
+        for i, (_, c, as_c) in enumerate(trick):
+            if c.color == target:
+                rank = c.value
+            elif as_c == target:
+                rank = 16 + i
+            else:
+                continue
+            if rank > best_rank:
+                best_rank, best_i = rank, i
+        if best_i >= 0:
+            return best_i
+    return 0
+
+
 def hand_size(round_no: int) -> int:
     return 11 - round_no
 
@@ -361,23 +388,7 @@ class RageState(GameState):
     def _decide_trick(self, line: int) -> None:
         trick = self.trick
         trump = None if self.notrump else self.trump
-        best: tuple[int, int] | None = None  # (rank, index in trick)
-        winner_i = 0
-        for target in (trump, self.led):
-            if target is None:
-                continue
-            for i, (_, c, as_c) in enumerate(trick):
-                if c.color == target:
-                    rank = c.value
-                elif as_c == target:
-                    rank = 16 + i  # a Joker tops its colour; the later Joker is higher
-                else:
-                    continue
-                if best is None or rank > best[0]:
-                    best = (rank, i)
-            if best is not None:
-                winner_i = best[1]
-                break
+        winner_i = winning_index(trick, trump, self.led)
         # with no colour card or Joker at all, the first card played wins
         w, wcard, _ = trick[winner_i]
         p5 = sum(1 for _, c, _ in trick if c is PLUS5)
