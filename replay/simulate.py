@@ -103,6 +103,7 @@ class SimOptions:
     gzip: bool = False
     rounds: int | None = None
     start_date: str = "2026-01-01"
+    id_prefix: str | None = None
     extra_meta: dict[str, Any] = field(default_factory=dict)
 
 
@@ -123,7 +124,7 @@ def defer_secret_bids(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def game_id(opts: SimOptions, index: int) -> str:
-    return f"{opts.game}-s{opts.seed}-{index:06d}"
+    return f"{opts.id_prefix or opts.game}-s{opts.seed}-{index:06d}"
 
 
 def simulate_one(opts: SimOptions, index: int) -> tuple[str, bytes, dict[str, Any]]:

@@ -11,7 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 one() {
     local dest=$1; shift
     rm -rf "$tmp/one"
-    "$TL" simulate --games 1 --out "$tmp/one" "$@" >/dev/null
+    "$TL" simulate --games 1 --id-prefix "$(basename "$dest" .jsonl)" --out "$tmp/one" "$@" >/dev/null
     mkdir -p "$(dirname "sample_logs/$dest")"
     mv "$tmp"/one/*.jsonl "sample_logs/$dest"
 }

@@ -1,0 +1,88 @@
+"""Opening the database: short-lived connections, retried while another process holds it.
+
+DuckDB lets one process write a database file, or several processes read it,
+never both at once. trickledger therefore never keeps a connection open
+while idle: the loader opens one per batch, readers one per query, and
+whoever finds the file locked waits and retries ("busy, retrying").
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import duckdb
+
+from . import schema
+
+DEFAULT_DB = "trickledger.duckdb"
+SANDBOX = {
+    "enable_external_access": False,
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    "lock_configuration": True,
+}
+
+
+class DatabaseBusy(RuntimeError):
+    """The database stayed locked by another process for longer than we wait."""
+
+
+def db_path(explicit: str | None = None) -> str:
+    return explicit or os.environ.get("TRICKLEDGER_DB") or DEFAULT_DB
+
+
+def _locked(e: Exception) -> bool:
+    msg = str(e)
+    return "lock" in msg.lower() and ("Could not set lock" in msg or "conflicting lock" in msg)
+
+
+def open_db(path: str, read_only: bool, wait_s: float = 30.0,
+            on_busy: Callable[[float], None] | None = None,
+            sandbox: bool = True) -> duckdb.DuckDBPyConnection:
+    """Connect, retrying while another process holds the file; DatabaseBusy after `wait_s`."""
+    config = dict(SANDBOX) if sandbox else {}
+    deadline = time.monotonic() + wait_s
+    delay = 0.02
+    while True:
+        try:
+            return duckdb.connect(path, read_only=read_only, config=config)
+        except duckdb.IOException as e:
+            if not _locked(e):
+                raise
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise DatabaseBusy(f"{path} is busy (another process is writing to it); "
+                                   f"gave up after {wait_s:.0f} s") from None
+            if on_busy:
+                on_busy(left)
+            time.sleep(min(delay, left))
+            delay = min(delay * 2, 0.5)
+
+
+@contextmanager
+def writing(path: str, wait_s: float = 60.0,
+            on_busy: Callable[[float], None] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A short read-write connection with the schema in place."""
+    con = open_db(path, read_only=False, wait_s=wait_s, on_busy=on_busy)
+    try:
+        schema.create(con)
+        yield con
+    finally:
+        con.close()
+
+
+@contextmanager
+def reading(path: str, wait_s: float = 30.0,
+            on_busy: Callable[[float], None] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A short read-only, sandboxed connection (no file access, no settings changes)."""
+    if not os.path.exists(path):
+        with writing(path):  # an empty database with the schema, so reads find tables
+            pass
+    con = open_db(path, read_only=True, wait_s=wait_s, on_busy=on_busy)
+    try:
+        yield con
+    finally:
+        con.close()

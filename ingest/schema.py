@@ -1,0 +1,170 @@
+"""The DuckDB schema: tables, analytics views and its version (docs/schema.md)."""
+
+from __future__ import annotations
+
+import duckdb
+
+SCHEMA_VERSION = 1
+
+# Column lists are data: the loader builds its frames from them, in this order.
+TABLES: dict[str, list[tuple[str, str]]] = {
+    "logs": [
+        ("sha256", "VARCHAR PRIMARY KEY"), ("file_name", "VARCHAR"), ("size_bytes", "BIGINT"),
+        ("ingested_at", "TIMESTAMP"), ("raw_text", "VARCHAR"), ("status", "VARCHAR"),
+        ("game_id", "VARCHAR"), ("error_line", "INTEGER"), ("error_message", "VARCHAR"),
+    ],
+    "games": [
+        ("game_id", "VARCHAR PRIMARY KEY"), ("sha256", "VARCHAR"), ("file_name", "VARCHAR"),
+        ("game", "VARCHAR"), ("edition", "VARCHAR"), ("variants", "VARCHAR[]"),
+        ("n_players", "INTEGER"), ("rounds_planned", "INTEGER"), ("rounds_played", "INTEGER"),
+        ("status", "VARCHAR"), ("error_line", "INTEGER"), ("error_message", "VARCHAR"),
+        ("winners", "VARCHAR[]"), ("played_on", "DATE"), ("events", "INTEGER"),
+        ("claims_checked", "INTEGER"), ("claims_mismatched", "INTEGER"), ("meta", "VARCHAR"),
+        ("ingested_at", "TIMESTAMP"),
+    ],
+    "players": [
+        ("game_id", "VARCHAR"), ("seat", "INTEGER"), ("player", "VARCHAR"),
+        ("total", "INTEGER"), ("is_winner", "BOOLEAN"),
+    ],
+    "rounds": [
+        ("game_id", "VARCHAR"), ("round", "INTEGER"), ("dealer", "VARCHAR"),
+        ("leader", "VARCHAR"), ("tricks", "INTEGER"), ("ended_early", "BOOLEAN"),
+        ("early_end_player", "VARCHAR"), ("early_end_trick", "INTEGER"), ("trump", "VARCHAR"),
+        ("hand_size", "INTEGER"), ("turns", "INTEGER"), ("ender", "VARCHAR"),
+        ("end_reason", "VARCHAR"), ("line", "INTEGER"),
+    ],
+    "tricks": [
+        ("game_id", "VARCHAR"), ("round", "INTEGER"), ("trick", "INTEGER"),
+        ("leader", "VARCHAR"), ("led_color", "VARCHAR"), ("cards", "VARCHAR[]"),
+        ("players", "VARCHAR[]"), ("first_winner", "VARCHAR"), ("first_card", "VARCHAR"),
+        ("second_winner", "VARCHAR"), ("second_card", "VARCHAR"), ("monochrome", "BOOLEAN"),
+        ("winner", "VARCHAR"), ("winning_card", "VARCHAR"), ("trump", "VARCHAR"),
+        ("notrump", "BOOLEAN"), ("change", "BOOLEAN"), ("plus5", "INTEGER"),
+        ("minus5", "INTEGER"), ("length", "INTEGER"), ("laps", "INTEGER"),
+        ("closed", "VARCHAR[]"), ("next_leader", "VARCHAR"), ("stacks", "VARCHAR"),
+        ("line", "INTEGER"),
+    ],
+    "plays": [
+        ("game_id", "VARCHAR"), ("round", "INTEGER"), ("trick", "INTEGER"), ("seq", "INTEGER"),
+        ("player", "VARCHAR"), ("card", "VARCHAR"), ("joker_as", "VARCHAR"), ("kind", "VARCHAR"),
+    ],
+    "takes": [
+        ("game_id", "VARCHAR"), ("round", "INTEGER"), ("trick", "INTEGER"),
+        ("player", "VARCHAR"), ("role", "VARCHAR"), ("cards", "VARCHAR[]"),
+        ("n_cards", "INTEGER"), ("kept_cards", "INTEGER"),
+    ],
+    "keeps": [
+        ("game_id", "VARCHAR"), ("round", "INTEGER"), ("trick", "INTEGER"),
+        ("player", "VARCHAR"), ("colors", "VARCHAR[]"), ("discarded", "INTEGER"),
+        ("line", "INTEGER"),
+    ],
+    "trumps": [
+        ("game_id", "VARCHAR"), ("round", "INTEGER"), ("trick", "INTEGER"), ("seq", "INTEGER"),
+        ("card", "VARCHAR"), ("reason", "VARCHAR"), ("trump", "VARCHAR"), ("line", "INTEGER"),
+    ],
+    "bids": [
+        ("game_id", "VARCHAR"), ("round", "INTEGER"), ("player", "VARCHAR"),
+        ("hand_size", "INTEGER"), ("bid", "INTEGER"), ("won", "INTEGER"),
+        ("bid_error", "INTEGER"), ("exact", "BOOLEAN"), ("plus5", "INTEGER"),
+        ("minus5", "INTEGER"), ("trumps_held", "INTEGER"), ("jokers_held", "INTEGER"),
+        ("marching", "BOOLEAN"), ("score", "INTEGER"),
+    ],
+    "turns": [
+        ("game_id", "VARCHAR"), ("round", "INTEGER"), ("seq", "INTEGER"), ("turn", "INTEGER"),
+        ("player", "VARCHAR"), ("kind", "VARCHAR"), ("cards", "VARCHAR[]"),
+        ("stacks", "VARCHAR"), ("ended", "BOOLEAN"), ("line", "INTEGER"),
+    ],
+    "round_scores": [
+        ("game_id", "VARCHAR"), ("round", "INTEGER"), ("player", "VARCHAR"),
+        ("score", "INTEGER"), ("running_total", "INTEGER"), ("derivation", "VARCHAR"),
+    ],
+    "claims": [
+        ("game_id", "VARCHAR"), ("line", "INTEGER"), ("round", "INTEGER"),
+        ("player", "VARCHAR"), ("claimed", "INTEGER"), ("computed", "INTEGER"),
+        ("match", "BOOLEAN"), ("derivation", "VARCHAR"),
+    ],
+    "ingest_errors": [
+        ("file_name", "VARCHAR"), ("sha256", "VARCHAR"), ("status", "VARCHAR"),
+        ("line", "INTEGER"), ("message", "VARCHAR"), ("recorded_at", "TIMESTAMP"),
+    ],
+}
+
+FACT_TABLES = [t for t in TABLES if t not in ("logs", "games", "ingest_errors")]
+
+VIEWS = {
+    "split_stats": """
+        WITH per_trick AS (
+            SELECT t.game_id, t.first_winner AS player, 'first' AS role, tk.kept_cards, tk.n_cards
+            FROM tricks t JOIN takes tk ON tk.game_id = t.game_id AND tk.round = t.round
+                AND tk.trick = t.trick AND tk.role = 'first_pick'
+            UNION ALL
+            SELECT t.game_id, t.second_winner, 'second', tk.kept_cards, tk.n_cards
+            FROM tricks t JOIN takes tk ON tk.game_id = t.game_id AND tk.round = t.round
+                AND tk.trick = t.trick AND tk.role = 'second'
+        ), played AS (
+            SELECT p.player, count(*) AS tricks_played
+            FROM plays p JOIN games g USING (game_id)
+            WHERE g.game = 'plotters' AND p.kind = 'play'
+            GROUP BY p.player
+        )
+        SELECT pt.player,
+               count(*) FILTER (WHERE role = 'first') AS first_wins,
+               count(*) FILTER (WHERE role = 'second') AS second_wins,
+               any_value(pl.tricks_played) AS tricks_played,
+               round(count(*) FILTER (WHERE role = 'second') / any_value(pl.tricks_played), 4)
+                   AS second_share,
+               sum(kept_cards) FILTER (WHERE role = 'first') AS first_kept_cards,
+               sum(n_cards - kept_cards) FILTER (WHERE role = 'first') AS first_discarded_cards,
+               sum(kept_cards) FILTER (WHERE role = 'second') AS second_kept_cards,
+               sum(n_cards - kept_cards) FILTER (WHERE role = 'second') AS second_discarded_cards,
+               round(avg(kept_cards) FILTER (WHERE role = 'first'), 3) AS kept_per_first_pick,
+               round(avg(kept_cards) FILTER (WHERE role = 'second'), 3) AS kept_per_second_half
+        FROM per_trick pt JOIN played pl USING (player)
+        GROUP BY pt.player
+    """,
+    "early_ends": """
+        SELECT g.game_id, g.n_players, r.round, r.dealer, r.tricks, r.ended_early,
+               r.early_end_player, r.early_end_trick, g.played_on
+        FROM rounds r JOIN games g USING (game_id)
+        WHERE g.game = 'plotters'
+    """,
+    "bid_accuracy": """
+        SELECT b.player, count(*) AS rounds,
+               round(avg(CASE WHEN b.exact THEN 1 ELSE 0 END), 4) AS exact_rate,
+               round(avg(b.bid_error), 3) AS mean_bid_error,
+               round(avg(abs(b.bid_error)), 3) AS mean_abs_error,
+               count(*) FILTER (WHERE b.bid_error < 0) AS overbids,
+               count(*) FILTER (WHERE b.bid_error > 0) AS underbids,
+               round(avg(b.score), 2) AS mean_round_score
+        FROM bids b
+        GROUP BY b.player
+    """,
+    "player_results": """
+        SELECT g.game, p.player, count(*) AS games,
+               count(*) FILTER (WHERE p.is_winner) AS wins,
+               round(count(*) FILTER (WHERE p.is_winner) / count(*), 4) AS win_rate,
+               round(avg(p.total), 2) AS mean_total,
+               min(p.total) AS best_low, max(p.total) AS best_high
+        FROM players p JOIN games g USING (game_id)
+        WHERE g.status = 'complete'
+        GROUP BY g.game, p.player
+    """,
+}
+
+
+def create(con: duckdb.DuckDBPyConnection) -> None:
+    """Create (or migrate to) the current schema; idempotent."""
+    con.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER, applied_at TIMESTAMP)")
+    row = con.execute("SELECT max(version) FROM schema_version").fetchone()
+    current = row[0] if row else None
+    if current is not None and current > SCHEMA_VERSION:
+        raise RuntimeError(f"the database has schema version {current}, newer than this "
+                           f"trickledger ({SCHEMA_VERSION}); upgrade trickledger")
+    for name, cols in TABLES.items():
+        body = ", ".join(f'"{c}" {t}' for c, t in cols)
+        con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({body})")
+    for name, sql in VIEWS.items():
+        con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
+    if current is None:
+        con.execute("INSERT INTO schema_version VALUES (?, now())", [SCHEMA_VERSION])
+    # later versions: `if current < 2: ALTER TABLE ...; INSERT INTO schema_version ...`

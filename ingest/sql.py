@@ -1,0 +1,116 @@
+"""Read-only SQL for users: the `trickledger sql` command and the dashboard's console.
+
+Three locks keep a query inside its database: the connection is read-only
+and sandboxed (no file access, no extension loading, configuration locked);
+only one SELECT (or EXPLAIN) statement is accepted, so a refusal names what
+was refused; and a runaway query is interrupted after a time limit, with at
+most `max_rows` rows returned.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+
+from .db import reading
+
+MAX_ROWS = 10_000
+TIMEOUT_S = 10.0
+_READ_ONLY_PRAGMAS = {"version", "table_info", "show_tables", "show_tables_expanded", "show",
+                      "database_size", "platform", "storage_info", "functions", "database_list"}
+_REFUSALS = {
+    "INSERT": "writes are refused: the SQL console is read-only",
+    "UPDATE": "writes are refused: the SQL console is read-only",
+    "DELETE": "writes are refused: the SQL console is read-only",
+    "CREATE": "creating objects is refused: the SQL console is read-only",
+    "DROP": "dropping objects is refused: the SQL console is read-only",
+    "ALTER": "altering objects is refused: the SQL console is read-only",
+    "COPY": "COPY is refused: the SQL console cannot read or write files",
+    "COPY_DATABASE": "COPY is refused: the SQL console cannot read or write files",
+    "EXPORT": "EXPORT is refused: the SQL console cannot write files",
+    "ATTACH": "ATTACH is refused: the SQL console sees only its own database",
+    "DETACH": "DETACH is refused: the SQL console sees only its own database",
+    "LOAD": "INSTALL and LOAD are refused: no extensions can be added",
+    "SET": "SET is refused: the configuration is locked",
+    "VARIABLE_SET": "SET is refused: the configuration is locked",
+    "TRANSACTION": "transactions are refused: the SQL console is read-only",
+    "CALL": "CALL is refused: only SELECT queries are allowed",
+    "VACUUM": "VACUUM is refused: the SQL console is read-only",
+    "MULTI": "only one statement at a time",
+}
+
+
+class SqlRefused(ValueError):
+    """A statement the console does not run; the message says why, in one line."""
+
+
+@dataclass
+class Result:
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+    truncated: bool
+
+    def as_dicts(self) -> list[dict[str, Any]]:
+        return [dict(zip(self.columns, r)) for r in self.rows]
+
+
+def check(con: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Raise SqlRefused unless `sql` is a single read-only statement."""
+    try:
+        statements = con.extract_statements(sql)
+    except duckdb.Error as e:
+        raise SqlRefused(one_line(e)) from None
+    if not statements:
+        raise SqlRefused("no SQL statement given")
+    if len(statements) > 1:
+        raise SqlRefused(_REFUSALS["MULTI"])
+    st = statements[0]
+    kind = st.type.name
+    if kind in ("SELECT", "EXPLAIN"):
+        return
+    if kind == "PRAGMA":
+        m = re.match(r"\s*pragma\s+([a-z_]+)", st.query, re.IGNORECASE)
+        if m and m.group(1).lower() in _READ_ONLY_PRAGMAS:
+            return
+        raise SqlRefused("this PRAGMA is refused: only read-only PRAGMAs such as "
+                         "table_info and show_tables are allowed")
+    raise SqlRefused(_REFUSALS.get(kind, f"{kind} statements are refused: only SELECT "
+                                          f"queries are allowed"))
+
+
+def one_line(e: BaseException) -> str:
+    msg = str(e).strip().splitlines()
+    text = msg[0] if msg else type(e).__name__
+    if isinstance(e, duckdb.PermissionException):
+        return "refused: the SQL console has no file or network access (" + text + ")"
+    return text
+
+
+def run(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None,
+        max_rows: int = MAX_ROWS, timeout_s: float = TIMEOUT_S) -> Result:
+    """Run one checked statement on `con`, cut off after `timeout_s` seconds."""
+    check(con, sql)
+    timer = threading.Timer(timeout_s, con.interrupt)
+    timer.start()
+    try:
+        cur = con.execute(sql, params or [])
+        columns = [d[0] for d in cur.description] if cur.description else []
+        rows = cur.fetchmany(max_rows + 1)
+    except duckdb.InterruptException:
+        raise SqlRefused(f"the query ran longer than {timeout_s:g} s and was stopped") from None
+    except duckdb.Error as e:
+        raise SqlRefused(one_line(e)) from None
+    finally:
+        timer.cancel()
+    return Result(columns, rows[:max_rows], len(rows) > max_rows)
+
+
+def query(path: str, sql: str, params: list[Any] | None = None, max_rows: int = MAX_ROWS,
+          timeout_s: float = TIMEOUT_S) -> Result:
+    """Open the database read-only and sandboxed, run one statement, close."""
+    with reading(path) as con:
+        return run(con, sql, params, max_rows, timeout_s)
