@@ -86,3 +86,9 @@ def reading(path: str, wait_s: float = 30.0,
         yield con
     finally:
         con.close()
+
+
+def is_empty(path: str) -> bool:
+    """Whether the database holds no log yet (a missing file is created empty)."""
+    with reading(path) as con:
+        return con.execute("SELECT count(*) FROM logs").fetchone()[0] == 0

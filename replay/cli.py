@@ -105,7 +105,45 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(fn=cmd_replay)
     _simulate_parser(sub)
     _ingest_parsers(sub)
+    d = sub.add_parser("dashboard", help="start the Streamlit dashboard")
+    d.add_argument("--db", default=None)
+    d.add_argument("--port", type=int, default=8501)
+    d.add_argument("--address", default="127.0.0.1",
+                   help="address to listen on (default: this machine only)")
+    d.add_argument("--no-samples", action="store_true",
+                   help="do not load sample_logs/ into an empty database")
+    d.set_defaults(fn=cmd_dashboard)
     return p
+
+
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    import os
+    import subprocess
+    from pathlib import Path
+
+    from ingest.db import db_path, is_empty
+    from ingest.load import expand, ingest
+
+    root = Path(__file__).resolve().parent.parent
+    path = os.path.abspath(db_path(args.db))
+    if not args.no_samples:
+        samples = root / "sample_logs"
+        if samples.is_dir() and is_empty(path):
+            sources, _ = expand([str(samples)])
+            print(f"{path} is empty: loading {len(sources)} sample logs...", flush=True)
+            print(ingest(sources, path).line(), flush=True)
+    env = dict(os.environ, TRICKLEDGER_DB=path)
+    cmd = [sys.executable, "-m", "streamlit", "run", str(root / "dashboard" / "app.py"),
+           "--server.address", args.address, "--server.port", str(args.port),
+           "--server.headless", "true", "--server.enableXsrfProtection", "true",
+           "--server.enableCORS", "true", "--server.maxUploadSize", "50",
+           "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
+           "--theme.base", "light"]
+    print(f"dashboard on http://{args.address}:{args.port} (database {path})", flush=True)
+    try:
+        return subprocess.call(cmd, env=env)
+    except KeyboardInterrupt:
+        return 0
 
 
 def _ingest_parsers(sub: Any) -> None:

@@ -1,0 +1,187 @@
+"""All data access of the dashboard: one module, cached, parameterised.
+
+Pages never open the database themselves. Reads go through `query()`
+(cached for a few seconds, so games loaded by another process appear soon);
+writes (uploads) through `load()`. Connections are short-lived and
+serialised within the process, because DuckDB refuses a read-only and a
+read-write connection to one file side by side, and because an ingest in
+another process must be able to take the file between our queries.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from ingest.db import DatabaseBusy, db_path, reading
+from ingest.load import Source, Summary, ingest
+from ingest.sql import Result, SqlRefused
+from ingest.sql import run as run_sql
+
+CACHE_TTL_S = 5
+REPO = Path(__file__).resolve().parent.parent
+
+
+class Busy(RuntimeError):
+    """The database stayed locked by another process (an ingest) while we waited."""
+
+
+@dataclass
+class Database:
+    path: str
+    lock: threading.RLock
+
+
+@st.cache_resource
+def database() -> Database:
+    """The process-wide handle: the file's path and the lock that serialises access."""
+    return Database(os.path.abspath(db_path()), threading.RLock())
+
+
+def _read(sql: str, params: tuple[Any, ...]) -> pd.DataFrame:
+    db = database()
+    with db.lock:
+        try:
+            with reading(db.path, wait_s=15) as con:
+                return con.execute(sql, list(params)).df()
+        except DatabaseBusy as e:
+            raise Busy(str(e)) from None
+
+
+@st.cache_data(ttl=CACHE_TTL_S, show_spinner=False)
+def query(sql: str, params: tuple[Any, ...] = ()) -> pd.DataFrame:
+    """A read-only query, values passed as parameters; cached for a few seconds."""
+    return _read(sql, params)
+
+
+def console(sql: str, max_rows: int = 5000, timeout_s: float = 10.0) -> Result:
+    """The SQL console: one sandboxed read-only statement, cut off after `timeout_s`."""
+    db = database()
+    with db.lock:
+        try:
+            with reading(db.path, wait_s=15) as con:
+                return run_sql(con, sql, None, max_rows, timeout_s)
+        except DatabaseBusy as e:
+            raise Busy(str(e)) from None
+
+
+def load(items: list[tuple[str, bytes]]) -> Summary:
+    """Ingest uploaded logs (name, bytes); clears the query cache so pages show them."""
+    db = database()
+    sources = [Source(Path(name).name, data=data) for name, data in items]
+    with db.lock:
+        try:
+            summary = ingest(sources, db.path, jobs=1)
+        except DatabaseBusy as e:
+            raise Busy(str(e)) from None
+    query.clear()
+    return summary
+
+
+# ----------------------------------------------------------------- filters
+
+
+@dataclass(frozen=True)
+class Filters:
+    """The sidebar's choice, as a SQL condition on `game_id` with its parameters."""
+
+    games: tuple[str, ...] = ()
+    player_counts: tuple[int, ...] = ()
+    players: tuple[str, ...] = ()
+    date_from: dt.date | None = None
+    date_to: dt.date | None = None
+
+    def game_ids(self, game: str | None = None) -> tuple[str, list[Any]]:
+        """`(sql, params)`: a subquery selecting the filtered games' ids."""
+        where = ["TRUE"]
+        params: list[Any] = []
+        if game is not None:
+            where.append("g.game = ?")
+            params.append(game)
+        if self.games:
+            where.append("list_contains(?, g.game)")
+            params.append(list(self.games))
+        if self.player_counts:
+            where.append("list_contains(?, g.n_players)")
+            params.append(list(self.player_counts))
+        if self.players:
+            where.append("g.game_id IN (SELECT game_id FROM players WHERE list_contains(?, player))")
+            params.append(list(self.players))
+        day = "coalesce(g.played_on, CAST(g.ingested_at AS DATE))"
+        if self.date_from is not None:
+            where.append(f"{day} >= ?")
+            params.append(self.date_from)
+        if self.date_to is not None:
+            where.append(f"{day} <= ?")
+            params.append(self.date_to)
+        return f"SELECT g.game_id FROM games g WHERE {' AND '.join(where)}", params
+
+    def player_clause(self, column: str) -> tuple[str, list[Any]]:
+        """A condition keeping per-player rows to the chosen players (all when none chosen)."""
+        if not self.players:
+            return "TRUE", []
+        return f"list_contains(?, {column})", [list(self.players)]
+
+
+def filtered(sql: str, f: Filters, game: str | None = None, params: tuple[Any, ...] = (),
+             player_column: str | None = None) -> pd.DataFrame:
+    """Run `sql` for the filtered games. In `sql`, `{games}` stands for a subquery of the
+    filtered game ids and `{players}` for the player condition on `player_column`; each
+    `?` takes the next value of `params`, in the order they all appear."""
+    ids_sql, ids_params = f.game_ids(game)
+    pl_sql, pl_params = f.player_clause(player_column) if player_column else ("TRUE", [])
+    own = list(params)
+    text: list[str] = []
+    values: list[Any] = []
+    for part in re.split(r"(\{games\}|\{players\}|\?)", sql):
+        if part == "{games}":
+            text.append(ids_sql)
+            values.extend(ids_params)
+        elif part == "{players}":
+            text.append(pl_sql)
+            values.extend(pl_params)
+        elif part == "?":
+            text.append("?")
+            values.append(own.pop(0))
+        else:
+            text.append(part)
+    return query("".join(text), tuple(_hashable(v) for v in values))
+
+
+def _hashable(p: Any) -> Any:
+    return tuple(p) if isinstance(p, list) else p
+
+
+def options() -> dict[str, Any]:
+    """Values the sidebar offers."""
+    games = query("SELECT DISTINCT game FROM games ORDER BY game")["game"].tolist()
+    counts = query("SELECT DISTINCT n_players FROM games ORDER BY 1")["n_players"].tolist()
+    players = query("SELECT DISTINCT player FROM players ORDER BY 1")["player"].tolist()
+    days = query("SELECT min(coalesce(played_on, CAST(ingested_at AS DATE))) AS lo, "
+                 "max(coalesce(played_on, CAST(ingested_at AS DATE))) AS hi FROM games")
+    lo, hi = days["lo"].iloc[0], days["hi"].iloc[0]
+    return {"games": games, "counts": [int(c) for c in counts], "players": players,
+            "lo": None if pd.isna(lo) else pd.Timestamp(lo).date(),
+            "hi": None if pd.isna(hi) else pd.Timestamp(hi).date()}
+
+
+def example_queries() -> list[tuple[str, str]]:
+    """(question, SQL) pairs of docs/sql.md, for the console's one-click examples."""
+    doc = REPO / "docs" / "sql.md"
+    if not doc.exists():
+        return []
+    text = doc.read_text(encoding="utf-8")
+    return [(q.strip(), sql.strip()) for q, sql in
+            re.findall(r"### \d+\. (.*?)\n\n```sql\n(.*?)```", text, re.S)]
+
+
+__all__ = ["Busy", "Filters", "SqlRefused", "console", "database", "filtered", "load",
+           "options", "query"]

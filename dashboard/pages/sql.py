@@ -1,0 +1,48 @@
+"""SQL: a read-only console with the docs' example questions one click away."""
+
+import plotly.express as px
+import streamlit as st
+
+from dashboard import data, ui
+
+ui.page("SQL console", "🧮")
+st.caption("Read-only: one SELECT at a time; no files, no settings, no writes. Queries are "
+           "stopped after 10 s and show at most 5,000 rows. Tables: see docs/schema.md.")
+
+
+def render() -> None:
+    examples = data.example_queries()
+    if "sql_text" not in st.session_state:
+        st.session_state["sql_text"] = examples[0][1] if examples else "SELECT 1"
+    if examples:
+        st.markdown("**Examples**")
+        cols = st.columns(3)
+        for i, (question, sql) in enumerate(examples):
+            if cols[i % 3].button(question, key=f"ex_{i}", width="stretch"):
+                st.session_state["sql_text"] = sql
+    sql = st.text_area("SQL", key="sql_text", height=180)
+    try:
+        res = data.console(sql)
+    except data.SqlRefused as e:
+        st.error(str(e))
+        return
+    frame = res_frame(res)
+    if res.truncated:
+        st.warning("Only the first 5,000 rows are shown.")
+    st.dataframe(frame, hide_index=True, width="stretch")
+    st.download_button("Download CSV", frame.to_csv(index=False).encode(), "query.csv",
+                       "text/csv", key="csv")
+    numeric = [c for c in frame.columns[1:] if frame[c].dtype.kind in "iuf"]
+    if len(frame.columns) >= 2 and numeric and not frame.empty:
+        st.plotly_chart(px.bar(frame.head(50), x=frame.columns[0], y=numeric[0],
+                               title=f"{numeric[0]} by {frame.columns[0]}"),
+                        width="stretch")
+
+
+def res_frame(res):
+    import pandas as pd
+
+    return pd.DataFrame(res.rows, columns=res.columns)
+
+
+ui.guarded(render)

@@ -1,0 +1,96 @@
+"""Shared page furniture: the sidebar filter, card chips, tables, busy handling."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from . import data
+
+COLOR_CSS = {  # plotters / rage / color_stacks letters
+    "B": "#2f6fdb", "G": "#2e9d4a", "R": "#d63a3a", "Y": "#e0b400", "P": "#8a49c9",
+    "O": "#f07f1b", "K": "#333333", "W": "#9aa0a6",
+}
+WORD_CSS = {"red": "#d63a3a", "green": "#2e9d4a", "blue": "#2f6fdb"}
+
+
+def page(title: str, icon: str = "") -> None:
+    st.title(f"{icon} {title}".strip())
+
+
+def sidebar_filters() -> data.Filters:
+    """The filter every page honours: game, player count, players, date."""
+    try:
+        opts = data.options()
+    except data.Busy as e:
+        busy(e)
+        return data.Filters()
+    sb = st.sidebar
+    sb.header("Filter")
+    games = sb.multiselect("Game", opts["games"], key="f_games")
+    counts = sb.multiselect("Players at the table", opts["counts"], key="f_counts")
+    players = sb.multiselect("Players", opts["players"], key="f_players")
+    lo, hi = opts["lo"], opts["hi"]
+    date_from = date_to = None
+    if lo is not None and hi is not None:
+        picked = sb.date_input("Played between", value=(lo, hi), min_value=lo, max_value=hi,
+                               key="f_dates")
+        if isinstance(picked, tuple) and len(picked) == 2:
+            date_from, date_to = picked
+    return data.Filters(tuple(games), tuple(int(c) for c in counts), tuple(players),
+                        date_from, date_to)
+
+
+def busy(e: Exception) -> None:
+    st.warning(f"The database is busy — another process is loading logs into it. "
+               f"Retrying shortly; reload the page in a moment. ({e})")
+
+
+def guarded(render: Callable[[], Any]) -> None:
+    """Run a page body, turning a locked database into a clear message."""
+    try:
+        render()
+    except data.Busy as e:
+        busy(e)
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
+
+
+def esc(text: object) -> str:
+    """A player name or note made safe for st.markdown: no HTML, no markdown tricks."""
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text)))
+
+
+def chip(card: str, note: str = "") -> str:
+    """A card as a coloured chip (HTML; every text escaped)."""
+    color = "#555555"
+    if card and card[0] in COLOR_CSS and card[1:].lstrip("-").isdigit():
+        color = COLOR_CSS[card[0]]
+    else:
+        for word, css in WORD_CSS.items():
+            if word in card.split("-"):
+                color = css
+    label = html.escape(card) + (f" <small>{html.escape(note)}</small>" if note else "")
+    return (f'<span style="display:inline-block;padding:2px 8px;margin:2px;border-radius:6px;'
+            f'background:{color};color:white;font-weight:600">{label}</span>')
+
+
+def chips_row(items: list[tuple[str, str]]) -> None:
+    """Player: card pairs as a row of chips."""
+    parts = [f'<div style="display:inline-block;margin-right:10px;text-align:center">'
+             f'<div style="font-size:0.8em">{html.escape(p)}</div>{chip(c)}</div>'
+             for p, c in items]
+    st.markdown("".join(parts), unsafe_allow_html=True)
+
+
+def empty(df: pd.DataFrame, what: str) -> bool:
+    if df.empty:
+        st.info(f"No {what} for this filter yet.")
+        return True
+    return False

@@ -1,0 +1,218 @@
+"""Every dashboard page under streamlit's AppTest, on a real DuckDB file loaded from sample_logs."""
+
+from __future__ import annotations
+
+import gzip
+import os
+from pathlib import Path
+
+import orjson
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ingest.db import reading
+from ingest.load import expand, ingest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = ROOT / "dashboard" / "pages"
+SAMPLES = ROOT / "sample_logs"
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("dash") / "dash.duckdb")
+    sources, _ = expand([str(SAMPLES)])
+    ingest(sources, path, jobs=2)
+    old = os.environ.get("TRICKLEDGER_DB")
+    os.environ["TRICKLEDGER_DB"] = path
+    from dashboard import data
+
+    data.database.clear()
+    data.query.clear()
+    yield path
+    data.database.clear()
+    data.query.clear()
+    if old is None:
+        os.environ.pop("TRICKLEDGER_DB", None)
+    else:
+        os.environ["TRICKLEDGER_DB"] = old
+
+
+def sql(db, text, params=()):
+    with reading(db) as con:
+        return con.execute(text, list(params)).fetchall()
+
+
+def page(name: str) -> AppTest:
+    at = AppTest.from_file(str(PAGES / f"{name}.py"), default_timeout=90)
+    return at
+
+
+def ok(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_overview_counts(db):
+    at = ok(page("overview"))
+    m = metrics(at)
+    assert m["Games"] == f"{sql(db, 'SELECT count(*) FROM games')[0][0]:,}"
+    assert m["Tricks"] == f"{sql(db, 'SELECT count(*) FROM tricks')[0][0]:,}"
+    assert m["Players"] == f"{sql(db, 'SELECT count(DISTINCT player) FROM players')[0][0]:,}"
+    illegal = sql(db, "SELECT count(*) FROM games WHERE status = 'illegal'")[0][0]
+    verdicts = at.dataframe[1].value
+    assert int(verdicts.set_index("verdict").at["illegal", "games"]) == illegal
+
+
+def test_overview_honours_the_game_filter(db):
+    at = ok(page("overview"))
+    at.multiselect(key="f_games").set_value(["rage"]).run()
+    assert not at.exception
+    rage = sql(db, "SELECT count(*) FROM games WHERE game = 'rage'")[0][0]
+    assert metrics(at)["Games"] == f"{rage:,}"
+
+
+def test_splits_names_who_is_stuck_with_the_second_half(db):
+    at = ok(page("splits"))
+    top = sql(db, "SELECT player FROM split_stats ORDER BY second_share DESC, player LIMIT 1")
+    assert metrics(at)["Stuck with the second half most"] == top[0][0]
+    firsts = sql(db, "SELECT count(*) FROM takes WHERE role = 'first_pick'")[0][0]
+    assert metrics(at)["First picks"] == f"{firsts:,}"
+
+
+def test_early_ends_share(db):
+    at = ok(page("early_ends"))
+    early, total = sql(db, "SELECT count(*) FILTER (WHERE ended_early), count(*) FROM rounds r "
+                           "JOIN games g USING (game_id) WHERE g.game = 'plotters'")[0]
+    assert metrics(at)["Rounds ended early"] == f"{early:,} of {total:,}"
+
+
+def test_bidding_leaderboard_and_min_rounds(db):
+    at = ok(page("bidding"))
+    min_rounds = at.slider(key="min_rounds").value
+    best = sql(db, "SELECT player FROM bid_accuracy WHERE rounds >= ? "
+                   "ORDER BY exact_rate DESC, mean_abs_error, player LIMIT 1", [min_rounds])
+    assert metrics(at)["Most accurate bidder"] == best[0][0]
+    at.slider(key="min_rounds").set_value(100).run()
+    best = sql(db, "SELECT player FROM bid_accuracy WHERE rounds >= 100 "
+                   "ORDER BY exact_rate DESC, mean_abs_error, player LIMIT 1")
+    assert metrics(at)["Most accurate bidder"] == best[0][0]
+
+
+def test_results_win_rates_for_every_game(db):
+    at = ok(page("results"))
+    m = metrics(at)
+    for game in ("color_stacks", "plotters", "rage", "under_the_radar"):
+        top = sql(db, "SELECT player FROM player_results WHERE game = ? "
+                      "ORDER BY win_rate DESC, player LIMIT 1", [game])[0][0]
+        assert m[f"Best win rate in {game}"] == top
+
+
+def test_viewer_opens_a_trick_from_the_url_and_steps(db):
+    gid, rnd, trick, first, second = sql(db, """
+        SELECT t.game_id, t.round, t.trick, t.first_winner, t.second_winner FROM tricks t
+        JOIN games g USING (game_id)
+        WHERE g.game = 'plotters' AND t.trick = 2 AND t.second_winner IS NOT NULL
+        ORDER BY t.game_id, t.round LIMIT 1""")[0]
+    at = page("viewer")
+    at.query_params["game"] = gid
+    at.query_params["round"] = str(rnd)
+    at.query_params["trick"] = str(trick)
+    ok(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert f"Round {rnd}, trick 2" in text
+    assert f"first winner **{first}**" in text and f"Second winner **{second}**" in text
+    at.button(key=f"next_step_{gid}_{rnd}").click().run()
+    assert f"Round {rnd}, trick 3" in " ".join(m.value for m in at.markdown)
+
+
+def test_viewer_shows_the_illegal_line(db):
+    gid, line = sql(db, "SELECT game_id, error_line FROM games WHERE status = 'illegal' "
+                        "ORDER BY game_id LIMIT 1")[0]
+    at = page("viewer")
+    at.query_params["game"] = gid
+    ok(at)
+    assert any(f"line {line}" in e.value for e in at.error)
+
+
+SAMPLE = SAMPLES / "plotters" / "plotters-5p-claims.jsonl"
+
+
+def test_verify_page_good_illegal_and_unreadable(db):
+    at = ok(page("verify"))
+    at.file_uploader(key="verify_file").upload("claims.jsonl", SAMPLE.read_bytes()).run()
+    assert not at.exception
+    assert any("complete" in s.value for s in at.success)
+    assert any("do not match" in h.value for h in at.subheader)
+    wrong = orjson.loads(SAMPLE.read_bytes().splitlines()[0])["meta"]["wrong_claims"][0]
+    table = at.dataframe[1].value
+    assert table.iloc[0]["player"] == wrong["player"] and table.iloc[0]["line"] == wrong["line"]
+
+    lines = SAMPLE.read_bytes().splitlines()
+    bad = b"\n".join(lines[:3] + [b'{"type": "keep", "player": "nobody", "colors": ["R"]}'])
+    at = ok(page("verify"))
+    at.text_area(key="verify_text").set_value(bad.decode()).run()
+    assert any("line 4" in e.value and "nobody" in e.value for e in at.error)
+
+    at = ok(page("verify"))
+    at.file_uploader(key="verify_file").upload("junk.jsonl", b"\x00\x01 not a log").run()
+    assert any("unreadable" in e.value for e in at.error)
+
+
+def fresh_log(name: str) -> bytes:
+    lines = SAMPLE.read_bytes().splitlines()
+    head = orjson.loads(lines[0])
+    head["id"] = name
+    return b"\n".join([orjson.dumps(head)] + lines[1:]) + b"\n"
+
+
+def test_upload_page_loads_good_illegal_and_unreadable_files(db):
+    before = sql(db, "SELECT count(*) FROM logs")[0][0]
+    good = fresh_log("uploaded-good")
+    illegal = fresh_log("uploaded-illegal").replace(b'"type":"take"', b'"type":"tak"', 1)
+    xss = fresh_log("uploaded-xss").replace(
+        orjson.dumps(orjson.loads(SAMPLE.read_bytes().splitlines()[0])["players"][0]),
+        b'"<script>alert(1)</script>"')
+    at = ok(page("upload"))
+    at.file_uploader(key="upload_files").set_value([
+        ("good.jsonl", good, "application/octet-stream"),
+        ("illegal.jsonl.gz", gzip.compress(illegal), "application/gzip"),
+        ("empty.jsonl", b"", "application/octet-stream"),
+        ("../../etc/evil.jsonl", xss, "application/octet-stream"),
+    ]).run()
+    at.button(key="load").click().run()
+    assert not at.exception
+    table = at.dataframe[0].value.set_index("file")
+    assert table.at["good.jsonl", "result"] == "complete"
+    assert table.at["illegal.jsonl.gz", "result"] == "illegal"
+    assert "unknown event type 'tak'" in table.at["illegal.jsonl.gz", "message"]
+    assert table.at["empty.jsonl", "result"] == "unreadable"
+    assert table.at["evil.jsonl", "result"] == "complete"  # stored by name only
+    assert sql(db, "SELECT count(*) FROM logs")[0][0] == before + 4
+    assert sql(db, "SELECT count(*) FROM logs WHERE file_name LIKE '%/%'") == [(0,)] or \
+        all("/" not in r[0] for r in sql(db, "SELECT file_name FROM logs WHERE file_name "
+                                             "IN ('good.jsonl', 'evil.jsonl')"))
+    # the player named like a script is shown as text in the viewer
+    viewer = page("viewer")
+    viewer.query_params["game"] = "uploaded-xss"
+    ok(viewer)
+    html = " ".join(m.value for m in viewer.markdown)
+    assert "&lt;script&gt;" in html and "&amp;lt;" not in html
+    assert "<script>" not in html
+
+
+def test_sql_page_runs_examples_and_refuses_writes(db):
+    at = ok(page("sql"))
+    assert len(at.dataframe) == 1 and len(at.dataframe[0].value) > 0
+    at.button(key="ex_4").click().run()
+    assert "FROM claims" in at.text_area(key="sql_text").value
+    at.text_area(key="sql_text").set_value("DROP TABLE games").run()
+    assert any("read-only" in e.value for e in at.error)
+    at.text_area(key="sql_text").set_value("SELECT * FROM read_csv('/etc/passwd')").run()
+    assert any("no file or network access" in e.value for e in at.error)
+    assert sql(db, "SELECT count(*) FROM games")[0][0] > 0
