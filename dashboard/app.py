@@ -12,14 +12,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a scri
 st.set_page_config(page_title="trickledger", page_icon="🃏", layout="wide")
 
 PAGES = [
-    st.Page("pages/overview.py", title="Overview", url_path="overview", default=True),
-    st.Page("pages/splits.py", title="Splits", url_path="splits"),
-    st.Page("pages/early_ends.py", title="Early ends", url_path="early_ends"),
-    st.Page("pages/bidding.py", title="Bidding", url_path="bidding"),
-    st.Page("pages/results.py", title="Results", url_path="results"),
-    st.Page("pages/viewer.py", title="Game viewer", url_path="viewer"),
-    st.Page("pages/verify.py", title="Verify", url_path="verify"),
-    st.Page("pages/upload.py", title="Upload", url_path="upload"),
-    st.Page("pages/sql.py", title="SQL", url_path="sql"),
+    st.Page("views/overview.py", title="Overview", icon="🃏", url_path="overview", default=True),
+    st.Page("views/splits.py", title="Splits", icon="✂️", url_path="splits"),
+    st.Page("views/early_ends.py", title="Early ends", icon="⏹️", url_path="early_ends"),
+    st.Page("views/bidding.py", title="Bidding", icon="🎯", url_path="bidding"),
+    st.Page("views/results.py", title="Results", icon="🏆", url_path="results"),
+    st.Page("views/viewer.py", title="Game viewer", icon="🔎", url_path="viewer"),
+    st.Page("views/verify.py", title="Verify", icon="⚖️", url_path="verify"),
+    st.Page("views/upload.py", title="Upload", icon="📤", url_path="upload"),
+    st.Page("views/sql.py", title="SQL", icon="🧮", url_path="sql"),
 ]
 st.navigation(PAGES).run()

@@ -20,7 +20,8 @@ WORD_CSS = {"red": "#d63a3a", "green": "#2e9d4a", "blue": "#2f6fdb"}
 
 
 def page(title: str, icon: str = "") -> None:
-    st.title(f"{icon} {title}".strip())
+    # the icon goes to the navigation (st.Page); titles stay plain text
+    st.title(title)
 
 
 def sidebar_filters() -> data.Filters:

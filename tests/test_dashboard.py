@@ -14,7 +14,7 @@ from ingest.db import reading
 from ingest.load import expand, ingest
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = ROOT / "dashboard" / "pages"
+PAGES = ROOT / "dashboard" / "views"
 SAMPLES = ROOT / "sample_logs"
 
 
