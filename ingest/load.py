@@ -12,15 +12,17 @@ import datetime as dt
 import glob
 import hashlib
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from multiprocessing import Pool
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 
 from replay.engine import replay_bytes
 
@@ -41,6 +43,20 @@ def _polars_schema(table: str) -> dict[str, Any]:
 
 
 POLARS_SCHEMAS = {t: _polars_schema(t) for t in schema.TABLES}
+_ARROW_TYPES = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
+                "TIMESTAMP": pa.timestamp("us"), "BOOLEAN": pa.bool_(), "DATE": pa.date32(),
+                "VARCHAR[]": pa.list_(pa.string())}
+ARROW_SCHEMAS = {t: pa.schema([(c, _ARROW_TYPES[ty.split()[0]]) for c, ty in cols])
+                 for t, cols in schema.TABLES.items()}
+
+
+def to_frame(table: str, rows: list[tuple[Any, ...]]) -> pl.DataFrame:
+    """Rows -> a typed polars frame. Columns are built as Arrow arrays first: pyarrow turns
+    Python lists (list columns included) into columns in C, where polars' own row
+    constructor walks every nested value in Python."""
+    fields = ARROW_SCHEMAS[table]
+    arrays = [pa.array([r[i] for r in rows], type=f.type) for i, f in enumerate(fields)]
+    return pl.from_arrow(pa.Table.from_arrays(arrays, schema=ARROW_SCHEMAS[table]))
 
 
 # ------------------------------------------------------------------ inputs
@@ -99,6 +115,8 @@ class Processed:
     rows: Rows
     line: int | None = None
     message: str | None = None
+    game_id: str | None = None
+    now: dt.datetime | None = None
 
 
 def process(src: Source) -> Processed:
@@ -166,8 +184,37 @@ class Summary:
                   f"({self.events_per_s:,.0f} events/s)")
 
 
+@dataclass
+class Chunk:
+    """Logs replayed together in one worker task: their outcomes, and their rows as one
+    typed frame per table, each row tagged with `_file` (its log's index in `files`)."""
+
+    files: list[Processed]
+    frames: dict[str, pl.DataFrame]
+
+
+def process_chunk(sources: list[Source]) -> Chunk:
+    """Replay and shape a chunk of logs (in a worker): the parent only concatenates."""
+    files: list[Processed] = []
+    rows: dict[str, list[tuple[Any, ...]]] = {}
+    tags: dict[str, list[int]] = {}
+    for i, src in enumerate(sources):
+        p = process(src)
+        for t, rs in p.rows.items():
+            rows.setdefault(t, []).extend(rs)
+            tags.setdefault(t, []).extend([i] * len(rs))
+        games = p.rows.get("games")
+        p.game_id = games[0][0] if games else None
+        p.now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+        p.rows = {}
+        files.append(p)
+    frames = {t: to_frame(t, rs).with_columns(pl.Series("_file", tags[t], dtype=pl.Int32))
+              for t, rs in rows.items() if rs}
+    return Chunk(files, frames)
+
+
 class BatchWriter:
-    """Inserts batches of processed logs, one transaction (and one short connection) each."""
+    """Inserts batches of chunks, one transaction (and one short connection) each."""
 
     def __init__(self, path: str, fault: Callable[[str], None] | None = None,
                  on_busy: Callable[[float], None] | None = None) -> None:
@@ -179,58 +226,73 @@ class BatchWriter:
         with writing(self.path, on_busy=self.on_busy) as con:
             return frozenset(r[0] for r in con.execute("SELECT sha256 FROM logs").fetchall())
 
-    def write(self, batch: list[Processed], summary: Summary) -> None:
+    def write(self, batch: list[Chunk], summary: Summary) -> None:
         with writing(self.path, on_busy=self.on_busy) as con:
             self._write(con, batch, summary)
 
-    def _write(self, con: duckdb.DuckDBPyConnection, batch: list[Processed],
+    def _write(self, con: duckdb.DuckDBPyConnection, batch: list[Chunk],
                summary: Summary) -> None:
-        shas = [p.sha256 for p in batch if p.sha256 and p.rows.get("logs")]
-        present = set()
-        ids_present: dict[str, str] = {}
+        files = [p for c in batch for p in c.files]
+        shas = [p.sha256 for p in files if p.sha256 and p.status != "already loaded"]
+        present: set[str] = set()
         if shas:
             present = {r[0] for r in con.execute(
                 "SELECT sha256 FROM logs WHERE sha256 IN (SELECT unnest(?))", [shas]).fetchall()}
-        gids = [p.rows["games"][0][0] for p in batch if p.rows.get("games")]
+        gids = [p.game_id for p in files if p.game_id]
+        ids_present: dict[str, str] = {}
         if gids:
             ids_present = dict(con.execute(
                 "SELECT game_id, file_name FROM games WHERE game_id IN (SELECT unnest(?))",
                 [gids]).fetchall())
-        tables: dict[str, list[tuple[Any, ...]]] = {t: [] for t in schema.TABLES}
+        parts: dict[str, list[pl.DataFrame]] = {}
+        errors: list[tuple[Any, ...]] = []
         seen: set[str] = set()
-        counted: list[tuple[Processed, str]] = []
-        for p in batch:
-            if p.status == "already loaded" or (p.sha256 and (p.sha256 in present
-                                                              or p.sha256 in seen)):
-                counted.append((p, "already loaded"))
-                continue
-            if p.sha256:
-                seen.add(p.sha256)
-            rows = p.rows
-            games = rows.get("games")
-            if games:
-                gid = games[0][0]
-                if gid in ids_present:
-                    counted.append((p, "conflict"))
-                    now = games[0][-1]
-                    msg = (f"game id {gid!r} is already loaded from {ids_present[gid]}; "
-                           f"these bytes differ (give the log another 'id' to load both)")
-                    log = list(rows["logs"][0])
-                    log[5], log[7], log[8] = "conflict", None, msg
-                    tables["logs"].append(tuple(log))
-                    tables["ingest_errors"].append((p.name, p.sha256, "conflict", None, msg, now))
-                    p.status, p.message = "conflict", msg
+        outcome: list[tuple[Processed, str]] = []
+        for chunk in batch:
+            keep: list[int] = []
+            conflicts: dict[int, str] = {}
+            for i, p in enumerate(chunk.files):
+                if p.status == "already loaded" or (p.sha256 and (p.sha256 in present
+                                                                  or p.sha256 in seen)):
+                    outcome.append((p, "already loaded"))
                     continue
-                ids_present[gid] = p.name
-            for t, rs in rows.items():
-                tables[t].extend(rs)
-            counted.append((p, p.status))
+                if p.sha256:
+                    seen.add(p.sha256)
+                if p.game_id is not None and p.game_id in ids_present:
+                    msg = (f"game id {p.game_id!r} is already loaded from "
+                           f"{ids_present[p.game_id]}; these bytes differ (give the log "
+                           f"another 'id' to load both)")
+                    conflicts[i] = msg
+                    errors.append((p.name, p.sha256, "conflict", None, msg, p.now))
+                    p.status, p.line, p.message = "conflict", None, msg
+                    outcome.append((p, "conflict"))
+                    continue
+                if p.game_id is not None:
+                    ids_present[p.game_id] = p.name
+                keep.append(i)
+                outcome.append((p, p.status))
+            for t, frame in chunk.frames.items():
+                part = frame.filter(pl.col("_file").is_in(keep)) if len(keep) < len(
+                    chunk.files) else frame
+                parts.setdefault(t, []).append(part)
+            if conflicts and "logs" in chunk.frames:
+                # a conflicting log's text is kept, marked as such; its facts are not
+                logs = chunk.frames["logs"].filter(pl.col("_file").is_in(list(conflicts)))
+                msgs = logs["_file"].replace_strict(conflicts, return_dtype=pl.Utf8)
+                parts["logs"].append(logs.with_columns(
+                    status=pl.lit("conflict"), error_line=pl.lit(None, dtype=pl.Int32),
+                    error_message=msgs))
+        if errors:
+            parts.setdefault("ingest_errors", []).append(
+                to_frame("ingest_errors", errors).with_columns(
+                    pl.lit(0, dtype=pl.Int32).alias("_file")))
         con.execute("BEGIN TRANSACTION").fetchall()
         try:
-            for t, rs in tables.items():
-                if not rs:
+            for t in schema.TABLES:
+                frames = [f for f in parts.get(t, []) if f.height]
+                if not frames:
                     continue
-                frame = pl.DataFrame(rs, schema=POLARS_SCHEMAS[t], orient="row")
+                frame = pl.concat(frames).drop("_file")
                 con.register("incoming", frame.to_arrow())
                 con.execute(f"INSERT INTO {t} SELECT * FROM incoming").fetchall()
                 con.unregister("incoming")
@@ -240,7 +302,7 @@ class BatchWriter:
         except BaseException:
             con.execute("ROLLBACK").fetchall()
             raise
-        for p, status in counted:
+        for p, status in outcome:
             summary.results.append(p)
             if status == "already loaded":
                 summary.already += 1
@@ -257,43 +319,70 @@ class BatchWriter:
             setattr(summary, status, getattr(summary, status) + 1)
 
 
+CHUNK = 25
+
+
 def ingest(sources: list[Source], path: str, jobs: int | None = None,
            batch_size: int = 500, progress: Callable[[int, int], None] | None = None,
            fault: Callable[[str], None] | None = None,
            on_busy: Callable[[float], None] | None = None) -> Summary:
     """Load `sources` into the database at `path`. Replays on `jobs` processes; writes
-    batches of `batch_size`, each in one transaction."""
+    batches of about `batch_size` logs, each in one transaction."""
     t0 = time.perf_counter()
     summary = Summary()
     writer = BatchWriter(path, fault, on_busy)
     known = writer.known_shas()
     jobs = jobs or os.cpu_count() or 1
     done = 0
-    batch: list[Processed] = []
-    for p in _processed(sources, known, jobs):
-        batch.append(p)
-        if len(batch) >= batch_size:
+    batch: list[Chunk] = []
+    pending = 0
+    for chunk in _chunks(sources, known, jobs):
+        batch.append(chunk)
+        pending += len(chunk.files)
+        if pending >= batch_size:
             writer.write(batch, summary)
-            done += len(batch)
-            batch = []
+            done += pending
+            batch, pending = [], 0
             if progress:
                 progress(done, len(sources))
     if batch:
         writer.write(batch, summary)
-        done += len(batch)
+        done += pending
         if progress:
             progress(done, len(sources))
     summary.seconds = time.perf_counter() - t0
     return summary
 
 
-def _processed(sources: list[Source], known: frozenset[str], jobs: int) -> Iterator[Processed]:
+def _chunks(sources: list[Source], known: frozenset[str], jobs: int) -> Iterator[Chunk]:
+    groups = [sources[i:i + CHUNK] for i in range(0, len(sources), CHUNK)]
     if jobs == 1 or len(sources) < 64:
         _init_worker(known)
-        yield from map(process, sources)
+        yield from map(process_chunk, groups)
         return
-    with Pool(jobs, initializer=_init_worker, initargs=(known,)) as pool:
-        yield from pool.imap(process, sources, chunksize=8)
+    # Pool.imap would queue every task at once and let finished chunks pile up while the
+    # writer is busy; the semaphore keeps a few chunks per worker in flight, so memory
+    # stays flat however large the corpus.
+    in_flight = threading.BoundedSemaphore(jobs * 4)
+    stop = threading.Event()
+
+    def feed() -> Iterator[list[Source]]:
+        for g in groups:
+            while not in_flight.acquire(timeout=0.1):
+                if stop.is_set():  # the consumer went away (an error): feed no more
+                    return
+            yield g
+
+    # forkserver, not fork: the caller may run threads (Streamlit, DuckDB, polars) whose
+    # locks a forked child would inherit held
+    with get_context("forkserver").Pool(jobs, initializer=_init_worker,
+                                         initargs=(known,)) as pool:
+        try:
+            for chunk in pool.imap(process_chunk, feed()):
+                yield chunk
+                in_flight.release()
+        finally:
+            stop.set()
 
 
 def record_missing(missing: list[tuple[str, str]], path: str) -> None:

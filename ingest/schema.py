@@ -160,6 +160,8 @@ def create(con: duckdb.DuckDBPyConnection) -> None:
     if current is not None and current > SCHEMA_VERSION:
         raise RuntimeError(f"the database has schema version {current}, newer than this "
                            f"trickledger ({SCHEMA_VERSION}); upgrade trickledger")
+    if current == SCHEMA_VERSION:
+        return  # in place: every short connection of the loader opens here
     for name, cols in TABLES.items():
         body = ", ".join(f'"{c}" {t}' for c, t in cols)
         con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({body})")

@@ -8,6 +8,7 @@ cost nothing in the hot loop.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from .errors import RuleError
 
@@ -45,6 +46,17 @@ class CardTable:
             if c is None:
                 raise RuleError(f"{name!r} is not a {game} card")
         return c
+
+    def from_event(self, ev: Any, game: str, key: str = "card") -> Card:
+        """The card named by `ev.data[key]`; the exact spelling is one dict lookup."""
+        raw = ev.data.get(key)
+        if type(raw) is str:
+            c = self.by_name.get(raw)
+            if c is not None:
+                return c
+        from .engine import field_of
+
+        return self.parse(field_of(ev, key, str, "a card name"), game)
 
     def __getitem__(self, name: str) -> Card:
         return self.by_name[name]

@@ -199,6 +199,15 @@ class GameState:
         raise NotImplementedError
 
     # -- helpers for games
+    def seat_of(self, ev: Event) -> int:
+        """The seat of `ev`'s player: one lookup when valid, else `player()` says what is wrong."""
+        name = ev.data.get("player")
+        if type(name) is str:
+            s = self.seat.get(name)
+            if s is not None:
+                return s
+        return self.player(ev)
+
     def player(self, ev: Event, key: str = "player") -> int:
         name = field_of(ev, key, str, "a player's name")
         s = self.seat.get(name)

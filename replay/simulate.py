@@ -14,7 +14,7 @@ import os
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from multiprocessing import Pool
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -224,7 +224,7 @@ def simulate(opts: SimOptions, jobs: int | None = None) -> Iterator[tuple[str, b
     if jobs == 1 or opts.games < 50:
         yield from map(_work, tasks)
         return
-    with Pool(jobs) as pool:
+    with get_context("forkserver").Pool(jobs) as pool:  # no fork: callers may hold threads
         yield from pool.imap(_work, tasks, chunksize=16)
 
 

@@ -199,7 +199,7 @@ class ColorStacksState(GameState):
     def on_place(self, ev: Event) -> None:
         if self.phase != "place":
             self._not_now("no cards may be placed now")
-        s = self.player(ev)
+        s = self.seat_of(ev)
         name = self.players[s]
         if s != self.turn:
             raise RuleError(f"{name} places out of turn: it is {self.players[self.turn]}'s turn")
@@ -223,7 +223,7 @@ class ColorStacksState(GameState):
     def on_draw(self, ev: Event) -> None:
         if self.n != 2:
             raise RuleError(f"draws happen only in a two-player game ({self.n} players)")
-        s = self.player(ev)
+        s = self.seat_of(ev)
         if self.phase != "draw":
             if self.phase == "place":
                 when = "after every pair of turns while the pile has cards"

@@ -22,7 +22,6 @@ from ..engine import (
     RoundScored,
     check_rounds,
     claim_text,
-    field_of,
     register,
     str_list,
 )
@@ -206,12 +205,12 @@ class PlottersState(GameState):
     def on_play(self, ev: Event) -> None:
         if self.phase != "play":
             self._not_now("no card may be played now")
-        s = self.player(ev)
+        s = self.seat_of(ev)
         name = self.players[s]
         if s != self.turn:
             raise RuleError(f"{name} plays out of turn: it is {self.players[self.turn]}'s turn "
                             f"to play to trick {self.trick_no + 1}")
-        card = CARDS.parse(field_of(ev, "card", str, "a card name"), "plotters")
+        card = CARDS.from_event(ev, "plotters")
         hand = self.hands[s]
         if card not in hand:
             raise RuleError(f"{name} cannot play {card}: it is not in {name}'s hand")
@@ -267,7 +266,7 @@ class PlottersState(GameState):
                 raise RuleError(f"no trick is waiting to be split: trick {self.trick_no + 1} "
                                 f"holds {len(self.trick)} of {self.n} cards")
             self._not_now("no take is due now")
-        s = self.player(ev)
+        s = self.seat_of(ev)
         fw = self.first_winner
         if s != fw:
             raise RuleError(f"{self.players[s]} cannot take: {self.players[fw]} played the "
@@ -276,17 +275,19 @@ class PlottersState(GameState):
         if len(raw) != self.pick_size:
             raise RuleError(f"{self.players[s]} must take {self.pick_size} cards of the trick "
                             f"(half of {self.n}, rounded up), not {len(raw)}")
-        in_trick = {c: p for p, c in self.trick}
+        trick = self.trick
+        in_trick = {c: p for p, c in trick}
+        by_name = CARDS.by_name
         pick: list[Card] = []
         for r in raw:
-            c = CARDS.parse(r, "plotters")
+            c = by_name.get(r) or CARDS.parse(r, "plotters")
             if c not in in_trick:
                 raise RuleError(f"{self.players[s]} cannot take {c}: it is not in the trick "
                                 f"({names(c for _, c in self.trick)})")
             if c in pick:
                 raise RuleError(f"{self.players[s]} takes {c} twice")
             pick.append(c)
-        rest = [c for _, c in self.trick if c not in pick]
+        rest = [c for _, c in trick if c not in pick]
         second = self.second_winner
         self.keep_owed = []
         landed_first = self._collect(s, pick)
@@ -297,20 +298,19 @@ class PlottersState(GameState):
         else:
             nxt = s
         self.trick_no += 1
-        led = self.trick[0][1]
-        second_card = None
-        if second is not None:
-            second_card = next(c.name for p, c in self.trick if p == second)
-        first_card = next(c.name for p, c in self.trick if p == s)
+        players = self.players
+        card_of = {p: c.name for p, c in trick}
+        rest_names = tuple(c.name for c in rest)
         self.facts.append(TrickFinished(
-            self.round_no, self.trick_no, self.players[self.leader],
-            tuple((self.players[p], c.name) for p, c in self.trick), led.color,
-            self.players[s], first_card,
-            self.players[second] if second is not None else None, second_card,
+            self.round_no, self.trick_no, players[self.leader],
+            tuple((players[p], c.name) for p, c in trick), trick[0][1].color,
+            players[s], card_of[s],
+            players[second] if second is not None else None,
+            card_of[second] if second is not None else None,
             second is None, tuple(c.name for c in pick),
-            tuple(c.name for c in rest) if second is not None else (),
-            tuple(c.name for c in rest) if second is None else (),
-            self.players[nxt], self._stacks(), (landed_first, landed_rest), ev.line))
+            rest_names if second is not None else (),
+            rest_names if second is None else (),
+            players[nxt], self._stacks(), (landed_first, landed_rest), ev.line))
         self.trick = []
         self.trick_colors = set()
         self.leader = self.turn = nxt
@@ -330,7 +330,7 @@ class PlottersState(GameState):
             self.phase = "play"
 
     def on_keep(self, ev: Event) -> None:
-        s = self.player(ev)
+        s = self.seat_of(ev)
         name = self.players[s]
         if self.phase != "keep" or s not in self.keep_owed:
             if self.kept[s] is not None:

@@ -240,7 +240,7 @@ class RageState(GameState):
                 raise RuleError("no trump is turned now: the round has not been dealt")
             raise RuleError("no trump is turned now: trump is turned after the deal, right "
                             "after a CHANGE, and after a trick that held a NOTRUMP")
-        card = CARDS.parse(field_of(ev, "card", str, "a card name"), "rage")
+        card = CARDS.from_event(ev, "rage")
         k = self.used.get(card, 0)
         if k >= DECK[card]:
             where = "is in a player's hand or was already turned up"
@@ -276,7 +276,7 @@ class RageState(GameState):
 
     # ------------------------------------------------------------ bids
     def on_bid(self, ev: Event) -> None:
-        s = self.player(ev)
+        s = self.seat_of(ev)
         name = self.players[s]
         bid = field_of(ev, "bid", int, "a number of tricks")
         if self.phase in ("deal", "trump"):
@@ -316,12 +316,12 @@ class RageState(GameState):
     def on_play(self, ev: Event) -> None:
         if self.phase != "play":
             self._not_now()
-        s = self.player(ev)
+        s = self.seat_of(ev)
         name = self.players[s]
         if s != self.turn:
             raise RuleError(f"{name} plays out of turn: it is {self.players[self.turn]}'s turn "
                             f"in trick {self.trick_no + 1}")
-        card = CARDS.parse(field_of(ev, "card", str, "a card name"), "rage")
+        card = CARDS.from_event(ev, "rage")
         hand = self.hands[s]
         if card not in hand:
             raise RuleError(f"{name} cannot play {card}: it is not in {name}'s hand")

@@ -19,7 +19,6 @@ from ..engine import (
     RoundScored,
     check_rounds,
     claim_text,
-    field_of,
     register,
     str_list,
 )
@@ -261,14 +260,14 @@ class UnderTheRadarState(GameState):
                 raise RuleError("no card may be played now: no round has been dealt yet")
             raise RuleError(f"no card may be played now: round {self.round_no} is over "
                             f"(expected the next deal or a claim)")
-        s = self.player(ev)
+        s = self.seat_of(ev)
         name = self.players[s]
         if s != self.turn:
             if not self.hands[s]:
                 raise RuleError(f"{name} has no cards left and is skipped: it is "
                                 f"{self.players[self.turn]}'s turn")
             raise RuleError(f"{name} plays out of turn: it is {self.players[self.turn]}'s turn")
-        card = CARDS.parse(field_of(ev, "card", str, "a card name"), "under_the_radar")
+        card = CARDS.from_event(ev, "under_the_radar")
         hand = self.hands[s]
         if card not in hand:
             raise RuleError(f"{name} cannot play {card}: it is not in {name}'s hand")

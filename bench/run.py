@@ -1,0 +1,366 @@
+"""The benchmark: one run, one machine, every figure as a rate and a ratio.
+
+    python -m bench [--quick] [--sizes 1000,10000,100000] [--skip-peers]
+
+Builds a fixed seeded corpus with `simulate`, then measures the JSON-parse
+floor, single-core replay, ingest on all cores, ingest scaling with peak
+RSS, dashboard query latency, and (with the `bench` extra) OpenSpiel and
+python-chess replaying their own recorded games. Prints a table and writes
+bench/results/latest.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from replay.engine import replay_bytes  # noqa: E402
+from replay.simulate import SimOptions, simulate  # noqa: E402
+
+GAMES = ("plotters", "rage", "color_stacks", "under_the_radar")
+PLAYERS = {"plotters": (4, 6), "rage": (3, 8), "color_stacks": (2, 4), "under_the_radar": (3, 7)}
+SEED = 2026
+
+
+def machine() -> dict[str, Any]:
+    model = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import duckdb
+
+    return {"cores": os.cpu_count(), "cpu": model, "python": platform.python_version(),
+            "platform": platform.platform(), "duckdb": duckdb.__version__,
+            "orjson": orjson.__version__}
+
+
+def build_corpus(work: Path, per_game: int) -> dict[str, list[Path]]:
+    """`per_game` seeded games of each game (mixed tables, bots and variants), reused if present."""
+    out: dict[str, list[Path]] = {}
+    for game in GAMES:
+        d = work / "base" / game
+        files = sorted(d.glob("*.jsonl")) if d.exists() else []
+        if len(files) != per_game:
+            shutil.rmtree(d, ignore_errors=True)
+            d.mkdir(parents=True)
+            opts = SimOptions(game=game, games=per_game, players=PLAYERS[game],
+                              bots=("greedy", "random"), seed=SEED, variants=None,
+                              edition="mixed" if game == "plotters" else None, claims=True)
+            for name, data, _ in simulate(opts):
+                (d / name).write_bytes(data)
+            files = sorted(d.glob("*.jsonl"))
+        out[game] = files
+    return out
+
+
+def timed(fn: Any, repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def floor_and_replay(corpus: dict[str, list[Path]]) -> dict[str, Any]:
+    """Per game and overall: JSON-parse floor and single-core replay, best of three."""
+    loads = orjson.loads
+    res: dict[str, Any] = {}
+    tot_events = tot_floor = tot_replay = 0.0
+    for game, files in corpus.items():
+        blobs = [f.read_bytes() for f in files]
+        events = sum(b.count(b"\n") - 1 for b in blobs)  # every line but the header
+
+        def floor(files: list[Path] = files) -> None:
+            for p in files:  # read + parse every line, as the reader does
+                for line in p.read_bytes().split(b"\n"):
+                    if line:
+                        loads(line)
+
+        def rep(files: list[Path] = files) -> None:
+            for p in files:
+                r = replay_bytes(p.read_bytes(), p.name)
+                assert r.status == "complete", (p, r.error)
+
+        f = timed(floor)
+        r = timed(rep)
+        res[game] = {"games": len(files), "events": events, "floor_s": f, "replay_s": r,
+                     "floor_events_per_s": events / f, "replay_events_per_s": events / r,
+                     "replay_over_floor": r / f}
+        tot_events += events
+        tot_floor += f
+        tot_replay += r
+    res["overall"] = {"events": tot_events, "floor_events_per_s": tot_events / tot_floor,
+                      "replay_events_per_s": tot_events / tot_replay,
+                      "replay_over_floor": tot_replay / tot_floor}
+    return res
+
+
+def ingest_subprocess(files_list: Path, db: Path, jobs: int) -> dict[str, Any]:
+    """Ingest in a fresh process, so its peak RSS (and its workers') is its own."""
+    if db.exists():
+        db.unlink()
+    code = (
+        "import json, resource, sys, time\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from ingest.load import Source, ingest\n"
+        f"paths = open({str(files_list)!r}).read().split()\n"
+        "t = time.perf_counter()\n"
+        f"s = ingest([Source(p, path=p) for p in paths], {str(db)!r}, jobs={jobs})\n"
+        "dt = time.perf_counter() - t\n"
+        "me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+        "print(json.dumps({'seconds': dt, 'loaded': s.loaded, 'events': s.events,"
+        " 'peak_rss_mb': me / 1024, 'peak_worker_rss_mb': kids / 1024}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    r["events_per_s"] = r["events"] / r["seconds"]
+    r["games_per_s"] = r["loaded"] / r["seconds"]
+    r["db_mb"] = db.stat().st_size / 2**20
+    return r
+
+
+def big_corpus(work: Path, base: dict[str, list[Path]], n: int) -> list[Path]:
+    """`n` distinct logs: the base corpus cycled, each copy with its own header id."""
+    d = work / "big"
+    d.mkdir(parents=True, exist_ok=True)
+    pool = [p for game in GAMES for p in base[game]]
+    random.Random(SEED).shuffle(pool)
+    existing = len(list(d.glob("*.jsonl")))
+    for i in range(existing, n):
+        src = pool[i % len(pool)]
+        head, rest = src.read_bytes().split(b"\n", 1)
+        h = orjson.loads(head)
+        h["id"] = f"big-{i:07d}"
+        (d / f"big-{i:07d}.jsonl").write_bytes(orjson.dumps(h) + b"\n" + rest)
+    return [d / f"big-{i:07d}.jsonl" for i in range(n)]
+
+
+def dashboard_queries(db: Path, runs: int = 20) -> dict[str, Any]:
+    """Every query the dashboard's pages issue (captured by running each page), timed."""
+    os.environ["TRICKLEDGER_DB"] = str(db)
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard import data
+    from ingest.db import reading
+
+    captured: dict[tuple[str, tuple[Any, ...]], str] = {}
+    original = data._read
+    page_times: dict[str, float] = {}
+
+    def spy(sql: str, params: tuple[Any, ...]) -> Any:
+        captured.setdefault((sql, params), current[0])
+        return original(sql, params)
+
+    current = [""]
+    data._read = spy
+    data.database.clear()
+    data.query.clear()
+    try:
+        for view in sorted((ROOT / "dashboard" / "views").glob("*.py")):
+            if view.name == "__init__.py":
+                continue
+            current[0] = view.stem
+            data.query.clear()
+            at = AppTest.from_file(str(view), default_timeout=300)
+            t = time.perf_counter()
+            at.run()
+            page_times[view.stem] = time.perf_counter() - t
+            assert not at.exception, (view, at.exception)
+    finally:
+        data._read = original
+    out = []
+    with reading(str(db)) as con:
+        for (sql, params), page in captured.items():
+            times = []
+            for _ in range(runs):
+                t = time.perf_counter()
+                con.execute(sql, list(params)).fetchall()
+                times.append((time.perf_counter() - t) * 1000)
+            times.sort()
+            out.append({"page": page, "sql": " ".join(sql.split())[:90],
+                        "p50_ms": statistics.median(times),
+                        "p95_ms": times[max(0, int(round(0.95 * len(times))) - 1)]})
+    return {"queries": out, "page_cold_s": page_times,
+            "worst_p95_ms": max(q["p95_ms"] for q in out) if out else None}
+
+
+def peers(our_rate: float) -> dict[str, Any]:
+    res: dict[str, Any] = {}
+    try:
+        import chess
+        import chess.pgn
+    except ImportError:
+        res["chess"] = "not installed (pip install -e '.[bench]')"
+    else:
+        rng = random.Random(SEED)
+        pgns = []
+        moves = 0
+        for _ in range(300):
+            board = chess.Board()
+            game = chess.pgn.Game()
+            node = game
+            while not board.is_game_over() and board.ply() < 200:
+                mv = rng.choice(list(board.legal_moves))
+                board.push(mv)
+                node = node.add_variation(mv)
+                moves += 1
+            pgns.append(str(game))
+        text = "\n\n".join(pgns)
+
+        def replay_pgn() -> None:
+            import io
+
+            stream = io.StringIO(text)
+            while (g := chess.pgn.read_game(stream)) is not None:
+                b = g.board()
+                for mv in g.mainline_moves():
+                    assert b.is_legal(mv)
+                    b.push(mv)
+
+        s = timed(replay_pgn, 1)
+        res["chess"] = {"games": 300, "moves": moves, "moves_per_s": moves / s,
+                        "ours_over_theirs": our_rate / (moves / s)}
+    try:
+        import pyspiel
+    except ImportError:
+        res["oh_hell"] = "not installed (pip install -e '.[bench]')"
+    else:
+        game = pyspiel.load_game("oh_hell")
+        rng = random.Random(SEED)
+        histories = []
+        for _ in range(300):
+            st = game.new_initial_state()
+            while not st.is_terminal():
+                if st.is_chance_node():
+                    actions, probs = zip(*st.chance_outcomes())
+                    a = rng.choices(actions, probs)[0]
+                else:
+                    a = rng.choice(st.legal_actions())
+                st.apply_action(a)
+            histories.append(st.history())
+        actions = sum(len(h) for h in histories)
+
+        def replay_spiel() -> None:
+            for h in histories:
+                st = game.new_initial_state()
+                for a in h:
+                    legal = (st.legal_actions() if not st.is_chance_node()
+                             else [o for o, _ in st.chance_outcomes()])
+                    assert a in legal
+                    st.apply_action(a)
+
+        s = timed(replay_spiel, 1)
+        res["oh_hell"] = {"games": 300, "actions": actions, "actions_per_s": actions / s,
+                          "ours_over_theirs": our_rate / (actions / s)}
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench")
+    ap.add_argument("--quick", action="store_true", help="small corpus, sizes 1k and 5k")
+    ap.add_argument("--sizes", default=None, help="ingest scaling sizes, e.g. 1000,10000,100000")
+    ap.add_argument("--per-game", type=int, default=None, help="base corpus games per game")
+    ap.add_argument("--work", default=str(ROOT / "bench" / "corpus"))
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "latest.json"))
+    ap.add_argument("--skip-peers", action="store_true")
+    args = ap.parse_args(argv)
+    per_game = args.per_game or (250 if args.quick else 1000)
+    sizes = [int(x) for x in (args.sizes or ("1000,5000" if args.quick else
+                                             "1000,10000,100000")).split(",")]
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    cores = os.cpu_count() or 1
+    result: dict[str, Any] = {"machine": machine(), "command": "python -m bench "
+                              + " ".join(argv if argv is not None else sys.argv[1:])}
+    t0 = time.perf_counter()
+    print("building the corpus ...", flush=True)
+    corpus = build_corpus(work, per_game)
+    print("floor and single-core replay ...", flush=True)
+    result["replay"] = fr = floor_and_replay(corpus)
+    rate = fr["overall"]["replay_events_per_s"]
+    print("ingest on all cores ...", flush=True)
+    lst = work / "base.txt"
+    lst.write_text("\n".join(str(p) for g in GAMES for p in corpus[g]))
+    ing = ingest_subprocess(lst, work / "base.duckdb", cores)
+    ing["over_replay_x_cores"] = ing["events_per_s"] / (rate * cores)
+    result["ingest"] = ing
+    print("ingest scaling ...", flush=True)
+    big = big_corpus(work, corpus, max(sizes))
+    scaling = []
+    for n in sizes:
+        lst = work / f"big-{n}.txt"
+        lst.write_text("\n".join(str(p) for p in big[:n]))
+        r = ingest_subprocess(lst, work / f"big-{n}.duckdb", cores)
+        r["games"] = n
+        scaling.append(r)
+        print(f"  {n:>7} games: {r['seconds']:.1f} s, peak RSS {r['peak_rss_mb']:.0f} MB "
+              f"(workers {r['peak_worker_rss_mb']:.0f} MB)", flush=True)
+    result["scaling"] = scaling
+    print("dashboard queries ...", flush=True)
+    result["queries"] = dashboard_queries(work / f"big-{max(sizes)}.duckdb")
+    if not args.skip_peers:
+        print("peers ...", flush=True)
+        result["peers"] = peers(rate)
+    result["seconds"] = time.perf_counter() - t0
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2, default=str))
+    print(report(result))
+    print(f"written to {out}")
+    return 0
+
+
+def report(r: dict[str, Any]) -> str:
+    m = r["machine"]
+    lines = [f"machine: {m['cores']} cores, {m['cpu']}, Python {m['python']}, "
+             f"duckdb {m['duckdb']}, orjson {m['orjson']}", "",
+             f"{'game':<16}{'events':>10}{'floor ev/s':>14}{'replay ev/s':>14}{'ratio':>8}"]
+    for g, v in r["replay"].items():
+        lines.append(f"{g:<16}{int(v['events']):>10}{v['floor_events_per_s']:>14,.0f}"
+                     f"{v['replay_events_per_s']:>14,.0f}{v['replay_over_floor']:>8.2f}")
+    i = r["ingest"]
+    lines += ["", f"ingest, all cores: {i['events_per_s']:,.0f} events/s, "
+                  f"{i['games_per_s']:,.0f} games/s, {i['over_replay_x_cores']:.0%} of "
+                  f"replay x cores", "",
+              f"{'games':>8}{'seconds':>10}{'games/s':>10}{'peak RSS MB':>13}{'workers MB':>12}"
+              f"{'db MB':>9}"]
+    for s in r["scaling"]:
+        lines.append(f"{s['games']:>8}{s['seconds']:>10.1f}{s['games_per_s']:>10.0f}"
+                     f"{s['peak_rss_mb']:>13.0f}{s['peak_worker_rss_mb']:>12.0f}"
+                     f"{s['db_mb']:>9.0f}")
+    q = r["queries"]
+    lines += ["", f"dashboard queries on {r['scaling'][-1]['games']} games: "
+                  f"{len(q['queries'])} queries, worst p95 {q['worst_p95_ms']:.0f} ms"]
+    for x in sorted(q["queries"], key=lambda x: -x["p95_ms"])[:8]:
+        lines.append(f"  {x['page']:<11} p50 {x['p50_ms']:7.1f} ms  p95 {x['p95_ms']:7.1f} ms  "
+                     f"{x['sql'][:60]}")
+    for name, p in r.get("peers", {}).items():
+        if isinstance(p, dict):
+            rate = p.get("moves_per_s") or p.get("actions_per_s")
+            lines.append(f"peer {name}: {rate:,.0f} moves/s; ours / theirs = "
+                         f"{p['ours_over_theirs']:.2f}")
+        else:
+            lines.append(f"peer {name}: {p}")
+    return "\n".join(lines)
