@@ -27,6 +27,7 @@ from ingest.sql import Result, SqlRefused
 from ingest.sql import run as run_sql
 
 CACHE_TTL_S = 5
+MAX_UPLOAD_DECOMPRESSED = 64 * 1024 * 1024
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -76,7 +77,9 @@ def console(sql: str, max_rows: int = 5000, timeout_s: float = 10.0) -> Result:
 def load(items: list[tuple[str, bytes]]) -> Summary:
     """Ingest uploaded logs (name, bytes); clears the query cache so pages show them."""
     db = database()
-    sources = [Source(Path(name).name, data=data) for name, data in items]
+    # names only (a browser may send a path); decompressed uploads capped well below the CLI's
+    sources = [Source(Path(name.replace("\\", "/")).name or "upload.jsonl", data=data,
+                      max_bytes=MAX_UPLOAD_DECOMPRESSED) for name, data in items]
     with db.lock:
         try:
             summary = ingest(sources, db.path, jobs=1)

@@ -116,6 +116,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def streamlit_command(address: str, port: int) -> list[str]:
+    """How the dashboard is served: on `address` only, XSRF protection on, uploads capped."""
+    from pathlib import Path
+
+    app = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
+    return [sys.executable, "-m", "streamlit", "run", str(app),
+            "--server.address", address, "--server.port", str(port),
+            "--server.headless", "true", "--server.enableXsrfProtection", "true",
+            "--server.enableCORS", "true", "--server.maxUploadSize", "50",
+            "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
+            "--theme.base", "light"]
+
+
 def cmd_dashboard(args: argparse.Namespace) -> int:
     import os
     import subprocess
@@ -133,12 +146,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
             print(f"{path} is empty: loading {len(sources)} sample logs...", flush=True)
             print(ingest(sources, path).line(), flush=True)
     env = dict(os.environ, TRICKLEDGER_DB=path)
-    cmd = [sys.executable, "-m", "streamlit", "run", str(root / "dashboard" / "app.py"),
-           "--server.address", args.address, "--server.port", str(args.port),
-           "--server.headless", "true", "--server.enableXsrfProtection", "true",
-           "--server.enableCORS", "true", "--server.maxUploadSize", "50",
-           "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
-           "--theme.base", "light"]
+    cmd = streamlit_command(args.address, args.port)
     print(f"dashboard on http://{args.address}:{args.port} (database {path})", flush=True)
     try:
         return subprocess.call(cmd, env=env)

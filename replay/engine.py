@@ -363,15 +363,22 @@ def replay_log(log: Log) -> Replay:
     except IllegalLine as e:
         return Replay(log.name, log.sha256, log.header, state, "illegal", e, count,
                       len(log.lines))
+    except Exception as e:  # a bug of ours must still give a verdict, not a traceback
+        line = ev.line if ev is not None else None
+        err = IllegalLine(log.name, line, f"internal error while replaying this line "
+                                          f"({type(e).__name__}: {e}); please report it")
+        return Replay(log.name, log.sha256, log.header, state, "illegal", err, count,
+                      len(log.lines))
     status = "complete" if state.is_over() else "incomplete"
     return Replay(log.name, log.sha256, log.header, state, status, None, count, len(log.lines))
 
 
-def replay_bytes(data: bytes, name: str) -> Replay:
+def replay_bytes(data: bytes, name: str, max_bytes: int | None = None) -> Replay:
+    """Replay a log given as bytes; `max_bytes` caps its decompressed size."""
     from .reader import read_bytes
 
     try:
-        log = read_bytes(data, name)
+        log = read_bytes(data, name, max_bytes)
     except UnreadableLog as e:
         import hashlib
 

@@ -8,7 +8,6 @@ so that a replay can report the rounds finished before the bad line.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import zlib
 from collections.abc import Iterator
@@ -70,20 +69,22 @@ class Log:
         return iter_events(self.name, self.lines, self.body_start)
 
 
-def decompress(data: bytes, name: str) -> bytes:
+def decompress(data: bytes, name: str, max_bytes: int | None = None) -> bytes:
     """Gunzip `data` when it is gzip (by its magic bytes, not its name), with a size cap."""
+    cap = max_bytes or MAX_DECOMPRESSED_BYTES
     if data[:2] != b"\x1f\x8b":
+        if len(data) > cap:
+            raise UnreadableLog(name, None, f"the log is larger than {cap // (1024 * 1024)} "
+                                            f"MiB; refused")
         return data
     d = zlib.decompressobj(wbits=31)
     try:
-        out = d.decompress(data, MAX_DECOMPRESSED_BYTES + 1)
+        out = d.decompress(data, cap + 1)
     except zlib.error as e:
         raise UnreadableLog(name, None, f"not a valid gzip file ({e})") from None
-    if len(out) > MAX_DECOMPRESSED_BYTES or d.unconsumed_tail:
-        raise UnreadableLog(
-            name, None,
-            f"decompresses to more than {MAX_DECOMPRESSED_BYTES // (1024 * 1024)} MiB; refused",
-        )
+    if len(out) > cap or d.unconsumed_tail:
+        raise UnreadableLog(name, None, f"decompresses to more than {cap // (1024 * 1024)} "
+                                        f"MiB; refused (a gzip bomb?)")
     if not d.eof:
         raise UnreadableLog(name, None, "gzip file is truncated")
     return out
@@ -151,10 +152,10 @@ def _kind(v: Any) -> str:
 kind = _kind
 
 
-def read_bytes(data: bytes, name: str) -> Log:
+def read_bytes(data: bytes, name: str, max_bytes: int | None = None) -> Log:
     """Read a log from bytes. Raises UnreadableLog when there is no valid header."""
     sha = hashlib.sha256(data).hexdigest()
-    text = decompress(data, name)
+    text = decompress(data, name, max_bytes)
     if text.startswith(_BOM):
         text = text[len(_BOM):]
     lines = text.split(b"\n")
@@ -250,9 +251,3 @@ def parse_header(name: str, lineno: int, raw: bytes, sha: str) -> Header:
         raise bad(str(e)) from None
     return Header(game, tuple(players), dealer, edition, frozenset(variants), rounds,
                   suits, gid, meta, lineno, obj)
-
-
-def open_gzip_text(path: str | Path) -> bytes:
-    """Bytes of a plain or gzip file (used by tools that write corpora)."""
-    with gzip.open(path, "rb") as f:
-        return f.read()

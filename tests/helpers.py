@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import orjson
@@ -49,3 +51,59 @@ def assert_illegal(v: dict[str, Any], line: int, *words: str) -> None:
     assert v["error"]["line"] == line, v["error"]
     for w in words:
         assert w in v["error"]["message"], (w, v["error"]["message"])
+
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def dashboard_server(db: str, log_path: str, no_samples: bool = False) -> Iterator[str]:
+    """`trickledger dashboard` for real on a free port; yields its URL."""
+    import os
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    port = free_port()
+    log = open(log_path, "w+")
+    cmd = [sys.executable, "-m", "replay.cli", "dashboard", "--port", str(port), "--db", db]
+    if no_samples:
+        cmd.append("--no-samples")
+    proc = subprocess.Popen(cmd, cwd=root, stdout=log, stderr=subprocess.STDOUT,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    up = False
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                up = r.status == 200
+                if up:
+                    break
+        except OSError:
+            time.sleep(0.3)
+    try:
+        if not up:
+            log.seek(0)
+            raise AssertionError("dashboard did not start:\n" + log.read())
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()

@@ -1,0 +1,156 @@
+"""Fuzzing: mutated logs always get a verdict with a line inside the file, never a traceback.
+
+Longer run: `FUZZ_EXAMPLES=5000 .venv/bin/python -m pytest tests/test_fuzz.py` (see
+docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from replay.cli import main
+from replay.engine import replay_bytes, verdict
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = sorted((ROOT / "sample_logs").glob("*/*.jsonl"))
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "300"))
+STATUSES = {"complete", "incomplete", "illegal", "unreadable"}
+
+ODD_VALUES = [None, True, -1, 0, 2**70, 1.5, "", "R1", "JOKER", "filled-red-triangle", "red",
+              "Ann", [], {}, ["R1", "R2"], {"Ann": 1}, "x" * 300, "\u202e\u0000"]
+
+
+def check_verdict(data: bytes) -> dict:
+    """The property every input must have."""
+    t = time.perf_counter()
+    v = verdict(replay_bytes(data, "fuzz.jsonl"))
+    assert time.perf_counter() - t < 30, "no hang"
+    assert v["status"] in STATUSES
+    lines = data.count(b"\n") + 1
+    if v["status"] == "illegal":
+        assert 1 <= v["error"]["line"] <= lines, v["error"]
+        assert "internal error" not in v["error"]["message"], v["error"]
+    elif v["status"] == "unreadable":
+        assert v["error"]["line"] is None or 1 <= v["error"]["line"] <= lines
+    return v
+
+
+def mutate_value(obj, path_choice: int, value):
+    """Replace one value somewhere inside a JSON object (depth-first, by index)."""
+    spots = []
+
+    def walk(o):
+        if isinstance(o, dict):
+            for k in o:
+                spots.append((o, k))
+                walk(o[k])
+        elif isinstance(o, list):
+            for i in range(len(o)):
+                spots.append((o, i))
+                walk(o[i])
+
+    walk(obj)
+    if spots:
+        container, key = spots[path_choice % len(spots)]
+        container[key] = value
+    return obj
+
+
+@st.composite
+def mutated(draw):
+    data = draw(st.sampled_from(SAMPLES)).read_bytes()
+    lines = data.split(b"\n")
+    n = len(lines) - 1
+    op = draw(st.sampled_from(["truncate", "cut_line", "delete", "duplicate", "swap", "value",
+                               "type", "nan", "utf8", "bom_crlf", "deep", "long", "gzip_cut"]))
+    i = draw(st.integers(0, max(n - 1, 0)))
+    j = draw(st.integers(0, max(n - 1, 0)))
+    if op == "truncate":
+        return data[:draw(st.integers(0, len(data)))]
+    if op == "cut_line":
+        lines[i] = lines[i][:draw(st.integers(0, len(lines[i])))]
+    elif op == "delete":
+        del lines[i]
+    elif op == "duplicate":
+        lines.insert(i, lines[i])
+    elif op == "swap":
+        lines[i], lines[j] = lines[j], lines[i]
+    elif op in ("value", "type"):
+        try:
+            obj = orjson.loads(lines[i])
+        except orjson.JSONDecodeError:
+            return data
+        value = draw(st.sampled_from(ODD_VALUES)) if op == "type" else \
+            draw(st.one_of(st.integers(-(2**63), 2**63 - 1), st.text(max_size=12)))
+        lines[i] = orjson.dumps(mutate_value(obj, draw(st.integers(0, 10**6)), value))
+    elif op == "nan":
+        lines[i] = lines[i].replace(b":", b":NaN,\"x\":", 1)
+    elif op == "utf8":
+        k = draw(st.integers(0, len(lines[i])))
+        lines[i] = lines[i][:k] + b"\xff\xfe\xc3" + lines[i][k:]
+    elif op == "bom_crlf":
+        return b"\xef\xbb\xbf" + data.replace(b"\n", b"\r\n")
+    elif op == "deep":
+        lines.insert(i, b'{"type":"play","x":' + b"[" * 100_000 + b"]" * 100_000 + b"}")
+    elif op == "long":
+        lines.insert(i, orjson.dumps({"type": "claim", "totals": {}, "note": "n" * 3_000_000}))
+    elif op == "gzip_cut":
+        z = gzip.compress(data)
+        return z[:draw(st.integers(0, len(z)))]
+    return b"\n".join(lines)
+
+
+@settings(max_examples=EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(mutated())
+def test_mutated_logs_always_get_a_verdict(data):
+    check_verdict(data)
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_valid_logs_verify_complete(path):
+    v = check_verdict(path.read_bytes())
+    assert v["status"] in ("complete", "illegal")  # the corpus has injected illegal moves
+    meta = orjson.loads(path.read_bytes().split(b"\n", 1)[0])["meta"]
+    assert (v["status"] == "illegal") == ("illegal" in meta)
+
+
+def test_a_file_of_a_million_lines():
+    data = (ROOT / "sample_logs" / "rage" / "rage-3p-plus-minus-one-marching.jsonl").read_bytes()
+    t = time.perf_counter()
+    v = check_verdict(data + b'{"type":"claim","totals":{}}\n' * 1_000_000)
+    assert v["status"] == "complete" and time.perf_counter() - t < 30
+    v = check_verdict(data + b"\n" * 1_000_000 + b'{"type":"deal","hands":{}}\n')
+    assert v["status"] == "illegal" and v["error"]["line"] == data.count(b"\n") + 1_000_001
+
+
+def test_a_gzip_bomb_is_refused_quickly(tmp_path):
+    bomb = gzip.compress(b"\n" * (1024 * 1024 * 1024), compresslevel=9)
+    t = time.perf_counter()
+    v = check_verdict(bomb)
+    assert v["status"] == "unreadable" and "gzip bomb" in v["error"]["message"]
+    assert time.perf_counter() - t < 20
+    p = tmp_path / "bomb.jsonl.gz"
+    p.write_bytes(bomb)
+    assert main(["verify", str(p)]) == 2
+
+
+def test_tamper_evidence_sha256_ties_the_verdict_to_the_bytes(tmp_path, capsys):
+    data = SAMPLES[0].read_bytes()
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_bytes(data)
+    b.write_bytes(data.replace(b"}", b" }", 1))  # same game, one byte more
+    main(["verify", "--json", str(a), str(b)])
+    va, vb = orjson.loads(capsys.readouterr().out)
+    import hashlib
+
+    assert va["sha256"] == hashlib.sha256(data).hexdigest()
+    assert vb["sha256"] != va["sha256"] and va["status"] == vb["status"]

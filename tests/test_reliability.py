@@ -1,0 +1,144 @@
+"""Crash safety with a real SIGKILL, a dashboard under a concurrent ingest, dashboard launch flags."""
+
+from __future__ import annotations
+
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers import CHROMIUM_ARGS, dashboard_server
+
+from ingest.db import reading
+from ingest.load import expand, ingest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CORPUS = ROOT / "sample_logs" / "corpus"
+
+
+def sql(db, text):
+    with reading(str(db)) as con:
+        return con.execute(text).fetchall()
+
+
+def consistent(db) -> None:
+    """No partial game: every fact belongs to a loaded game, every game to a log."""
+    for table in ("players", "rounds", "tricks", "plays", "takes", "bids", "round_scores",
+                  "claims", "turns", "keeps", "trumps"):
+        orphans = sql(db, f"SELECT count(*) FROM {table} "
+                          f"WHERE game_id NOT IN (SELECT game_id FROM games)")[0][0]
+        assert orphans == 0, table
+    assert sql(db, "SELECT count(*) FROM games WHERE sha256 NOT IN (SELECT sha256 FROM logs)") \
+        == [(0,)]
+    # every game has its players and (when finished rounds exist) its scores
+    assert sql(db, "SELECT count(*) FROM games g WHERE NOT EXISTS "
+                   "(SELECT 1 FROM players p WHERE p.game_id = g.game_id)") == [(0,)]
+
+
+def test_sigkill_mid_batch_leaves_a_consistent_database_and_a_rerun_completes(tmp_path):
+    db = tmp_path / "crash.duckdb"
+    marker = tmp_path / "marker"
+    env = {**os.environ, "TRICKLEDGER_TEST_HANG_BATCH": "3",
+           "TRICKLEDGER_TEST_MARKER": str(marker)}
+    cmd = [sys.executable, "-m", "replay.cli", "ingest", "--db", str(db), "--batch", "40",
+           "--jobs", "2", str(CORPUS)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 120
+    while not marker.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert marker.exists(), proc.communicate()[0].decode()
+    os.killpg(os.getpgid(proc.pid), 0)  # still alive, mid-transaction
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(30)
+    assert proc.returncode == -signal.SIGKILL
+    # the database opens, holds exactly the two committed batches, and nothing partial
+    games = sql(db, "SELECT count(*) FROM games")[0][0]
+    logs = sql(db, "SELECT count(*) FROM logs")[0][0]
+    assert 0 < logs <= 2 * 50 and games <= logs
+    consistent(db)
+    # a re-run completes the load; every input file is in logs or ingest_errors
+    done = subprocess.run(cmd[:-1] + [str(CORPUS)], cwd=ROOT, capture_output=True, text=True,
+                          env={k: v for k, v in os.environ.items()
+                               if not k.startswith("TRICKLEDGER_TEST")})
+    assert done.returncode == 0, done.stdout + done.stderr
+    sources, _ = expand([str(CORPUS)])
+    names = {r[0] for r in sql(db, "SELECT file_name FROM logs UNION "
+                                   "SELECT file_name FROM ingest_errors")}
+    assert {s.name for s in sources} <= names
+    assert sql(db, "SELECT count(*) FROM logs")[0][0] == len(sources)
+    consistent(db)
+
+
+def test_twenty_browser_sessions_stay_usable_while_an_ingest_runs(tmp_path):
+    """A real dashboard server, 20 simultaneous headless-browser sessions loading pages,
+    and `trickledger ingest` writing to the same database file from another process."""
+    import asyncio
+
+    from playwright.async_api import async_playwright
+
+    db = tmp_path / "busy.duckdb"
+    ingest(expand([str(ROOT / "sample_logs" / "plotters")])[0], str(db), jobs=1)
+    extra = tmp_path / "extra"
+    subprocess.run([sys.executable, "-m", "replay.cli", "simulate", "--game", "rage",
+                    "--games", "600", "--seed", "11", "--out", str(extra)], cwd=ROOT,
+                   check=True, capture_output=True)
+    views = ["overview", "bidding", "results", "early_ends", "splits"]
+    times: list[float] = []
+    failures: list[str] = []
+
+    async def session(browser, k: int, url: str) -> None:
+        page = await browser.new_page()
+        for n in range(3):
+            view = views[(k + n) % len(views)]
+            t = time.perf_counter()
+            await page.goto(f"{url}/{view}", wait_until="domcontentloaded")
+            try:
+                await page.locator("[data-testid='stPlotlyChart']").first.wait_for(
+                    timeout=120_000)
+            except Exception as e:
+                failures.append(f"{view}: no chart ({e!r})"[:300])
+                continue
+            times.append(time.perf_counter() - t)
+            for box in ("stException", "stAlertContentError"):
+                if await page.locator(f"[data-testid='{box}']").count():
+                    failures.append(f"{view}: {box}")
+        await page.close()
+
+    async def run(url: str) -> None:
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            await asyncio.gather(*(session(browser, k, url) for k in range(20)))
+            await browser.close()
+
+    with dashboard_server(str(db), str(tmp_path / "server.log"), no_samples=True) as url:
+        writer = subprocess.Popen([sys.executable, "-m", "replay.cli", "ingest", "--db",
+                                   str(db), "--batch", "50", "--jobs", "1", str(extra)],
+                                  cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True)
+        asyncio.run(run(url))
+        out, err = writer.communicate(timeout=600)
+    assert writer.returncode == 0, out + err
+    assert not failures, failures[:5]
+    assert len(times) == 60
+    p95 = statistics.quantiles(times, n=20)[-1]
+    print(f"\n20 browser sessions x 3 pages during an ingest: p95 page time {p95:.2f} s; "
+          f"ingest said: {out.strip().splitlines()[-2]}")
+    # the new games are there once the ingest is done
+    assert sql(db, "SELECT count(*) FROM games")[0][0] == 3 + 600
+
+
+@pytest.mark.parametrize("flag,value", [("--server.address", "127.0.0.1"),
+                                        ("--server.enableXsrfProtection", "true"),
+                                        ("--server.maxUploadSize", "50")])
+def test_dashboard_is_local_with_xsrf_on_and_uploads_capped(flag, value):
+    from replay.cli import streamlit_command
+
+    cmd = streamlit_command(address="127.0.0.1", port=8501)
+    assert cmd[cmd.index(flag) + 1] == value
+    assert "--server.address" in streamlit_command(address="0.0.0.0", port=1)
