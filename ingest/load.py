@@ -171,6 +171,7 @@ class Summary:
     events: int = 0
     seconds: float = 0.0
     results: list[Processed] = field(default_factory=list)
+    keep_all: bool = True  # False: keep only the logs that need a word (memory stays flat)
 
     @property
     def events_per_s(self) -> float:
@@ -312,7 +313,8 @@ class BatchWriter:
             con.execute("ROLLBACK").fetchall()
             raise
         for p, status in outcome:
-            summary.results.append(p)
+            if summary.keep_all or status not in ("complete", "incomplete", "already loaded"):
+                summary.results.append(p)
             if status == "already loaded":
                 summary.already += 1
                 p.status = "already loaded"
@@ -334,18 +336,19 @@ CHUNK = 25
 def ingest(sources: list[Source], path: str, jobs: int | None = None,
            batch_size: int = 500, progress: Callable[[int, int], None] | None = None,
            fault: Callable[[str], None] | None = None,
-           on_busy: Callable[[float], None] | None = None) -> Summary:
+           on_busy: Callable[[float], None] | None = None, keep_all: bool = True) -> Summary:
     """Load `sources` into the database at `path`. Replays on `jobs` processes; writes
-    batches of about `batch_size` logs, each in one transaction."""
+    batches of about `batch_size` logs, each in one transaction. With `keep_all` false,
+    `summary.results` lists only illegal, unreadable and conflicting logs."""
     t0 = time.perf_counter()
-    summary = Summary()
+    summary = Summary(keep_all=keep_all)
     writer = BatchWriter(path, fault, on_busy)
     known = writer.known_shas()
     jobs = jobs or os.cpu_count() or 1
     done = 0
     batch: list[Chunk] = []
     pending = 0
-    for chunk in _chunks(sources, known, jobs):
+    for chunk in _chunks(sources, known, jobs, batch_size):
         batch.append(chunk)
         pending += len(chunk.files)
         if pending >= batch_size:
@@ -363,16 +366,18 @@ def ingest(sources: list[Source], path: str, jobs: int | None = None,
     return summary
 
 
-def _chunks(sources: list[Source], known: frozenset[str], jobs: int) -> Iterator[Chunk]:
+def _chunks(sources: list[Source], known: frozenset[str], jobs: int,
+            batch_size: int) -> Iterator[Chunk]:
     groups = [sources[i:i + CHUNK] for i in range(0, len(sources), CHUNK)]
     if jobs == 1 or len(sources) < 64:
         _init_worker(known)
         yield from map(process_chunk, groups)
         return
     # Pool.imap would queue every task at once and let finished chunks pile up while the
-    # writer is busy; the semaphore keeps a few chunks per worker in flight, so memory
-    # stays flat however large the corpus.
-    in_flight = threading.BoundedSemaphore(jobs * 4)
+    # writer is busy; the semaphore bounds the chunks in flight (about one batch ahead, so
+    # the workers keep replaying while a batch is written), and memory stays flat however
+    # large the corpus.
+    in_flight = threading.BoundedSemaphore(batch_size // CHUNK + 2 * jobs)
     stop = threading.Event()
 
     def feed() -> Iterator[list[Source]]:

@@ -113,7 +113,20 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--no-samples", action="store_true",
                    help="do not load sample_logs/ into an empty database")
     d.set_defaults(fn=cmd_dashboard)
+    b = sub.add_parser("bench", help="run the benchmark (same as python -m bench)",
+                       add_help=False)
+    b.add_argument("rest", nargs=argparse.REMAINDER)
+    b.set_defaults(fn=cmd_bench)
     return p
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from bench.run import main as bench_main
+
+    return bench_main(args.rest)
 
 
 def streamlit_command(address: str, port: int) -> list[str]:
@@ -194,7 +207,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     try:
         record_missing(missing, path)
         summary = ingest(sources, path, jobs=args.jobs, batch_size=args.batch,
-                         progress=progress, on_busy=busy)
+                         progress=progress, on_busy=busy, keep_all=False)
     except DatabaseBusy as e:
         print(f"trickledger ingest: {e}", file=sys.stderr)
         return 2
