@@ -22,6 +22,9 @@ SANDBOX = {
     "enable_external_access": False,
     "autoinstall_known_extensions": False,
     "autoload_known_extensions": False,
+    # DuckDB's buffer pool would otherwise grow towards 80 % of RAM as the file grows;
+    # a cap keeps a long ingest's memory flat (DuckDB spills what does not fit)
+    "memory_limit": "512MB",
     "lock_configuration": True,
 }
 

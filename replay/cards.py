@@ -65,6 +65,11 @@ class CardTable:
         return iter(self.by_name.values())
 
 
+def card_order(c: Card) -> int:
+    """Sort key: deck order."""
+    return c.index
+
+
 def names(cards: Iterable[Card]) -> str:
     return " ".join(c.name for c in cards)
 

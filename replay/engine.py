@@ -35,6 +35,8 @@ class GameInfo:
     lowest_wins: bool = False
     trick_game: bool = True
     event_types: tuple[str, ...] = ()
+    # lines of `trickledger replay` for one of the game's own facts, given the players
+    render_fact: Callable[[Any, tuple[str, ...]], list[str]] | None = None
 
 
 _REGISTRY: dict[str, GameInfo] = {}
@@ -187,8 +189,17 @@ class GameState:
         return dict(self.totals)
 
     def render(self) -> list[str]:
-        """The replay as a person reads it, from `self.facts`."""
-        raise NotImplementedError
+        """The replay as a person reads it, from `self.facts`: scores and claims here, the
+        game's own facts by its `render_fact`."""
+        out: list[str] = []
+        for f in self.facts:
+            if isinstance(f, RoundScored):
+                out.extend(f"   {p:<10} {f.derivations[p]}" for p in self.players)
+            elif isinstance(f, ClaimChecked):
+                out.append(claim_text(f))
+            elif self.info.render_fact is not None:
+                out.extend(self.info.render_fact(f, self.players))
+        return out
 
     def legal_moves(self) -> list[dict[str, Any]]:
         """The events the player to move may write next (empty when a deal or trump is due)."""
@@ -302,6 +313,10 @@ def claim_text(c: ClaimChecked) -> str:
         return f"   claim (line {c.line}): {c.player} {what} {c.claimed} - matches"
     return (f"   claim (line {c.line}): {c.player} {what}: {c.derivation}, "
             f"sheet says {c.claimed}  ** MISMATCH **")
+
+
+def hands_lines(f: RoundDealt) -> list[str]:
+    return [f"   {p:<10} {' '.join(hand)}" for p, hand in f.hands.items()]
 
 
 def totals_derivation(rounds: Iterable[RoundScored], player: str) -> str:

@@ -11,15 +11,13 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from ..cards import Card, CardTable
+from ..cards import Card, CardTable, card_order
 from ..engine import (
-    ClaimChecked,
     GameInfo,
     GameState,
     RoundDealt,
-    RoundScored,
     check_rounds,
-    claim_text,
+    hands_lines,
     register,
     str_list,
 )
@@ -175,7 +173,7 @@ class ColorStacksState(GameState):
             extra["aside"] = (self._card(aside_raw[0]).name,)
         self.facts.append(RoundDealt(
             self.round_no, self.players[self.dealer], self.players[left],
-            {p: tuple(c.name for c in sorted(self.hands[s], key=_order))
+            {p: tuple(c.name for c in sorted(self.hands[s], key=card_order))
              for s, p in enumerate(self.players)}, extra, ev.line))
 
     def _not_now(self, what: str) -> None:
@@ -253,7 +251,7 @@ class ColorStacksState(GameState):
         scores: dict[str, int] = {}
         derivs: dict[str, str] = {}
         for s, name in enumerate(self.players):
-            total, breakdown, text = hand_value(sorted(self.hands[s], key=_order), self.stacks,
+            total, breakdown, text = hand_value(sorted(self.hands[s], key=card_order), self.stacks,
                                                 self.suits, s == ender)
             scores[name] = total
             derivs[name] = text
@@ -282,7 +280,7 @@ class ColorStacksState(GameState):
     def legal_moves(self) -> list[dict[str, Any]]:
         if self.phase == "place":
             p = self.players[self.turn]
-            hand = sorted(self.hands[self.turn], key=_order)
+            hand = sorted(self.hands[self.turn], key=card_order)
             return [{"type": "place", "player": p, "cards": [a.name, b.name]}
                     for a, b in combinations(hand, 2)]
         if self.phase == "draw":
@@ -291,11 +289,11 @@ class ColorStacksState(GameState):
         return []
 
     def new_deal(self, rng: Any) -> dict[str, Any]:
-        deck = sorted(self.deck, key=_order)
+        deck = sorted(self.deck, key=card_order)
         rng.shuffle(deck)
         hs = self.hand_size
         ev: dict[str, Any] = {"type": "deal", "hands": {
-            p: [c.name for c in sorted(deck[i * hs:(i + 1) * hs], key=_order)]
+            p: [c.name for c in sorted(deck[i * hs:(i + 1) * hs], key=card_order)]
             for i, p in enumerate(self.players)}}
         rest = deck[self.n * hs:]
         if self.n == 2:
@@ -304,17 +302,14 @@ class ColorStacksState(GameState):
             ev["aside"] = [rest[0].name]
         return ev
 
-    def render(self) -> list[str]:
-        return render_facts(self.facts, self.players)
 
-
-def render_facts(facts: list[Any], players: tuple[str, ...]) -> list[str]:
+def render_fact(f: Any, players: tuple[str, ...]) -> list[str]:
+    """Lines of `replay` for one of this game's facts."""
     out: list[str] = []
-    for f in facts:
+    if True:
         if isinstance(f, RoundDealt):
             out.append(f"== Round {f.round}: {f.dealer} deals, {f.leader} starts")
-            for p, hand in f.hands.items():
-                out.append(f"   {p:<10} {' '.join(hand)}")
+            out.extend(hands_lines(f))
             if "pile" in f.extra:
                 out.append(f"   pile (top first) {' '.join(f.extra['pile'])}")
             if "aside" in f.extra:
@@ -326,20 +321,13 @@ def render_facts(facts: list[Any], players: tuple[str, ...]) -> list[str]:
             end = f"  -> a stack reached six: {f.player} ends the game" if f.ended else ""
             out.append(f"{label} (line {f.line}): {f.player} {verb} {' '.join(f.cards)}; "
                        f"stacks {stacks}{end}")
-        elif isinstance(f, RoundScored):
-            for p in players:
-                out.append(f"   {p:<10} {f.derivations[p]}")
-        elif isinstance(f, ClaimChecked):
-            out.append(claim_text(f))
     return out
 
-
-def _order(c: Card) -> int:
-    return c.index
 
 
 INFO = register(GameInfo(
     name="color_stacks", title="Color Stacks", min_players=2, max_players=4,
     state_class=ColorStacksState, variants=("three_rounds",), needs_suits=True,
     trick_game=False, event_types=("deal", "place", "draw", "claim"),
+    render_fact=render_fact,
 ))

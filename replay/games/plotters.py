@@ -13,15 +13,13 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from ..cards import Card, CardTable, names
+from ..cards import Card, CardTable, card_order, names
 from ..engine import (
-    ClaimChecked,
     GameInfo,
     GameState,
     RoundDealt,
-    RoundScored,
     check_rounds,
-    claim_text,
+    hands_lines,
     register,
     str_list,
 )
@@ -176,7 +174,7 @@ class PlottersState(GameState):
         self.phase = "play"
         self.facts.append(RoundDealt(
             self.round_no, self.players[self.dealer], self.players[leader],
-            {p: tuple(c.name for c in sorted(self.hands[s], key=_order))
+            {p: tuple(c.name for c in sorted(self.hands[s], key=card_order))
              for s, p in enumerate(self.players)}, {}, ev.line))
 
     def _deck_text(self) -> str:
@@ -216,7 +214,7 @@ class PlottersState(GameState):
             raise RuleError(f"{name} cannot play {card}: it is not in {name}'s hand")
         colors = self.trick_colors
         if len(colors) == 3 and card.color not in colors:
-            legal = next(c for c in sorted(hand, key=_order) if c.color in colors)
+            legal = next(c for c in sorted(hand, key=card_order) if c.color in colors)
             shown = list(dict.fromkeys(c.color for _, c in self.trick))
             held = f"{shown[0]}, {shown[1]} and {shown[2]}"
             raise RuleError(f"{name} cannot play {card}: the trick already holds {held} "
@@ -411,7 +409,7 @@ class PlottersState(GameState):
         if self.phase == "play":
             s = self.turn
             colors = self.trick_colors
-            cards = sorted(self.hands[s], key=_order)
+            cards = sorted(self.hands[s], key=card_order)
             if len(colors) == 3:
                 cards = [c for c in cards if c.color in colors]
             return [{"type": "play", "player": self.players[s], "card": c.name} for c in cards]
@@ -426,14 +424,11 @@ class PlottersState(GameState):
                     for p in combinations(have, 2)]
         return []
 
-    def render(self) -> list[str]:
-        return render_facts(self.facts, self.players)
-
     def new_deal(self, rng: Any) -> dict[str, Any]:
         """A shuffled deal event for the next round (used by the simulator)."""
-        deck = sorted(self.deck, key=_order)
+        deck = sorted(self.deck, key=card_order)
         rng.shuffle(deck)
-        hands = {p: [c.name for c in sorted(deck[i * HAND_SIZE:(i + 1) * HAND_SIZE], key=_order)]
+        hands = {p: [c.name for c in sorted(deck[i * HAND_SIZE:(i + 1) * HAND_SIZE], key=card_order)]
                  for i, p in enumerate(self.players)}
         return {"type": "deal", "hands": hands}
 
@@ -445,13 +440,13 @@ def stacks_text(st: tuple[int, int, int, int, int]) -> str:
     return shown or "-"
 
 
-def render_facts(facts: list[Any], players: tuple[str, ...]) -> list[str]:
+def render_fact(f: Any, players: tuple[str, ...]) -> list[str]:
+    """Lines of `replay` for one of this game's facts."""
     out: list[str] = []
-    for f in facts:
+    if True:
         if isinstance(f, RoundDealt):
             out.append(f"== Round {f.round}: {f.dealer} deals, {f.leader} leads")
-            for p, hand in f.hands.items():
-                out.append(f"   {p:<10} {' '.join(hand)}")
+            out.extend(hands_lines(f))
         elif isinstance(f, TrickFinished):
             plays = ", ".join(f"{p} {c}" for p, c in f.cards)
             out.append(f"Trick {f.trick} (line {f.line}): {plays}; led {COLOR_NAMES[f.led_color]}")
@@ -476,20 +471,13 @@ def render_facts(facts: list[Any], players: tuple[str, ...]) -> list[str]:
                            f"colour; {unfinished} and all hands are discarded")
             else:
                 out.append(f"Round {f.round} ends after {f.tricks} tricks")
-        elif isinstance(f, RoundScored):
-            for p in players:
-                out.append(f"   {p:<10} {f.derivations[p]}")
-        elif isinstance(f, ClaimChecked):
-            out.append(claim_text(f))
     return out
 
-
-def _order(c: Card) -> int:
-    return c.index
 
 
 INFO = register(GameInfo(
     name="plotters", title="Plotters, Inc. / Mit List und Tücke",
     min_players=4, max_players=6, state_class=PlottersState,
     editions=EDITIONS, event_types=("deal", "play", "take", "keep", "claim"),
+    render_fact=render_fact,
 ))

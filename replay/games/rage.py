@@ -12,14 +12,12 @@ from typing import Any
 
 from ..cards import Card, CardTable, hand_cards, hand_of, remove_from_hand
 from ..engine import (
-    ClaimChecked,
     GameInfo,
     GameState,
     RoundDealt,
-    RoundScored,
     check_rounds,
-    claim_text,
     field_of,
+    hands_lines,
     register,
 )
 from ..errors import RuleError
@@ -522,18 +520,15 @@ class RageState(GameState):
     def next_trump(self, rng: Any) -> dict[str, Any]:
         return {"type": "trump", "card": rng.choice(self.pile()).name}
 
-    def render(self) -> list[str]:
-        return render_facts(self.facts, self.players)
 
-
-def render_facts(facts: list[Any], players: tuple[str, ...]) -> list[str]:
+def render_fact(f: Any, players: tuple[str, ...]) -> list[str]:
+    """Lines of `replay` for one of this game's facts."""
     out: list[str] = []
-    for f in facts:
+    if True:
         if isinstance(f, RoundDealt):
             out.append(f"== Round {f.round}: {f.dealer} deals {f.extra['hand_size']} cards each, "
                        f"{f.leader} leads")
-            for p, hand in f.hands.items():
-                out.append(f"   {p:<10} {' '.join(hand)}")
+            out.extend(hands_lines(f))
         elif isinstance(f, TrumpTurned):
             if f.trump is None:
                 out.append(f"   turned {f.card}: an action card, set aside")
@@ -554,15 +549,11 @@ def render_facts(facts: list[Any], players: tuple[str, ...]) -> list[str]:
                        f"{f.winner} wins with {f.winning_card}{money}")
         elif isinstance(f, BidSettled):
             out.append(f"   {f.player:<10} bid {f.bid}, won {f.won}")
-        elif isinstance(f, RoundScored):
-            for p in players:
-                out.append(f"   {p:<10} {f.derivations[p]}")
-        elif isinstance(f, ClaimChecked):
-            out.append(claim_text(f))
     return out
 
 
 INFO = register(GameInfo(
     name="rage", title="Rage", min_players=3, max_players=8, state_class=RageState,
     variants=VARIANTS, event_types=("deal", "trump", "bid", "play", "claim"),
+    render_fact=render_fact,
 ))

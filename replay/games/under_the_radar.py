@@ -12,13 +12,11 @@ from typing import Any
 
 from ..cards import Card, CardTable, hand_cards, hand_of, remove_from_hand
 from ..engine import (
-    ClaimChecked,
     GameInfo,
     GameState,
     RoundDealt,
-    RoundScored,
     check_rounds,
-    claim_text,
+    hands_lines,
     register,
     str_list,
 )
@@ -369,17 +367,14 @@ class UnderTheRadarState(GameState):
             ev["removed"] = [c.name for c in removed]
         return ev
 
-    def render(self) -> list[str]:
-        return render_facts(self.facts, self.players)
 
-
-def render_facts(facts: list[Any], players: tuple[str, ...]) -> list[str]:
+def render_fact(f: Any, players: tuple[str, ...]) -> list[str]:
+    """Lines of `replay` for one of this game's facts."""
     out: list[str] = []
-    for f in facts:
+    if True:
         if isinstance(f, RoundDealt):
             out.append(f"== Round {f.round}: {f.dealer} deals, {f.leader} leads")
-            for p, hand in f.hands.items():
-                out.append(f"   {p:<10} {' '.join(hand)}")
+            out.extend(hands_lines(f))
             if f.extra.get("removed"):
                 out.append(f"   removed {' '.join(f.extra['removed'])}")
         elif isinstance(f, UTRTrickFinished):
@@ -403,11 +398,6 @@ def render_facts(facts: list[Any], players: tuple[str, ...]) -> list[str]:
                 out.append(f"Round {f.round} ends: {f.player} took a trick with their last card")
             else:
                 out.append(f"Round {f.round} ends: nobody has cards left")
-        elif isinstance(f, RoundScored):
-            for p in players:
-                out.append(f"   {p:<10} {f.derivations[p]}")
-        elif isinstance(f, ClaimChecked):
-            out.append(claim_text(f))
     return out
 
 
@@ -415,4 +405,5 @@ INFO = register(GameInfo(
     name="under_the_radar", title="Under the Radar", min_players=3, max_players=7,
     state_class=UnderTheRadarState, lowest_wins=True,
     event_types=("deal", "play", "claim"),
+    render_fact=render_fact,
 ))
