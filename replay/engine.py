@@ -206,8 +206,11 @@ class GameState:
         raise NotImplementedError
 
     def expects(self) -> str | None:
-        """What the next event must be: 'deal', 'trump', 'move' or None when the game is over."""
-        raise NotImplementedError
+        """What the next event must be: 'deal', 'trump', 'move' or None when the game is over.
+        Games keep a `phase`; "deal" means a round is to be dealt."""
+        if self.over:
+            return None
+        return "deal" if getattr(self, "phase", "deal") == "deal" else "move"
 
     # -- helpers for games
     def seat_of(self, ev: Event) -> int:

@@ -265,11 +265,6 @@ class ColorStacksState(GameState):
         return None
 
     # ------------------------------------------------------------ uniform API
-    def expects(self) -> str | None:
-        if self.over:
-            return None
-        return "deal" if self.phase == "deal" else "move"
-
     def to_move(self) -> str | None:
         if self.phase == "place":
             return self.players[self.turn]
@@ -306,21 +301,20 @@ class ColorStacksState(GameState):
 def render_fact(f: Any, players: tuple[str, ...]) -> list[str]:
     """Lines of `replay` for one of this game's facts."""
     out: list[str] = []
-    if True:
-        if isinstance(f, RoundDealt):
-            out.append(f"== Round {f.round}: {f.dealer} deals, {f.leader} starts")
-            out.extend(hands_lines(f))
-            if "pile" in f.extra:
-                out.append(f"   pile (top first) {' '.join(f.extra['pile'])}")
-            if "aside" in f.extra:
-                out.append(f"   aside {' '.join(f.extra['aside'])}")
-        elif isinstance(f, TurnTaken):
-            stacks = " ".join(f"{s}{k}" for s, k in f.stacks)
-            verb = "places" if f.kind == "place" else "draws"
-            label = f"Turn {f.turn}" if f.kind == "place" else "Draw"
-            end = f"  -> a stack reached six: {f.player} ends the game" if f.ended else ""
-            out.append(f"{label} (line {f.line}): {f.player} {verb} {' '.join(f.cards)}; "
-                       f"stacks {stacks}{end}")
+    if isinstance(f, RoundDealt):
+        out.append(f"== Round {f.round}: {f.dealer} deals, {f.leader} starts")
+        out.extend(hands_lines(f))
+        if "pile" in f.extra:
+            out.append(f"   pile (top first) {' '.join(f.extra['pile'])}")
+        if "aside" in f.extra:
+            out.append(f"   aside {' '.join(f.extra['aside'])}")
+    elif isinstance(f, TurnTaken):
+        stacks = " ".join(f"{s}{k}" for s, k in f.stacks)
+        verb = "places" if f.kind == "place" else "draws"
+        label = f"Turn {f.turn}" if f.kind == "place" else "Draw"
+        end = f"  -> a stack reached six: {f.player} ends the game" if f.ended else ""
+        out.append(f"{label} (line {f.line}): {f.player} {verb} {' '.join(f.cards)}; "
+                   f"stacks {stacks}{end}")
     return out
 
 

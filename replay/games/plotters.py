@@ -391,11 +391,6 @@ class PlottersState(GameState):
             "early_end_player": self.players[early_player] if early else None}, line)
 
     # ------------------------------------------------------------ uniform API
-    def expects(self) -> str | None:
-        if self.over:
-            return None
-        return "deal" if self.phase == "deal" else "move"
-
     def to_move(self) -> str | None:
         if self.phase == "play":
             return self.players[self.turn]
@@ -443,34 +438,33 @@ def stacks_text(st: tuple[int, int, int, int, int]) -> str:
 def render_fact(f: Any, players: tuple[str, ...]) -> list[str]:
     """Lines of `replay` for one of this game's facts."""
     out: list[str] = []
-    if True:
-        if isinstance(f, RoundDealt):
-            out.append(f"== Round {f.round}: {f.dealer} deals, {f.leader} leads")
-            out.extend(hands_lines(f))
-        elif isinstance(f, TrickFinished):
-            plays = ", ".join(f"{p} {c}" for p, c in f.cards)
-            out.append(f"Trick {f.trick} (line {f.line}): {plays}; led {COLOR_NAMES[f.led_color]}")
-            out.append(f"   first winner {f.first_winner} ({f.first_card}) picks "
-                       f"{' '.join(f.first_pick)}")
-            if f.second_winner is None:
-                out.append(f"   all {COLOR_NAMES[f.led_color]}: no second winner, "
-                           f"{' '.join(f.discarded)} discarded; {f.next_leader} leads next")
-            else:
-                out.append(f"   second winner {f.second_winner} ({f.second_card}) gets "
-                           f"{' '.join(f.second_got)} and leads next")
-            out.append("   stacks: " + "; ".join(
-                f"{p} {stacks_text(st)}" for p, st in zip(players, f.stacks)))
-        elif isinstance(f, ColorsKept):
-            out.append(f"   {f.player} keeps {f.colors[0]} and {f.colors[1]} "
-                       f"({f.discarded} cards turned face down)")
-        elif isinstance(f, RoundEnded):
-            if f.ended_early:
-                unfinished = ", ".join(f"{p} {c}" for p, c in f.unfinished)
-                out.append(f"Round {f.round} ends early in trick {f.early_end_trick} "
-                           f"(line {f.line}): {f.early_end_player} holds only the fourth "
-                           f"colour; {unfinished} and all hands are discarded")
-            else:
-                out.append(f"Round {f.round} ends after {f.tricks} tricks")
+    if isinstance(f, RoundDealt):
+        out.append(f"== Round {f.round}: {f.dealer} deals, {f.leader} leads")
+        out.extend(hands_lines(f))
+    elif isinstance(f, TrickFinished):
+        plays = ", ".join(f"{p} {c}" for p, c in f.cards)
+        out.append(f"Trick {f.trick} (line {f.line}): {plays}; led {COLOR_NAMES[f.led_color]}")
+        out.append(f"   first winner {f.first_winner} ({f.first_card}) picks "
+                   f"{' '.join(f.first_pick)}")
+        if f.second_winner is None:
+            out.append(f"   all {COLOR_NAMES[f.led_color]}: no second winner, "
+                       f"{' '.join(f.discarded)} discarded; {f.next_leader} leads next")
+        else:
+            out.append(f"   second winner {f.second_winner} ({f.second_card}) gets "
+                       f"{' '.join(f.second_got)} and leads next")
+        out.append("   stacks: " + "; ".join(
+            f"{p} {stacks_text(st)}" for p, st in zip(players, f.stacks)))
+    elif isinstance(f, ColorsKept):
+        out.append(f"   {f.player} keeps {f.colors[0]} and {f.colors[1]} "
+                   f"({f.discarded} cards turned face down)")
+    elif isinstance(f, RoundEnded):
+        if f.ended_early:
+            unfinished = ", ".join(f"{p} {c}" for p, c in f.unfinished)
+            out.append(f"Round {f.round} ends early in trick {f.early_end_trick} "
+                       f"(line {f.line}): {f.early_end_player} holds only the fourth "
+                       f"colour; {unfinished} and all hands are discarded")
+        else:
+            out.append(f"Round {f.round} ends after {f.tricks} tricks")
     return out
 
 

@@ -524,31 +524,30 @@ class RageState(GameState):
 def render_fact(f: Any, players: tuple[str, ...]) -> list[str]:
     """Lines of `replay` for one of this game's facts."""
     out: list[str] = []
-    if True:
-        if isinstance(f, RoundDealt):
-            out.append(f"== Round {f.round}: {f.dealer} deals {f.extra['hand_size']} cards each, "
-                       f"{f.leader} leads")
-            out.extend(hands_lines(f))
-        elif isinstance(f, TrumpTurned):
-            if f.trump is None:
-                out.append(f"   turned {f.card}: an action card, set aside")
-            else:
-                when = {"deal": "trump for the round", "change": "CHANGE: new trump",
-                        "notrump": "new trump after the trick without trump"}[f.reason]
-                out.append(f"   turned {f.card}: {when} is {COLOR_NAMES[f.trump]}")
-        elif isinstance(f, BidMade):
-            out.append(f"   {f.player} bids {f.bid}")
-        elif isinstance(f, RageTrickFinished):
-            plays = ", ".join(f"{p} {c}" + (f" (as {a})" if a else "") for p, c, a in f.cards)
-            led = COLOR_NAMES[f.led_color] if f.led_color else "no colour"
-            trump = "no trump (NOTRUMP)" if f.notrump else \
-                (f"trump {COLOR_NAMES[f.trump]}" if f.trump else "no trump")
-            extra = " CHANGE fired;" if f.change else ""
-            money = "".join([" +5" * f.plus5, " -5" * f.minus5])
-            out.append(f"Trick {f.trick} (line {f.line}): {plays}; led {led}, {trump};{extra} "
-                       f"{f.winner} wins with {f.winning_card}{money}")
-        elif isinstance(f, BidSettled):
-            out.append(f"   {f.player:<10} bid {f.bid}, won {f.won}")
+    if isinstance(f, RoundDealt):
+        out.append(f"== Round {f.round}: {f.dealer} deals {f.extra['hand_size']} cards each, "
+                   f"{f.leader} leads")
+        out.extend(hands_lines(f))
+    elif isinstance(f, TrumpTurned):
+        if f.trump is None:
+            out.append(f"   turned {f.card}: an action card, set aside")
+        else:
+            when = {"deal": "trump for the round", "change": "CHANGE: new trump",
+                    "notrump": "new trump after the trick without trump"}[f.reason]
+            out.append(f"   turned {f.card}: {when} is {COLOR_NAMES[f.trump]}")
+    elif isinstance(f, BidMade):
+        out.append(f"   {f.player} bids {f.bid}")
+    elif isinstance(f, RageTrickFinished):
+        plays = ", ".join(f"{p} {c}" + (f" (as {a})" if a else "") for p, c, a in f.cards)
+        led = COLOR_NAMES[f.led_color] if f.led_color else "no colour"
+        trump = "no trump (NOTRUMP)" if f.notrump else \
+            (f"trump {COLOR_NAMES[f.trump]}" if f.trump else "no trump")
+        extra = " CHANGE fired;" if f.change else ""
+        money = "".join([" +5" * f.plus5, " -5" * f.minus5])
+        out.append(f"Trick {f.trick} (line {f.line}): {plays}; led {led}, {trump};{extra} "
+                   f"{f.winner} wins with {f.winning_card}{money}")
+    elif isinstance(f, BidSettled):
+        out.append(f"   {f.player:<10} bid {f.bid}, won {f.won}")
     return out
 
 

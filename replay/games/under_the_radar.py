@@ -332,11 +332,6 @@ class UnderTheRadarState(GameState):
         self.finish_round(scores, derivs, {"tricks": self.trick_no}, line)
 
     # ------------------------------------------------------------ uniform API
-    def expects(self) -> str | None:
-        if self.over:
-            return None
-        return "deal" if self.phase == "deal" else "move"
-
     def to_move(self) -> str | None:
         return self.players[self.turn] if self.phase == "play" else None
 
@@ -371,33 +366,32 @@ class UnderTheRadarState(GameState):
 def render_fact(f: Any, players: tuple[str, ...]) -> list[str]:
     """Lines of `replay` for one of this game's facts."""
     out: list[str] = []
-    if True:
-        if isinstance(f, RoundDealt):
-            out.append(f"== Round {f.round}: {f.dealer} deals, {f.leader} leads")
-            out.extend(hands_lines(f))
-            if f.extra.get("removed"):
-                out.append(f"   removed {' '.join(f.extra['removed'])}")
-        elif isinstance(f, UTRTrickFinished):
-            out.append(f"Trick {f.trick} led by {f.leader}:")
-            trick = Trick()
-            for i, (p, name) in enumerate(f.cards):
-                c = CARDS[name]
-                if i and f.taker is not None and i == len(f.cards) - 1:
-                    out.append(f"   {p} plays {name}: not acceptable "
-                               f"({why_unacceptable(c, trick)}) -> {p} takes the trick "
-                               f"(line {f.line})")
-                    break
-                trick.add(c)
-                out.append(f"   {p} plays {name}; shown: {trick.describe()}")
-            if f.taker is None:
-                out.append(f"   nobody has cards left: the trick is discarded (line {f.line})")
-            out.append(f"   {f.length} cards, {f.laps} lap(s)"
-                       + (f", closed: {', '.join(f.closed)}" if f.closed else ""))
-        elif isinstance(f, UTRRoundEnded):
-            if f.how == "last card":
-                out.append(f"Round {f.round} ends: {f.player} took a trick with their last card")
-            else:
-                out.append(f"Round {f.round} ends: nobody has cards left")
+    if isinstance(f, RoundDealt):
+        out.append(f"== Round {f.round}: {f.dealer} deals, {f.leader} leads")
+        out.extend(hands_lines(f))
+        if f.extra.get("removed"):
+            out.append(f"   removed {' '.join(f.extra['removed'])}")
+    elif isinstance(f, UTRTrickFinished):
+        out.append(f"Trick {f.trick} led by {f.leader}:")
+        trick = Trick()
+        for i, (p, name) in enumerate(f.cards):
+            c = CARDS[name]
+            if i and f.taker is not None and i == len(f.cards) - 1:
+                out.append(f"   {p} plays {name}: not acceptable "
+                           f"({why_unacceptable(c, trick)}) -> {p} takes the trick "
+                           f"(line {f.line})")
+                break
+            trick.add(c)
+            out.append(f"   {p} plays {name}; shown: {trick.describe()}")
+        if f.taker is None:
+            out.append(f"   nobody has cards left: the trick is discarded (line {f.line})")
+        out.append(f"   {f.length} cards, {f.laps} lap(s)"
+                   + (f", closed: {', '.join(f.closed)}" if f.closed else ""))
+    elif isinstance(f, UTRRoundEnded):
+        if f.how == "last card":
+            out.append(f"Round {f.round} ends: {f.player} took a trick with their last card")
+        else:
+            out.append(f"Round {f.round} ends: nobody has cards left")
     return out
 
 
