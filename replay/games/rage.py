@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..cards import Card, CardTable, hand_cards, hand_of, remove_from_hand
+from ..cards import Card, CardTable, card_order, hand_cards, hand_of, remove_from_hand
 from ..engine import (
     GameInfo,
     GameState,
@@ -336,7 +336,11 @@ class RageState(GameState):
                                 f"{', '.join(COLORS)}")
         led = self.led
         if led is not None and card.color != led:
-            follow = next((c for c in hand_cards(hand) if c.color == led), None)
+            follow = None
+            for c in hand:  # any card of the led colour? (no sorting on the hot path)
+                if c.color == led:
+                    follow = min((h for h in hand if h.color == led), key=card_order)
+                    break
             if follow is not None:
                 if card.color is None:
                     raise RuleError(f"{name} cannot play {card}: action cards may be played only "
