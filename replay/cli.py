@@ -144,7 +144,6 @@ def streamlit_command(address: str, port: int) -> list[str]:
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
     import os
-    import subprocess
     from pathlib import Path
 
     from ingest.db import db_path, is_empty
@@ -161,10 +160,10 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     env = dict(os.environ, TRICKLEDGER_DB=path)
     cmd = streamlit_command(args.address, args.port)
     print(f"dashboard on http://{args.address}:{args.port} (database {path})", flush=True)
-    try:
-        return subprocess.call(cmd, env=env)
-    except KeyboardInterrupt:
-        return 0
+    # become the server: signals sent to `trickledger dashboard` (Ctrl-C, a supervisor's
+    # SIGTERM) reach Streamlit itself instead of orphaning a child process
+    os.execve(sys.executable, cmd, env)
+    return 0  # not reached
 
 
 def _ingest_parsers(sub: Any) -> None:
