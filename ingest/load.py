@@ -33,16 +33,6 @@ from .rows import Rows, decode_text, replay_rows
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz")
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
-_POLARS_TYPES = {"VARCHAR": pl.Utf8, "BIGINT": pl.Int64, "INTEGER": pl.Int32,
-                 "TIMESTAMP": pl.Datetime("us"), "BOOLEAN": pl.Boolean, "DATE": pl.Date,
-                 "VARCHAR[]": pl.List(pl.Utf8)}
-
-
-def _polars_schema(table: str) -> dict[str, Any]:
-    return {c: _POLARS_TYPES[t.split()[0]] for c, t in schema.TABLES[table]}
-
-
-POLARS_SCHEMAS = {t: _polars_schema(t) for t in schema.TABLES}
 _ARROW_TYPES = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
                 "TIMESTAMP": pa.timestamp("us"), "BOOLEAN": pa.bool_(), "DATE": pa.date32(),
                 "VARCHAR[]": pa.list_(pa.string())}

@@ -33,8 +33,6 @@ class GameInfo:
     editions: tuple[str, ...] = ()
     needs_suits: bool = False
     lowest_wins: bool = False
-    trick_game: bool = True
-    event_types: tuple[str, ...] = ()
     # lines of `trickledger replay` for one of the game's own facts, given the players
     render_fact: Callable[[Any, tuple[str, ...]], list[str]] | None = None
 

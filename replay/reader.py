@@ -122,16 +122,16 @@ def iter_events(name: str, lines: list[bytes], start: int) -> Iterator[Event]:
         except RecursionError:
             raise IllegalLine(name, lineno, "line is nested too deeply to be a log event") from None
         if type(obj) is not dict:
-            raise IllegalLine(name, lineno, f"expected a JSON object, got {_kind(obj)}")
+            raise IllegalLine(name, lineno, f"expected a JSON object, got {kind(obj)}")
         etype = obj.get("type")
         if type(etype) is not str:
             if etype is None:
                 raise IllegalLine(name, lineno, "event has no 'type'")
-            raise IllegalLine(name, lineno, f"'type' must be a string, got {_kind(etype)}")
+            raise IllegalLine(name, lineno, f"'type' must be a string, got {kind(etype)}")
         yield Event(lineno, etype, obj)
 
 
-def _kind(v: Any) -> str:
+def kind(v: Any) -> str:
     if v is None:
         return "null"
     if isinstance(v, bool):
@@ -148,8 +148,6 @@ def _kind(v: Any) -> str:
         return "an object"
     return type(v).__name__
 
-
-kind = _kind
 
 
 def read_bytes(data: bytes, name: str, max_bytes: int | None = None) -> Log:
@@ -187,7 +185,7 @@ def parse_header(name: str, lineno: int, raw: bytes, sha: str) -> Header:
 
     obj = _json_line(name, lineno, raw, UnreadableLog)
     if type(obj) is not dict:
-        raise bad(f"the header must be a JSON object, got {_kind(obj)}")
+        raise bad(f"the header must be a JSON object, got {kind(obj)}")
     fmt = obj.get("format")
     if fmt != FORMAT:
         if fmt is None:
@@ -239,7 +237,7 @@ def parse_header(name: str, lineno: int, raw: bytes, sha: str) -> Header:
         suits = tuple(s.upper() for s in raw_suits)
     meta = obj.get("meta", {})
     if type(meta) is not dict:
-        raise bad(f"'meta' must be an object, got {_kind(meta)}")
+        raise bad(f"'meta' must be an object, got {kind(meta)}")
     gid = obj.get("id", sha)
     if type(gid) is not str or not gid:
         raise bad("'id' must be a non-empty string")

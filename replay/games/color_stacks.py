@@ -322,6 +322,5 @@ def render_fact(f: Any, players: tuple[str, ...]) -> list[str]:
 INFO = register(GameInfo(
     name="color_stacks", title="Color Stacks", min_players=2, max_players=4,
     state_class=ColorStacksState, variants=("three_rounds",), needs_suits=True,
-    trick_game=False, event_types=("deal", "place", "draw", "claim"),
     render_fact=render_fact,
 ))

@@ -472,6 +472,6 @@ def render_fact(f: Any, players: tuple[str, ...]) -> list[str]:
 INFO = register(GameInfo(
     name="plotters", title="Plotters, Inc. / Mit List und Tücke",
     min_players=4, max_players=6, state_class=PlottersState,
-    editions=EDITIONS, event_types=("deal", "play", "take", "keep", "claim"),
+    editions=EDITIONS,
     render_fact=render_fact,
 ))

@@ -557,6 +557,6 @@ def render_fact(f: Any, players: tuple[str, ...]) -> list[str]:
 
 INFO = register(GameInfo(
     name="rage", title="Rage", min_players=3, max_players=8, state_class=RageState,
-    variants=VARIANTS, event_types=("deal", "trump", "bid", "play", "claim"),
+    variants=VARIANTS,
     render_fact=render_fact,
 ))

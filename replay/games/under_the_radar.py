@@ -398,6 +398,5 @@ def render_fact(f: Any, players: tuple[str, ...]) -> list[str]:
 INFO = register(GameInfo(
     name="under_the_radar", title="Under the Radar", min_players=3, max_players=7,
     state_class=UnderTheRadarState, lowest_wins=True,
-    event_types=("deal", "play", "claim"),
     render_fact=render_fact,
 ))
