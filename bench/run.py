@@ -26,15 +26,16 @@ from typing import Any
 
 import orjson
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from replay.engine import replay_bytes
+from replay.registry import registry
+from replay.simulate import SimOptions, simulate
 
-from replay.engine import replay_bytes  # noqa: E402
-from replay.simulate import SimOptions, simulate  # noqa: E402
-
-GAMES = ("plotters", "rage", "color_stacks", "under_the_radar")
-PLAYERS = {"plotters": (4, 6), "rage": (3, 8), "color_stacks": (2, 4), "under_the_radar": (3, 7)}
 SEED = 2026
+
+
+def games() -> list[str]:
+    """Every registered game, in a stable order."""
+    return sorted(registry())
 
 
 def machine() -> dict[str, Any]:
@@ -56,15 +57,17 @@ def machine() -> dict[str, Any]:
 def build_corpus(work: Path, per_game: int) -> dict[str, list[Path]]:
     """`per_game` seeded games of each game (mixed tables, bots and variants), reused if present."""
     out: dict[str, list[Path]] = {}
-    for game in GAMES:
+    for game in games():
+        info = registry()[game]
         d = work / "base" / game
         files = sorted(d.glob("*.jsonl")) if d.exists() else []
         if len(files) != per_game:
             shutil.rmtree(d, ignore_errors=True)
             d.mkdir(parents=True)
-            opts = SimOptions(game=game, games=per_game, players=PLAYERS[game],
+            opts = SimOptions(game=game, games=per_game,
+                              players=(info.min_players, info.max_players),
                               bots=("greedy", "random"), seed=SEED, variants=None,
-                              edition="mixed" if game == "plotters" else None, claims=True)
+                              edition="mixed" if info.editions else None, claims=True)
             for name, data, _ in simulate(opts):
                 (d / name).write_bytes(data)
             files = sorted(d.glob("*.jsonl"))
@@ -174,7 +177,6 @@ def ingest_subprocess(files_list: Path, db: Path, jobs: int) -> dict[str, Any]:
         db.unlink()
     code = (
         "import json, resource, sys, time\n"
-        f"sys.path.insert(0, {str(ROOT)!r})\n"
         "from bench.run import TreeRss\n"
         "from ingest.load import Source, ingest\n"
         f"paths = open({str(files_list)!r}).read().split()\n"
@@ -202,7 +204,7 @@ def big_corpus(work: Path, base: dict[str, list[Path]], n: int) -> list[Path]:
     """`n` distinct logs: the base corpus cycled, each copy with its own header id."""
     d = work / "big"
     d.mkdir(parents=True, exist_ok=True)
-    pool = [p for game in GAMES for p in base[game]]
+    pool = [p for game in games() for p in base[game]]
     random.Random(SEED).shuffle(pool)
     existing = len(list(d.glob("*.jsonl")))
     for i in range(existing, n):
@@ -219,6 +221,7 @@ def dashboard_queries(db: Path, runs: int = 20) -> dict[str, Any]:
     os.environ["TRICKLEDGER_DB"] = str(db)
     from streamlit.testing.v1 import AppTest
 
+    import dashboard
     from dashboard import data
     from ingest.db import reading
 
@@ -235,7 +238,7 @@ def dashboard_queries(db: Path, runs: int = 20) -> dict[str, Any]:
     data.database.clear()
     data.query.clear()
     try:
-        for view in sorted((ROOT / "dashboard" / "views").glob("*.py")):
+        for view in sorted((Path(dashboard.__file__).parent / "views").glob("*.py")):
             if view.name == "__init__.py":
                 continue
             current[0] = view.stem
@@ -334,23 +337,34 @@ def peers(our_rate: float) -> dict[str, Any]:
     return res
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench")
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    """The benchmark's options, shared by `python -m bench` and `trickledger bench`."""
     ap.add_argument("--quick", action="store_true", help="small corpus, sizes 1k and 5k")
     ap.add_argument("--sizes", default=None, help="ingest scaling sizes, e.g. 1000,10000,100000")
     ap.add_argument("--per-game", type=int, default=None, help="base corpus games per game")
-    ap.add_argument("--work", default=str(ROOT / "bench" / "corpus"))
-    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "latest.json"))
+    ap.add_argument("--work", default=str(Path("bench") / "corpus"),
+                    help="folder for the generated corpus and databases (default: bench/corpus)")
+    ap.add_argument("--out", default=None, metavar="FILE",
+                    help="also write the results as JSON to FILE (the committed figures are "
+                         "bench/results/latest.json); by default nothing is written")
     ap.add_argument("--skip-peers", action="store_true")
-    args = ap.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench")
+    add_arguments(ap)
+    return run(ap.parse_args(argv), argv if argv is not None else sys.argv[1:])
+
+
+def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     per_game = args.per_game or (250 if args.quick else 1000)
     sizes = [int(x) for x in (args.sizes or ("1000,5000" if args.quick else
                                              "1000,10000,100000")).split(",")]
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     cores = os.cpu_count() or 1
-    result: dict[str, Any] = {"machine": machine(), "command": "python -m bench "
-                              + " ".join(argv if argv is not None else sys.argv[1:])}
+    result: dict[str, Any] = {"machine": machine(),
+                              "command": "python -m bench " + " ".join(argv or [])}
     t0 = time.perf_counter()
     print("building the corpus ...", flush=True)
     corpus = build_corpus(work, per_game)
@@ -359,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
     rate = fr["overall"]["replay_events_per_s"]
     print("ingest on all cores ...", flush=True)
     lst = work / "base.txt"
-    lst.write_text("\n".join(str(p) for g in GAMES for p in corpus[g]))
+    lst.write_text("\n".join(str(p) for g in games() for p in corpus[g]))
     ing = ingest_subprocess(lst, work / "base.duckdb", cores)
     ing["over_replay_x_cores"] = ing["events_per_s"] / (rate * cores)
     result["ingest"] = ing
@@ -381,11 +395,12 @@ def main(argv: list[str] | None = None) -> int:
         print("peers ...", flush=True)
         result["peers"] = peers(rate)
     result["seconds"] = time.perf_counter() - t0
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2, default=str))
     print(report(result))
-    print(f"written to {out}")
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(result, indent=2, default=str))
+        print(f"written to {out}")
     return 0
 
 

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import streamlit as st
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script by streamlit
 
 st.set_page_config(page_title="trickledger", page_icon="🃏", layout="wide")
 

@@ -28,7 +28,6 @@ from ingest.sql import run as run_sql
 
 CACHE_TTL_S = 5
 MAX_UPLOAD_DECOMPRESSED = 64 * 1024 * 1024
-REPO = Path(__file__).resolve().parent.parent
 
 
 class Busy(RuntimeError):
@@ -176,14 +175,83 @@ def options() -> dict[str, Any]:
             "hi": None if pd.isna(hi) else pd.Timestamp(hi).date()}
 
 
+# ----------------------------------------------------------------- the viewer
+
+GAME_COLUMNS = """g.game_id, g.sha256, g.game, g.n_players, g.status, g.error_line, g.error_message,
+    g.file_name, g.claims_mismatched, g.played_on,
+    (SELECT string_agg(p.player, ', ' ORDER BY p.seat) FROM players p
+     WHERE p.game_id = g.game_id) AS player_names"""
+
+
+def _labelled(games: pd.DataFrame) -> pd.DataFrame:
+    """A readable picker label per game: who played, when, the file, and a dispute mark."""
+    def label(r: pd.Series) -> str:
+        when = str(r["played_on"])[:10] if pd.notna(r["played_on"]) else "undated"
+        mark = ""
+        if r["status"] == "illegal":
+            mark = "ILLEGAL · "
+        elif (r["claims_mismatched"] or 0) > 0:
+            mark = "DISPUTED · "
+        return f"{mark}{r['game']} · {r['player_names']} · {when} · {r['file_name']}"
+
+    games = games.copy()
+    games["label"] = [label(r) for _, r in games.iterrows()] if len(games) else []
+    return games
+
+
+def viewer_games(f: Filters) -> pd.DataFrame:
+    """The games the viewer's picker offers (filtered, newest first), with labels."""
+    return _labelled(filtered(f"""
+        SELECT {GAME_COLUMNS} FROM games g WHERE g.game_id IN ({{games}})
+        ORDER BY g.played_on DESC NULLS LAST, g.game_id LIMIT 2000""", f))
+
+
+def find_game(wanted: str) -> dict[str, Any] | None:
+    """A game by its id or by the SHA-256 of its file (the id wins when both match)."""
+    rows = _labelled(query(f"""
+        SELECT {GAME_COLUMNS} FROM games g WHERE g.game_id = ? OR g.sha256 = ?
+        ORDER BY (g.game_id = ?) DESC LIMIT 1""", (wanted, wanted, wanted)))
+    return None if rows.empty else rows.iloc[0].to_dict()
+
+
+def game_info(name: str) -> Any:
+    """The registry's entry for a game (its title, what the viewer steps through)."""
+    from replay.registry import game_info as lookup
+
+    return lookup(name)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def timeline(sha256: str) -> Any:
+    """The engine's step-by-step replay of one stored log (hands and legal cards at every
+    move); computed by the engine from the stored text, kept for the process."""
+    from replay.timeline import timeline_bytes
+
+    text = _read("SELECT raw_text, file_name FROM logs WHERE sha256 = ?", (sha256,))
+    if text.empty:
+        return None
+    return timeline_bytes(str(text["raw_text"].iloc[0]).encode("utf-8"),
+                          str(text["file_name"].iloc[0]))
+
+
+def step_stacks(game_id: str, round_no: int, number: int, step: str) -> Any:
+    """The stacks the engine recorded after a trick (or turn), if the game keeps stacks."""
+    if step == "turn":
+        sql = "SELECT stacks FROM turns WHERE game_id = ? AND round = ? AND seq = ?"
+    else:
+        sql = "SELECT stacks FROM tricks WHERE game_id = ? AND round = ? AND trick = ?"
+    rows = query(sql, (game_id, round_no, number))
+    if rows.empty:
+        return None
+    value = rows["stacks"].iloc[0]
+    return None if value is None or (isinstance(value, float) and pd.isna(value)) else value
+
+
 def example_queries() -> list[tuple[str, str]]:
     """(question, SQL) pairs of docs/sql.md, for the console's one-click examples."""
-    doc = REPO / "docs" / "sql.md"
-    if not doc.exists():
-        return []
-    text = doc.read_text(encoding="utf-8")
-    return [(q.strip(), sql.strip()) for q, sql in
-            re.findall(r"### \d+\. (.*?)\n\n```sql\n(.*?)```", text, re.S)]
+    from ingest.examples import EXAMPLES
+
+    return list(EXAMPLES)
 
 
 __all__ = ["Busy", "Filters", "SqlRefused", "console", "database", "filtered", "load",

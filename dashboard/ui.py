@@ -60,12 +60,25 @@ def guarded(render: Callable[[], Any]) -> None:
         busy(e)
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
+# Characters that markdown (and Streamlit's KaTeX: $...$) would read as syntax.
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:&])")
 
 
-def esc(text: object) -> str:
-    """A player name or note made safe for st.markdown: no HTML, no markdown tricks."""
-    return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text)))
+def md(text: object) -> str:
+    """A name, file name or message made literal for any Streamlit text that renders
+    markdown (st.markdown, st.error, st.caption, metric labels...): every markdown, HTML
+    and math character is backslash-escaped once, and line breaks become spaces. Use it
+    there and only there; HTML (chips) uses `html.escape` instead."""
+    flat = " ".join(str(text).split())
+    return _MD_SPECIAL.sub(r"\\\1", flat)
+
+
+plain = md
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """'1 claim', '2 claims'."""
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
 
 
 def chip(card: str, note: str = "") -> str:
@@ -80,6 +93,27 @@ def chip(card: str, note: str = "") -> str:
     label = html.escape(card) + (f" <small>{html.escape(note)}</small>" if note else "")
     return (f'<span style="display:inline-block;padding:2px 8px;margin:2px;border-radius:6px;'
             f'background:{color};color:white;font-weight:600">{label}</span>')
+
+
+def hand_row(hand: tuple[str, ...], legal: tuple[str, ...] | None = None,
+             played: tuple[str, ...] = ()) -> None:
+    """A hand as chips; with `legal`, the cards that could not legally be played are faded
+    and the played card is outlined."""
+    if not hand:
+        st.caption("no cards")
+        return
+    parts = []
+    for c in hand:
+        faded = legal is not None and c not in legal
+        chip_html = chip(c)
+        style = "opacity:0.35;" if faded else ""
+        if c in played:
+            style += "outline:3px solid #111;outline-offset:1px;border-radius:6px;"
+        parts.append(f'<span style="display:inline-block;{style}">{chip_html}</span>')
+    st.markdown("".join(parts), unsafe_allow_html=True)
+    if legal is not None:
+        st.caption("Faded: not legal to play at that moment." if len(legal) < len(set(hand))
+                   else "Every card was legal to play.")
 
 
 def chips_row(items: list[tuple[str, str]]) -> None:

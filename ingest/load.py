@@ -24,29 +24,34 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-from replay.engine import replay_bytes
+from replay.engine import RowSink, replay_bytes
 
 from . import schema
 from .db import writing
-from .rows import Rows, decode_text, replay_rows
+from .rows import COLUMNS, decode_text, replay_rows
 
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz")
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
+_STACK = pa.struct([("player", pa.string()), ("stack", pa.string()), ("cards", pa.int32())])
 _ARROW_TYPES = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
                 "TIMESTAMP": pa.timestamp("us"), "BOOLEAN": pa.bool_(), "DATE": pa.date32(),
-                "VARCHAR[]": pa.list_(pa.string())}
-ARROW_SCHEMAS = {t: pa.schema([(c, _ARROW_TYPES[ty.split()[0]]) for c, ty in cols])
+                "VARCHAR[]": pa.list_(pa.string()), schema.STACKS: pa.list_(_STACK)}
+ARROW_SCHEMAS = {t: pa.schema([(c, _ARROW_TYPES[ty.removesuffix(" PRIMARY KEY")])
+                               for c, ty in cols])
                  for t, cols in schema.TABLES.items()}
 
+Columns = dict[str, list[Any]]
 
-def to_frame(table: str, rows: list[tuple[Any, ...]]) -> pl.DataFrame:
-    """Rows -> a typed polars frame. Columns are built as Arrow arrays first: pyarrow turns
-    Python lists (list columns included) into columns in C, where polars' own row
-    constructor walks every nested value in Python."""
+
+def to_frame(table: str, columns: Columns) -> pl.DataFrame:
+    """Column lists (by name) -> a typed polars frame. Columns are built as Arrow arrays
+    first: pyarrow turns Python lists (nested ones included) into columns in C."""
     fields = ARROW_SCHEMAS[table]
-    arrays = [pa.array([r[i] for r in rows], type=f.type) for i, f in enumerate(fields)]
-    return pl.from_arrow(pa.Table.from_arrays(arrays, schema=ARROW_SCHEMAS[table]))
+    arrays = [pa.array(columns[f.name], type=f.type) for f in fields]
+    frame = pl.from_arrow(pa.Table.from_arrays(arrays, schema=fields))
+    assert isinstance(frame, pl.DataFrame)
+    return frame
 
 
 # ------------------------------------------------------------------ inputs
@@ -103,7 +108,7 @@ class Processed:
     sha256: str | None
     status: str  # complete / incomplete / illegal / unreadable / already loaded
     events: int
-    rows: Rows
+    rows: dict[str, Columns]
     line: int | None = None
     message: str | None = None
     game_id: str | None = None
@@ -128,22 +133,29 @@ def process(src: Source) -> Processed:
         return Processed(src.name, sha, "already loaded", 0, {})
     try:
         r = replay_bytes(data, src.name, src.max_bytes)
-        rows = replay_rows(r, data, now)
+        sink = replay_rows(r, data, now)
     except Exception as e:  # a bug must not lose the file: it is recorded, not dropped
         msg = f"internal error while replaying ({type(e).__name__}: {e})"
-        return Processed(src.name, sha, "unreadable", 0, {
-            "logs": [(sha, src.name, len(data), now, decode_text(data), "unreadable", None, None,
-                      msg)],
-            "ingest_errors": [(src.name, sha, "unreadable", None, msg, now)]}, None, msg)
+        sink = RowSink("", (), COLUMNS)
+        sink.add("logs", sha256=sha, file_name=src.name, size_bytes=len(data), ingested_at=now,
+                 raw_text=decode_text(data), status="unreadable", game_id=None,
+                 error_message=msg)
+        sink.add("ingest_errors", file_name=src.name, sha256=sha, status="unreadable",
+                 message=msg, recorded_at=now)
+        return Processed(src.name, sha, "unreadable", 0, sink.columns, None, msg)
     err = r.error
-    return Processed(src.name, sha, r.status, r.events, rows, err.line if err else None,
-                     err.message if err else None)
+    p = Processed(src.name, sha, r.status, r.events, sink.columns, err.line if err else None,
+                  err.message if err else None)
+    p.game_id = r.header.id if r.header else None
+    return p
 
 
 def _unreadable(name: str, sha: str | None, msg: str, now: dt.datetime) -> Processed:
     # without bytes there is no sha256 to key `logs` by: only the error is recorded
-    return Processed(name, sha, "unreadable", 0,
-                     {"ingest_errors": [(name, sha, "unreadable", None, msg, now)]}, None, msg)
+    sink = RowSink("", (), COLUMNS)
+    sink.add("ingest_errors", file_name=name, sha256=sha, status="unreadable", message=msg,
+             recorded_at=now)
+    return Processed(name, sha, "unreadable", 0, sink.columns, None, msg)
 
 
 # ------------------------------------------------------------------ the writer
@@ -188,34 +200,33 @@ class Chunk:
 def process_chunk(sources: list[Source]) -> Chunk:
     """Replay and shape a chunk of logs (in a worker): the parent only concatenates."""
     files: list[Processed] = []
-    rows: dict[str, list[tuple[Any, ...]]] = {}
+    columns: dict[str, Columns] = {}
     tags: dict[str, list[int]] = {}
     for i, src in enumerate(sources):
         p = process(src)
-        for t, rs in p.rows.items():
-            rows.setdefault(t, []).extend(rs)
-            tags.setdefault(t, []).extend([i] * len(rs))
-        games = p.rows.get("games")
-        p.game_id = games[0][0] if games else None
+        for t, cols in p.rows.items():
+            into = columns.get(t)
+            if into is None:
+                into = columns[t] = {c: [] for c in COLUMNS[t]}
+            n = 0
+            for c, values in cols.items():
+                into[c].extend(values)
+                n = len(values)
+            tags.setdefault(t, []).extend([i] * n)
         p.now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
         p.rows = {}
         files.append(p)
-    frames = {t: to_frame(t, rs).with_columns(pl.Series("_file", tags[t], dtype=pl.Int32))
-              for t, rs in rows.items() if rs}
+    frames = {t: to_frame(t, cols).with_columns(pl.Series("_file", tags[t], dtype=pl.Int32))
+              for t, cols in columns.items() if tags[t]}
     return Chunk(files, frames)
 
 
 class BatchWriter:
     """Inserts batches of chunks, one transaction (and one short connection) each."""
 
-    def __init__(self, path: str, fault: Callable[[str], None] | None = None,
-                 on_busy: Callable[[float], None] | None = None) -> None:
+    def __init__(self, path: str, on_busy: Callable[[float], None] | None = None) -> None:
         self.path = path
-        self.fault = fault  # tests: called after each table insert, may raise
         self.on_busy = on_busy
-        # crash tests kill a real `trickledger ingest` in the middle of batch N: it marks
-        # the moment in a file and waits there, its transaction half written
-        self.hang_batch = int(os.environ.get("TRICKLEDGER_TEST_HANG_BATCH", "0") or 0)
         self.batches = 0
 
     def known_shas(self) -> frozenset[str]:
@@ -279,8 +290,9 @@ class BatchWriter:
                     status=pl.lit("conflict"), error_line=pl.lit(None, dtype=pl.Int32),
                     error_message=msgs))
         if errors:
+            cols = {c: [row[i] for row in errors] for i, c in enumerate(COLUMNS["ingest_errors"])}
             parts.setdefault("ingest_errors", []).append(
-                to_frame("ingest_errors", errors).with_columns(
+                to_frame("ingest_errors", cols).with_columns(
                     pl.lit(0, dtype=pl.Int32).alias("_file")))
         con.execute("BEGIN TRANSACTION").fetchall()
         try:
@@ -288,20 +300,22 @@ class BatchWriter:
                 frames = [f for f in parts.get(t, []) if f.height]
                 if not frames:
                     continue
-                frame = pl.concat(frames).drop("_file")
-                con.register("incoming", frame.to_arrow())
-                con.execute(f"INSERT INTO {t} SELECT * FROM incoming").fetchall()
-                con.unregister("incoming")
-                if self.fault:
-                    self.fault(t)
-                if self.hang_batch and self.batches + 1 == self.hang_batch and t == "players":
-                    Path(os.environ["TRICKLEDGER_TEST_MARKER"]).write_text("mid-batch")
-                    time.sleep(3600)
+                self.insert(con, t, pl.concat(frames).drop("_file"))
             con.execute("COMMIT").fetchall()
             self.batches += 1
         except BaseException:
             con.execute("ROLLBACK").fetchall()
             raise
+        self.count(outcome, summary)
+
+    def insert(self, con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
+        """One table's rows of a batch, by column name, inside the batch's transaction."""
+        con.register("incoming", frame.to_arrow())
+        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming").fetchall()
+        con.unregister("incoming")
+
+    @staticmethod
+    def count(outcome: list[tuple[Processed, str]], summary: Summary) -> None:
         for p, status in outcome:
             if summary.keep_all or status not in ("complete", "incomplete", "already loaded"):
                 summary.results.append(p)
@@ -325,14 +339,13 @@ CHUNK = 25
 
 def ingest(sources: list[Source], path: str, jobs: int | None = None,
            batch_size: int = 500, progress: Callable[[int, int], None] | None = None,
-           fault: Callable[[str], None] | None = None,
            on_busy: Callable[[float], None] | None = None, keep_all: bool = True) -> Summary:
     """Load `sources` into the database at `path`. Replays on `jobs` processes; writes
     batches of about `batch_size` logs, each in one transaction. With `keep_all` false,
     `summary.results` lists only illegal, unreadable and conflicting logs."""
     t0 = time.perf_counter()
     summary = Summary(keep_all=keep_all)
-    writer = BatchWriter(path, fault, on_busy)
+    writer = BatchWriter(path, on_busy)
     known = writer.known_shas()
     jobs = jobs or os.cpu_count() or 1
     done = 0

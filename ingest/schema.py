@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import duckdb
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# stacks after a trick or turn: one entry per stack; `player` is NULL for shared stacks
+STACKS = "STRUCT(player VARCHAR, stack VARCHAR, cards INTEGER)[]"
 
 # Column lists are data: the loader builds its frames from them, in this order.
 TABLES: dict[str, list[tuple[str, str]]] = {
@@ -41,7 +43,7 @@ TABLES: dict[str, list[tuple[str, str]]] = {
         ("winner", "VARCHAR"), ("winning_card", "VARCHAR"), ("trump", "VARCHAR"),
         ("notrump", "BOOLEAN"), ("change", "BOOLEAN"), ("plus5", "INTEGER"),
         ("minus5", "INTEGER"), ("length", "INTEGER"), ("laps", "INTEGER"),
-        ("closed", "VARCHAR[]"), ("next_leader", "VARCHAR"), ("stacks", "VARCHAR"),
+        ("closed", "VARCHAR[]"), ("next_leader", "VARCHAR"), ("stacks", STACKS),
         ("line", "INTEGER"),
     ],
     "plays": [
@@ -72,7 +74,7 @@ TABLES: dict[str, list[tuple[str, str]]] = {
     "turns": [
         ("game_id", "VARCHAR"), ("round", "INTEGER"), ("seq", "INTEGER"), ("turn", "INTEGER"),
         ("player", "VARCHAR"), ("kind", "VARCHAR"), ("cards", "VARCHAR[]"),
-        ("stacks", "VARCHAR"), ("ended", "BOOLEAN"), ("line", "INTEGER"),
+        ("stacks", STACKS), ("ended", "BOOLEAN"), ("line", "INTEGER"),
     ],
     "round_scores": [
         ("game_id", "VARCHAR"), ("round", "INTEGER"), ("player", "VARCHAR"),
@@ -88,8 +90,6 @@ TABLES: dict[str, list[tuple[str, str]]] = {
         ("line", "INTEGER"), ("message", "VARCHAR"), ("recorded_at", "TIMESTAMP"),
     ],
 }
-
-FACT_TABLES = [t for t in TABLES if t not in ("logs", "games", "ingest_errors")]
 
 VIEWS = {
     "split_stats": """
@@ -162,11 +162,48 @@ def create(con: duckdb.DuckDBPyConnection) -> None:
                            f"trickledger ({SCHEMA_VERSION}); upgrade trickledger")
     if current == SCHEMA_VERSION:
         return  # in place: every short connection of the loader opens here
-    for name, cols in TABLES.items():
-        body = ", ".join(f'"{c}" {t}' for c, t in cols)
-        con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({body})")
-    for name, sql in VIEWS.items():
-        con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
-    if current is None:
+    con.execute("BEGIN TRANSACTION")
+    try:
+        if current == 1:
+            _migrate_1_to_2(con)
+        for name, cols in TABLES.items():
+            body = ", ".join(f'"{c}" {t}' for c, t in cols)
+            con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({body})")
+        for name, sql in VIEWS.items():
+            con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
         con.execute("INSERT INTO schema_version VALUES (?, now())", [SCHEMA_VERSION])
-    # later versions: `if current < 2: ALTER TABLE ...; INSERT INTO schema_version ...`
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
+    """Version 1 kept stacks as JSON text; version 2 keeps them as a list of structs."""
+    import orjson
+    import pyarrow as pa
+
+    stack = pa.struct([("player", pa.string()), ("stack", pa.string()), ("cards", pa.int32())])
+    for table, keys in (("tricks", ("round", "trick")), ("turns", ("round", "seq"))):
+        rows = con.execute(f"SELECT game_id, {keys[0]}, {keys[1]}, stacks FROM {table} "
+                           f"WHERE stacks IS NOT NULL").fetchall()
+        converted = []
+        for gid, a, b, text in rows:
+            data = orjson.loads(text)
+            if table == "tricks":  # {player: {B: n, ..., discarded: n}}
+                entries = [{"player": p, "stack": k, "cards": v}
+                           for p, st in data.items() for k, v in st.items()]
+            else:  # {suit: n}
+                entries = [{"player": None, "stack": k, "cards": v} for k, v in data.items()]
+            converted.append((gid, a, b, entries))
+        frame = pa.table({"game_id": pa.array([r[0] for r in converted], pa.string()),
+                          "k1": pa.array([r[1] for r in converted], pa.int32()),
+                          "k2": pa.array([r[2] for r in converted], pa.int32()),
+                          "stacks": pa.array([r[3] for r in converted], pa.list_(stack))})
+        con.execute(f"ALTER TABLE {table} ADD COLUMN stacks_v2 {STACKS}")
+        con.register("converted", frame)
+        con.execute(f"UPDATE {table} t SET stacks_v2 = c.stacks FROM converted c "
+                    f"WHERE t.game_id = c.game_id AND t.{keys[0]} = c.k1 AND t.{keys[1]} = c.k2")
+        con.unregister("converted")
+        con.execute(f"ALTER TABLE {table} DROP COLUMN stacks")
+        con.execute(f"ALTER TABLE {table} RENAME COLUMN stacks_v2 TO stacks")

@@ -7,62 +7,73 @@ cost nothing in the hot loop.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import Generic, TypeVar
 
-from .errors import RuleError
+from .errors import FormatError
+from .events import Event, field_of
 
 
 class Card:
+    """One card of a game. `color` is "" for cards without a colour (rage's action cards,
+    under_the_radar's shapes); `index` is its place in the game's deck order."""
+
     __slots__ = ("name", "color", "value", "kind", "index")
 
-    def __init__(self, name: str, color: str | None, value: int, kind: str = "", index: int = 0):
+    def __init__(self, name: str, color: str, value: int, kind: str = "") -> None:
         self.name = name
         self.color = color
         self.value = value
         self.kind = kind
-        self.index = index
+        self.index = 0
 
     def __repr__(self) -> str:
         return self.name
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        return self.name
 
 
-class CardTable:
-    """Name -> Card lookup for one game, case-insensitive on input."""
+C = TypeVar("C", bound=Card)
 
-    def __init__(self, cards: Iterable[Card], upper: bool = True) -> None:
-        self.by_name: dict[str, Card] = {}
+
+class CardTable(Generic[C]):
+    """Name -> card lookup for one game, case-insensitive on input."""
+
+    def __init__(self, cards: Iterable[C], game: str, upper: bool = True) -> None:
+        self.by_name: dict[str, C] = {}
+        self.game = game
         self.upper = upper
         for i, c in enumerate(cards):
             c.index = i
             self.by_name[c.name] = c
 
-    def parse(self, name: str, game: str) -> Card:
+    def parse(self, name: str) -> C:
+        """The card written `name` (any case); FormatError for a card the game lacks."""
         c = self.by_name.get(name)
         if c is None:
             c = self.by_name.get(name.upper() if self.upper else name.lower())
             if c is None:
-                raise RuleError(f"{name!r} is not a {game} card")
+                raise FormatError(f"{name!r} is not a {self.game} card")
         return c
 
-    def from_event(self, ev: Any, game: str, key: str = "card") -> Card:
+    def from_event(self, ev: Event, key: str = "card") -> C:
         """The card named by `ev.data[key]`; the exact spelling is one dict lookup."""
         raw = ev.data.get(key)
         if type(raw) is str:
             c = self.by_name.get(raw)
             if c is not None:
                 return c
-        from .engine import field_of
+        return self.parse(field_of(ev, key, str, "a card name"))
 
-        return self.parse(field_of(ev, key, str, "a card name"), game)
-
-    def __getitem__(self, name: str) -> Card:
+    def __getitem__(self, name: str) -> C:
         return self.by_name[name]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[C]:
         return iter(self.by_name.values())
+
+    def __len__(self) -> int:
+        return len(self.by_name)
 
 
 def card_order(c: Card) -> int:
@@ -74,7 +85,7 @@ def names(cards: Iterable[Card]) -> str:
     return " ".join(c.name for c in cards)
 
 
-def remove_from_hand(hand: dict[Card, int], card: Card) -> bool:
+def remove_from_hand(hand: dict[C, int], card: C) -> bool:
     """Remove one copy of `card` from a multiset hand; False when it is not there."""
     k = hand.get(card)
     if not k:
@@ -86,16 +97,17 @@ def remove_from_hand(hand: dict[Card, int], card: Card) -> bool:
     return True
 
 
-def hand_of(cards: Iterable[Card]) -> dict[Card, int]:
-    h: dict[Card, int] = {}
+def hand_of(cards: Iterable[C]) -> dict[C, int]:
+    h: dict[C, int] = {}
     for c in cards:
         h[c] = h.get(c, 0) + 1
     return h
 
 
-def hand_cards(hand: dict[Card, int]) -> list[Card]:
-    out: list[Card] = []
+def hand_cards(hand: dict[C, int]) -> list[C]:
+    """A multiset hand as a list in deck order."""
+    out: list[C] = []
     for c, k in hand.items():
         out.extend([c] * k)
-    out.sort(key=lambda c: c.index)
+    out.sort(key=card_order)
     return out

@@ -1,94 +1,82 @@
 """The event-sourced engine core. It knows no game.
 
-A game module subclasses `GameState`, declares its metadata as a `GameInfo`
-and registers it. `replay()` folds a log's events through `GameState.apply`;
-the state emits derived facts (small frozen dataclasses, past tense) into
-`state.facts` as it goes. Claims, rounds bookkeeping and the verdict are
-shared here so that every game reports them the same way.
+A game module subclasses `GameState`, declares its metadata as a `GameInfo` and
+registers it (`replay.registry`). `replay_log()` folds a log's events through
+`GameState.apply`; the state emits derived facts (small frozen dataclasses, named in
+the past tense, carrying seats and cards rather than names) into `state.facts` as it
+goes. Claims, round bookkeeping, the rendering loop and the verdict are shared here so
+that every game reports them the same way.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+import hashlib
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from random import Random
 from typing import Any, ClassVar
 
-from .errors import IllegalLine, LogError, RuleError, UnreadableLog
-from .reader import Event, Header, Log, kind
-
-# ---------------------------------------------------------------- registry
-
-
-@dataclass(frozen=True)
-class GameInfo:
-    """A game's metadata, declared as data."""
-
-    name: str
-    title: str
-    min_players: int
-    max_players: int
-    state_class: type[GameState]
-    variants: tuple[str, ...] = ()
-    editions: tuple[str, ...] = ()
-    needs_suits: bool = False
-    lowest_wins: bool = False
-    # lines of `trickledger replay` for one of the game's own facts, given the players
-    render_fact: Callable[[Any, tuple[str, ...]], list[str]] | None = None
-
-
-_REGISTRY: dict[str, GameInfo] = {}
-_GAME_MODULES = ("plotters", "rage", "color_stacks", "under_the_radar")
-
-
-def register(info: GameInfo) -> GameInfo:
-    _REGISTRY[info.name] = info
-    info.state_class.info = info
-    return info
-
-
-_loaded = False
-
-
-def registry() -> dict[str, GameInfo]:
-    """All games, by id; importing the game modules registers them."""
-    global _loaded
-    if not _loaded:
-        for mod in _GAME_MODULES:
-            importlib.import_module(f"replay.games.{mod}")
-        _loaded = True
-    return _REGISTRY
-
+from .cards import Card
+from .errors import FormatError, IllegalLine, LogError, RuleError, UnreadableLog
+from .events import EVENT_TYPES, Event, Header, Status, field_of, int_dict, kind
+from .reader import Log, read_bytes
+from .registry import GameInfo, Move, registry
 
 # ------------------------------------------------------------------- facts
 
 
+class Fact:
+    """Base of every derived fact. Facts are frozen dataclasses (slots, past tense) that
+    carry seats (0-based, clockwise) and `Card`s; names are looked up when a fact is
+    rendered, projected into rows or turned into a verdict."""
+
+    __slots__ = ()
+
+
+class RoundOutcome:
+    """What a game says about a finished round beyond its scores (a frozen dataclass per
+    game): `summary` gives the verdict's keys, `columns` the `rounds` table's columns."""
+
+    __slots__ = ()
+
+    def summary(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {}
+
+    def columns(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {}
+
+
 @dataclass(frozen=True, slots=True)
-class RoundScored:
-    """A round finished and was scored; game-specific keys go in `extra`."""
+class RoundDealt(Fact):
+    """A round was dealt: who dealt, who leads (or starts), every hand in deck order."""
 
     round: int
-    dealer: str
-    scores: dict[str, int]
-    derivations: dict[str, str]
-    extra: dict[str, Any]
+    dealer: int
+    leader: int
+    hands: tuple[tuple[Card, ...], ...]  # by seat
     line: int
 
 
 @dataclass(frozen=True, slots=True)
-class RoundDealt:
+class RoundScored(Fact):
+    """A round finished and was scored: per-seat scores with their derivations."""
+
     round: int
-    dealer: str
-    leader: str | None
-    hands: dict[str, tuple[str, ...]]
-    extra: dict[str, Any]  # game-specific: pile, aside, removed
+    dealer: int
+    scores: tuple[int, ...]
+    derivations: tuple[str, ...]
+    outcome: RoundOutcome
     line: int
 
 
 @dataclass(frozen=True, slots=True)
-class ClaimChecked:
-    round: int | None
-    player: str
+class ClaimChecked(Fact):
+    """One claimed score of a `claim` line, checked against the computed one."""
+
+    round: int | None  # None: a totals claim
+    player: int
     claimed: int
     computed: int
     match: bool
@@ -96,62 +84,132 @@ class ClaimChecked:
     line: int
 
 
-ALL_EVENT_TYPES = ("deal", "play", "take", "keep", "trump", "bid", "place", "draw", "claim")
+@dataclass(frozen=True, slots=True)
+class TrickAbandoned(Fact):
+    """The log ended, or broke, with a trick unfinished: its cards were played all the same."""
 
-# ------------------------------------------------------- event field access
-
-
-def field_of(ev: Event, key: str, want: type, what: str) -> Any:
-    """The value of `key` in `ev`, of JSON kind `want`; a RuleError names what was expected."""
-    v = ev.data.get(key)
-    if type(v) is not want:
-        if v is None and key not in ev.data:
-            raise RuleError(f"{ev.type} event needs '{key}' ({what})")
-        raise RuleError(f"{ev.type} event: '{key}' must be {what}, got {kind(v)}")
-    return v
+    round: int
+    trick: int
+    cards: tuple[tuple[int, Card, str | None], ...]  # (seat, card, a Joker's colour)
 
 
-def str_list(ev: Event, key: str, what: str) -> list[str]:
-    v = field_of(ev, key, list, what)
-    for x in v:
-        if type(x) is not str:
-            raise RuleError(f"{ev.type} event: '{key}' must be {what}, but holds {kind(x)}")
-    return v
+# ------------------------------------------------------------------- rows
 
 
-def int_dict(ev: Event, key: str, what: str) -> dict[str, int]:
-    v = field_of(ev, key, dict, what)
-    for name, x in v.items():
-        if type(x) is not int:
-            raise RuleError(f"{ev.type} event: '{key}' for {name} must be an integer, got {kind(x)}")
-    return v
+class RowSink:
+    """Where projections put a game's rows: per table, per column name, one list each.
+
+    A projection calls `add(table, column=value, ...)`; a column the table lacks is an
+    error (`KeyError` naming it), a column it leaves out is NULL. The loader turns the
+    column lists into typed Arrow tables as they are."""
+
+    __slots__ = ("game_id", "players", "tables", "columns", "notes", "_lists")
+
+    def __init__(self, game_id: str, players: tuple[str, ...],
+                 tables: Mapping[str, tuple[str, ...]]) -> None:
+        self.game_id = game_id
+        self.players = players
+        self.tables = tables
+        self.columns: dict[str, dict[str, list[Any]]] = {}
+        self.notes: dict[Any, Any] = {}  # what one projection leaves for a later one
+        self._lists: dict[str, list[tuple[str, list[Any]]]] = {}
+
+    def add(self, table: str, **values: Any) -> None:
+        lists = self._lists.get(table)
+        if lists is None:
+            cols = self.tables[table]
+            self.columns[table] = by_name = {c: [] for c in cols}
+            lists = self._lists[table] = list(by_name.items())
+        if "game_id" not in values and "game_id" in self.columns[table]:
+            values["game_id"] = self.game_id
+        n = 0
+        for name, column in lists:
+            if name in values:
+                column.append(values[name])
+                n += 1
+            else:
+                column.append(None)
+        if n != len(values):
+            known = set(self.tables[table])
+            unknown = sorted(k for k in values if k not in known)
+            raise KeyError(f"table {table} has no column {', '.join(unknown)}")
+
+    def rows(self, table: str) -> int:
+        cols = self.columns.get(table)
+        return len(next(iter(cols.values()))) if cols else 0
+
+
+def plays_rows(sink: RowSink, round_no: int, trick: int,
+               cards: Iterable[tuple[int, Card, str | None]], kind: str = "play") -> None:
+    """One `plays` row per card, in play order (`trick` is the turn for turn games)."""
+    P = sink.players
+    for seq, (s, c, joker_as) in enumerate(cards, 1):
+        sink.add("plays", round=round_no, trick=trick, seq=seq, player=P[s], card=c.name,
+                 joker_as=joker_as, kind=kind)
+
+
+def _project_dealt(f: RoundDealt, sink: RowSink) -> None:
+    sink.notes[("leader", f.round)] = sink.players[f.leader]
+
+
+def _project_scored(f: RoundScored, sink: RowSink) -> None:
+    P = sink.players
+    sink.add("rounds", round=f.round, dealer=P[f.dealer],
+             leader=sink.notes.get(("leader", f.round)), line=f.line,
+             **f.outcome.columns(P))
+    running = sink.notes.setdefault("running", [0] * len(P))
+    for s, p in enumerate(P):
+        running[s] += f.scores[s]
+        sink.add("round_scores", round=f.round, player=p, score=f.scores[s],
+                 running_total=running[s], derivation=f.derivations[s])
+
+
+def _project_claim(f: ClaimChecked, sink: RowSink) -> None:
+    sink.add("claims", line=f.line, round=f.round, player=sink.players[f.player],
+             claimed=f.claimed, computed=f.computed, match=f.match, derivation=f.derivation)
+
+
+def _project_abandoned(f: TrickAbandoned, sink: RowSink) -> None:
+    plays_rows(sink, f.round, f.trick, f.cards)
+
+
+CORE_PROJECT: dict[type, Callable[[Any, RowSink], None]] = {
+    RoundDealt: _project_dealt, RoundScored: _project_scored, ClaimChecked: _project_claim,
+    TrickAbandoned: _project_abandoned,
+}
+
+
+def project(info: GameInfo, facts: Iterable[Fact], sink: RowSink) -> None:
+    """Every fact into rows, through its game's projection (or the core's)."""
+    own = info.project
+    for f in facts:
+        t = type(f)
+        fn = own.get(t) or CORE_PROJECT.get(t)
+        if fn is None:
+            raise TypeError(f"{info.name}: no projection for fact type {t.__name__}")
+        fn(f, sink)
 
 
 # ------------------------------------------------------------------- state
 
 
-class GameState:
+class GameState(ABC):
     """The state of one game, folded from events by `apply`.
 
-    Subclasses implement `on_<type>` for their event types, `legal_moves`,
-    `to_move` and `expects`, and call `finish_round` when a round is scored.
+    A game implements `on_<type>` for each event type it takes (the dispatch table is
+    built from those names), the uniform API below, and calls `finish_round` when a
+    round is scored. Handlers raise `FormatError` for a malformed field and `RuleError`
+    for a broken rule; each legality rule is one predicate that both the handler and
+    `legal_moves` use.
     """
 
     info: ClassVar[GameInfo]
-    _dispatch: ClassVar[dict[str, Callable[[GameState, Event], None]]]
+    handlers: ClassVar[dict[str, Callable[[Any, Event], None]]] = {}
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
-        cls._dispatch = {}
-        for t in ALL_EVENT_TYPES:
-            fn = getattr(cls, f"on_{t}", None)
-            if fn is not None:
-                cls._dispatch[t] = fn
-
-    @classmethod
-    def check_header(cls, header: Header) -> int:
-        """Validate game-specific header keys; return the number of rounds. ValueError if bad."""
-        return check_rounds(header, default=1)
+        cls.handlers = {t: getattr(cls, f"on_{t}") for t in EVENT_TYPES
+                        if callable(getattr(cls, f"on_{t}", None))}
 
     def __init__(self, header: Header) -> None:
         self.header = header
@@ -162,19 +220,74 @@ class GameState:
         self.round_no = 0
         self.dealer = self.seat[header.dealer]  # dealer of the current (or first) round
         self.rounds: list[RoundScored] = []
-        self.totals = {p: 0 for p in header.players}
+        self.totals = [0] * self.n
         self.claims: list[ClaimChecked] = []
-        self.facts: list[Any] = []
+        self.facts: list[Fact] = []
         self.over = False
         self.in_round = False
 
+    # -- what every game declares
+    @classmethod
+    @abstractmethod
+    def check_header(cls, header: Header) -> int:
+        """Validate the game's own header keys; return the number of rounds (ValueError)."""
+
+    @classmethod
+    def random_setup(cls, rng: Random, players: int) -> dict[str, Any]:
+        """Header keys a simulated game of this many players needs beyond the generic ones."""
+        return {}
+
+    @abstractmethod
+    def hand(self, seat: int) -> list[Card]:
+        """The cards a player holds now, in deck order."""
+
+    @abstractmethod
+    def to_move(self) -> str | None:
+        """The player whose decision comes next (None while a chance event is due or the
+        game is over). Others may have legal moves too (hidden bids, a second keep)."""
+
+    @abstractmethod
+    def legal_moves(self) -> list[Move]:
+        """Every move event (any player's) that `apply` accepts now; [] when a chance
+        event is due or the game is over. Claims are not moves."""
+
+    def choices(self) -> list[Move]:
+        """The moves the player to move chooses among when the table is simulated: by
+        default their legal moves (a game may keep to a canonical order, such as bids
+        before plays)."""
+        who = self.to_move()
+        return [m for m in self.legal_moves() if m.get("player") == who]
+
+    @abstractmethod
+    def next_chance(self) -> str | None:
+        """The chance event due next ('deal', or a game's own such as rage's 'trump'), or
+        None when a player moves next or the game is over."""
+
+    @abstractmethod
+    def draw_chance(self, rng: Random) -> Move:
+        """The chance event due now, drawn from `rng` (a shuffled deal, a turned card)."""
+
+    def close(self) -> None:
+        """The log ended here (complete, incomplete or at an illegal line): emit facts for
+        what is still open, such as the cards of an unfinished trick."""
+        return None  # a game without tricks leaves nothing open
+
+    def check_claim_now(self) -> None:
+        """Raise RuleError when a claim cannot come now (e.g. a keep is owed)."""
+        return None  # by default a claim may come between any two events
+
     # -- the uniform API
     def apply(self, ev: Event) -> None:
-        fn = self._dispatch.get(ev.type)
+        fn = self.handlers.get(ev.type)
         if fn is None:
-            if ev.type in ALL_EVENT_TYPES:
-                raise RuleError(f"'{ev.type}' events are not part of {self.info.name}")
-            raise RuleError(f"unknown event type {ev.type!r}")
+            if ev.type in EVENT_TYPES:
+                raise FormatError(f"'{ev.type}' events are not part of {self.info.name}")
+            raise FormatError(f"unknown event type {ev.type!r}")
+        d = ev.data
+        if "t" in d and type(d["t"]) is not str:
+            raise FormatError(f"'t' must be a timestamp string, got {kind(d['t'])}")
+        if "note" in d and type(d["note"]) is not str:
+            raise FormatError(f"'note' must be a string, got {kind(d['note'])}")
         if self.over and ev.type != "claim":
             raise RuleError(f"the game is over (all {self.rounds_total} rounds were played): "
                             f"no '{ev.type}' may follow")
@@ -184,33 +297,12 @@ class GameState:
         return self.over
 
     def scores(self) -> dict[str, int]:
-        return dict(self.totals)
-
-    def render(self) -> list[str]:
-        """The replay as a person reads it, from `self.facts`: scores and claims here, the
-        game's own facts by its `render_fact`."""
-        out: list[str] = []
-        for f in self.facts:
-            if isinstance(f, RoundScored):
-                out.extend(f"   {p:<10} {f.derivations[p]}" for p in self.players)
-            elif isinstance(f, ClaimChecked):
-                out.append(claim_text(f))
-            elif self.info.render_fact is not None:
-                out.extend(self.info.render_fact(f, self.players))
-        return out
-
-    def legal_moves(self) -> list[dict[str, Any]]:
-        """The events the player to move may write next (empty when a deal or trump is due)."""
-        raise NotImplementedError
-
-    def expects(self) -> str | None:
-        """What the next event must be: 'deal', 'trump', 'move' or None when the game is over.
-        Games keep a `phase`; "deal" means a round is to be dealt."""
-        if self.over:
-            return None
-        return "deal" if getattr(self, "phase", "deal") == "deal" else "move"
+        return dict(zip(self.players, self.totals))
 
     # -- helpers for games
+    def emit(self, fact: Fact) -> None:
+        self.facts.append(fact)
+
     def seat_of(self, ev: Event) -> int:
         """The seat of `ev`'s player: one lookup when valid, else `player()` says what is wrong."""
         name = ev.data.get("player")
@@ -244,7 +336,7 @@ class GameState:
                 raise RuleError(f"round {self.round_no} is dealt by {self.players[self.dealer]} "
                                 f"(the dealer moves one seat left each round), "
                                 f"not {self.players[d]}")
-        hands = field_of(ev, "hands", dict, "an object {player: [cards]}")
+        hands: dict[str, Any] = field_of(ev, "hands", dict, "an object {player: [cards]}")
         for name in hands:
             if name not in self.seat:
                 raise RuleError(f"deal gives a hand to {name!r}, who is not a player")
@@ -252,36 +344,41 @@ class GameState:
             if name not in hands:
                 raise RuleError(f"deal has no hand for {name}")
             if type(hands[name]) is not list:
-                raise RuleError(f"deal: {name}'s hand must be a list of cards, "
-                                f"got {kind(hands[name])}")
+                raise FormatError(f"deal: {name}'s hand must be a list of cards, "
+                                  f"got {kind(hands[name])}")
             for c in hands[name]:
                 if type(c) is not str:
-                    raise RuleError(f"deal: {name}'s hand holds {kind(c)}, expected card names")
+                    raise FormatError(f"deal: {name}'s hand holds {kind(c)}, expected card names")
         self.in_round = True
         return hands
 
-    def finish_round(self, scores: dict[str, int], derivations: dict[str, str],
-                     extra: dict[str, Any], line: int) -> None:
-        fact = RoundScored(self.round_no, self.players[self.dealer], scores, derivations,
-                           extra, line)
+    def named_leader(self, ev: Event) -> int | None:
+        """The seat a deal names as `leader`, or None when it names none."""
+        if "leader" not in ev.data:
+            return None
+        return self.player(ev, "leader")
+
+    def finish_round(self, scores: list[int], derivations: list[str], outcome: RoundOutcome,
+                     line: int) -> None:
+        fact = RoundScored(self.round_no, self.dealer, tuple(scores), tuple(derivations),
+                           outcome, line)
         self.rounds.append(fact)
         self.facts.append(fact)
-        for p, v in scores.items():
-            self.totals[p] += v
+        totals = self.totals
+        for s, v in enumerate(scores):
+            totals[s] += v
         self.in_round = False
         if self.round_no >= self.rounds_total:
             self.over = True
 
-    def before_claim(self, ev: Event) -> None:
-        """Hook: a game raises here when a claim cannot come now (e.g. a keep is owed)."""
-
     def on_claim(self, ev: Event) -> None:
-        self.before_claim(ev)
+        self.check_claim_now()
         d = ev.data
+        round_no: int | None
         if "round" in d:
             if "totals" in d:
                 raise RuleError("a claim has either 'round' with 'scores' or 'totals', not both")
-            r = field_of(ev, "round", int, "a round number")
+            r: int = field_of(ev, "round", int, "a round number")
             claimed = int_dict(ev, "scores", "an object {player: score}")
             if not 1 <= r <= len(self.rounds):
                 if 1 <= r <= self.rounds_total:
@@ -290,41 +387,30 @@ class GameState:
                 raise RuleError(f"claim for round {r}: the game has rounds 1-{self.rounds_total}")
             rs = self.rounds[r - 1]
             computed, derivs = rs.scores, rs.derivations
-            round_no: int | None = r
+            round_no = r
         elif "totals" in d:
             claimed = int_dict(ev, "totals", "an object {player: total}")
-            computed = self.totals
-            derivs = {p: totals_derivation(self.rounds, p) for p in self.players}
+            computed = tuple(self.totals)
+            derivs = tuple(totals_derivation(self.rounds, s) for s in range(self.n))
             round_no = None
         else:
-            raise RuleError("claim event needs 'round' and 'scores', or 'totals'")
+            raise FormatError("claim event needs 'round' and 'scores', or 'totals'")
         for name in claimed:
             if name not in self.seat:
                 raise RuleError(f"claim names {name!r}, who is not a player")
         for name, v in claimed.items():
-            c = computed[name]
-            fact = ClaimChecked(round_no, name, v, c, v == c, derivs[name], ev.line)
+            s = self.seat[name]
+            c = computed[s]
+            fact = ClaimChecked(round_no, s, v, c, v == c, derivs[s], ev.line)
             self.claims.append(fact)
             self.facts.append(fact)
 
 
-def claim_text(c: ClaimChecked) -> str:
-    what = f"round {c.round}" if c.round is not None else "totals"
-    if c.match:
-        return f"   claim (line {c.line}): {c.player} {what} {c.claimed} - matches"
-    return (f"   claim (line {c.line}): {c.player} {what}: {c.derivation}, "
-            f"sheet says {c.claimed}  ** MISMATCH **")
-
-
-def hands_lines(f: RoundDealt) -> list[str]:
-    return [f"   {p:<10} {' '.join(hand)}" for p, hand in f.hands.items()]
-
-
-def totals_derivation(rounds: Iterable[RoundScored], player: str) -> str:
-    parts = [str(r.scores[player]) for r in rounds]
+def totals_derivation(rounds: Iterable[RoundScored], seat: int) -> str:
+    parts = [r.scores[seat] for r in rounds]
     if not parts:
         return "no round finished -> 0"
-    return " + ".join(parts) + f" = {sum(int(x) for x in parts)}"
+    return " + ".join(str(x) for x in parts) + f" = {sum(parts)}"
 
 
 def check_rounds(header: Header, default: int, maximum: int | None = None) -> int:
@@ -334,6 +420,58 @@ def check_rounds(header: Header, default: int, maximum: int | None = None) -> in
     if maximum is not None and r > maximum:
         raise ValueError(f"'rounds' may be at most {maximum} for {header.game}, got {r}")
     return r
+
+
+# --------------------------------------------------------------- rendering
+
+
+def claim_text(c: ClaimChecked, players: tuple[str, ...]) -> str:
+    what = f"round {c.round}" if c.round is not None else "totals"
+    who = players[c.player]
+    if c.match:
+        return f"   claim (line {c.line}): {who} {what} {c.claimed} - matches"
+    return (f"   claim (line {c.line}): {who} {what}: {c.derivation}, "
+            f"sheet says {c.claimed}  ** MISMATCH **")
+
+
+def hands_lines(f: RoundDealt, players: tuple[str, ...]) -> list[str]:
+    return [f"   {p:<10} {' '.join(c.name for c in hand)}" for p, hand in zip(players, f.hands)]
+
+
+def deal_lines(f: RoundDealt, players: tuple[str, ...], verb: str = "leads") -> list[str]:
+    """The usual rendering of a deal: who deals and who leads, then every hand."""
+    return [f"== Round {f.round}: {players[f.dealer]} deals, {players[f.leader]} {verb}",
+            *hands_lines(f, players)]
+
+
+def _render_scored(f: RoundScored, players: tuple[str, ...]) -> list[str]:
+    return [f"   {p:<10} {d}" for p, d in zip(players, f.derivations)]
+
+
+def _render_claim(f: ClaimChecked, players: tuple[str, ...]) -> list[str]:
+    return [claim_text(f, players)]
+
+
+def _render_nothing(f: Fact, players: tuple[str, ...]) -> list[str]:
+    return []
+
+
+CORE_RENDER: dict[type, Callable[[Any, tuple[str, ...]], list[str]]] = {
+    RoundDealt: deal_lines, RoundScored: _render_scored, ClaimChecked: _render_claim,
+    TrickAbandoned: _render_nothing,
+}
+
+
+def render(info: GameInfo, facts: Iterable[Fact], players: tuple[str, ...]) -> list[str]:
+    """The replay as a person reads it: every fact through its game's renderer (a game may
+    render a core fact its own way)."""
+    out: list[str] = []
+    own = info.render
+    for f in facts:
+        t = type(f)
+        fn = own.get(t) or CORE_RENDER[t]
+        out.extend(fn(f, players))
+    return out
 
 
 # ------------------------------------------------------------------ replay
@@ -347,15 +485,21 @@ class Replay:
     sha256: str | None
     header: Header | None
     state: GameState | None
-    status: str
+    status: Status
     error: LogError | None
     events: int = 0
     lines: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def facts(self) -> list[Any]:
+    def facts(self) -> list[Fact]:
         return self.state.facts if self.state else []
+
+    def render(self) -> list[str]:
+        st = self.state
+        return render(st.info, st.facts, st.players) if st is not None else []
+
+    def mismatched_claims(self) -> list[ClaimChecked]:
+        return [c for c in self.state.claims if not c.match] if self.state else []
 
 
 def new_state(header: Header) -> GameState:
@@ -367,44 +511,38 @@ def replay_log(log: Log) -> Replay:
     apply = state.apply
     count = 0
     ev: Event | None = None
+    error: LogError | None = None
     try:
         for ev in log.events():
             apply(ev)
             count += 1
-    except RuleError as e:
+    except (RuleError, FormatError) as rule:
         assert ev is not None
-        err = IllegalLine(log.name, ev.line, str(e))
-        return Replay(log.name, log.sha256, log.header, state, "illegal", err, count,
-                      len(log.lines))
-    except IllegalLine as e:
-        return Replay(log.name, log.sha256, log.header, state, "illegal", e, count,
-                      len(log.lines))
-    except Exception as e:  # a bug of ours must still give a verdict, not a traceback
+        error = IllegalLine(log.name, ev.line, str(rule))
+    except IllegalLine as bad_line:
+        error = bad_line
+    except Exception as bug:  # a bug of ours must still give a verdict, not a traceback
         line = ev.line if ev is not None else None
-        err = IllegalLine(log.name, line, f"internal error while replaying this line "
-                                          f"({type(e).__name__}: {e}); please report it")
-        return Replay(log.name, log.sha256, log.header, state, "illegal", err, count,
+        error = IllegalLine(log.name, line, f"internal error while replaying this line "
+                                            f"({type(bug).__name__}: {bug}); please report it")
+    state.close()
+    if error is not None:
+        return Replay(log.name, log.sha256, log.header, state, "illegal", error, count,
                       len(log.lines))
-    status = "complete" if state.is_over() else "incomplete"
+    status: Status = "complete" if state.is_over() else "incomplete"
     return Replay(log.name, log.sha256, log.header, state, status, None, count, len(log.lines))
 
 
 def replay_bytes(data: bytes, name: str, max_bytes: int | None = None) -> Replay:
     """Replay a log given as bytes; `max_bytes` caps its decompressed size."""
-    from .reader import read_bytes
-
     try:
         log = read_bytes(data, name, max_bytes)
     except UnreadableLog as e:
-        import hashlib
-
         return Replay(name, hashlib.sha256(data).hexdigest(), None, None, "unreadable", e)
     return replay_log(log)
 
 
 def replay_path(path: str, name: str | None = None) -> Replay:
-    from pathlib import Path
-
     label = name or str(path)
     try:
         data = Path(path).read_bytes()
@@ -417,6 +555,15 @@ def replay_path(path: str, name: str | None = None) -> Replay:
 # ----------------------------------------------------------------- verdict
 
 
+def winners(r: Replay) -> list[str]:
+    """The winners of a complete game (ties share the win); [] otherwise."""
+    st = r.state
+    if st is None or r.status != "complete":
+        return []
+    best = (min if st.info.lowest_wins else max)(st.totals)
+    return [p for p, t in zip(st.players, st.totals) if t == best]
+
+
 def verdict(r: Replay) -> dict[str, Any]:
     """The verdict object of FORMAT.md (plus `id` and `sha256` to tie it to the bytes)."""
     st = r.state
@@ -426,19 +573,16 @@ def verdict(r: Replay) -> dict[str, Any]:
     rounds = []
     claims = []
     totals: dict[str, int] = {}
-    winners: list[str] = []
     if st is not None:
+        players = st.players
         for rs in st.rounds:
-            entry: dict[str, Any] = {"round": rs.round, "dealer": rs.dealer}
-            entry.update(rs.extra)
-            entry["scores"] = rs.scores
+            entry: dict[str, Any] = {"round": rs.round, "dealer": players[rs.dealer]}
+            entry.update(rs.outcome.summary(players))
+            entry["scores"] = dict(zip(players, rs.scores))
             rounds.append(entry)
-        totals = dict(st.totals)
-        claims = [{"round": c.round, "player": c.player, "claimed": c.claimed,
+        totals = st.scores()
+        claims = [{"round": c.round, "player": players[c.player], "claimed": c.claimed,
                    "computed": c.computed, "match": c.match} for c in st.claims]
-        if r.status == "complete":
-            best = (min if st.info.lowest_wins else max)(totals.values())
-            winners = [p for p in st.players if totals[p] == best]
     h = r.header
     return {
         "file": r.file,
@@ -450,7 +594,7 @@ def verdict(r: Replay) -> dict[str, Any]:
         "error": err,
         "rounds": rounds,
         "totals": totals,
-        "winners": winners,
+        "winners": winners(r),
         "claims": claims,
     }
 

@@ -1,4 +1,11 @@
-"""Error classes. A message always says what was expected and where."""
+"""Error classes. A message always says what was expected and where.
+
+Two kinds of trouble on an event line, as python-chess tells an invalid move
+from an illegal one: `FormatError` (the line is malformed: a missing key, a
+value of the wrong JSON kind, a card that does not exist) and `RuleError`
+(a well-formed move that the rules forbid). Both make a log `illegal`; the
+engine adds the file and line when it turns them into an `IllegalLine`.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +14,12 @@ class TrickledgerError(Exception):
     """Base class of every error the tool reports to a user."""
 
 
+class FormatError(TrickledgerError):
+    """An event line is malformed: a key is missing or of the wrong kind, a card is unknown."""
+
+
 class RuleError(TrickledgerError):
-    """A game rule (or the event's shape) was broken; the engine adds file and line."""
+    """A well-formed event breaks a rule of the game."""
 
 
 class LogError(TrickledgerError):

@@ -12,47 +12,18 @@ import hashlib
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import orjson
 
 from .errors import IllegalLine, UnreadableLog
+from .events import Event, Header, kind
+from .registry import game_info, registry
 
 FORMAT = "trickledger/1"
-GAME_ALIASES = {"mit-list-und-tuecke": "plotters"}
 # A gzip bomb must not exhaust memory: decompressed logs above this are refused.
 MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
-
-
-class Event:
-    """One event line: its 1-based line number, its `type` and the raw JSON object."""
-
-    __slots__ = ("line", "type", "data")
-
-    def __init__(self, line: int, type: str, data: dict[str, Any]) -> None:
-        self.line = line
-        self.type = type
-        self.data = data
-
-    def __repr__(self) -> str:
-        return f"Event(line={self.line}, {self.data!r})"
-
-
-@dataclass(frozen=True, slots=True)
-class Header:
-    game: str
-    players: tuple[str, ...]
-    dealer: str
-    edition: str | None
-    variants: frozenset[str]
-    rounds: int
-    suits: tuple[str, ...]
-    id: str
-    meta: dict[str, Any]
-    line: int
-    raw: dict[str, Any] = field(repr=False)
 
 
 @dataclass(slots=True)
@@ -131,25 +102,6 @@ def iter_events(name: str, lines: list[bytes], start: int) -> Iterator[Event]:
         yield Event(lineno, etype, obj)
 
 
-def kind(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "a boolean"
-    if isinstance(v, int):
-        return "an integer"
-    if isinstance(v, float):
-        return "a number"
-    if isinstance(v, str):
-        return "a string"
-    if isinstance(v, list):
-        return "a list"
-    if isinstance(v, dict):
-        return "an object"
-    return type(v).__name__
-
-
-
 def read_bytes(data: bytes, name: str, max_bytes: int | None = None) -> Log:
     """Read a log from bytes. Raises UnreadableLog when there is no valid header."""
     sha = hashlib.sha256(data).hexdigest()
@@ -167,19 +119,7 @@ def read_bytes(data: bytes, name: str, max_bytes: int | None = None) -> Log:
     raise UnreadableLog(name, None, "the file holds no header line (it is empty or all comments)")
 
 
-def read_path(path: str | Path, name: str | None = None) -> Log:
-    p = Path(path)
-    label = name or str(path)
-    try:
-        data = p.read_bytes()
-    except OSError as e:
-        raise UnreadableLog(label, None, f"cannot read the file ({e.strerror or e})") from None
-    return read_bytes(data, label)
-
-
 def parse_header(name: str, lineno: int, raw: bytes, sha: str) -> Header:
-    from .engine import registry  # the registry imports the games, which import the reader
-
     def bad(msg: str) -> UnreadableLog:
         return UnreadableLog(name, lineno, msg)
 
@@ -195,8 +135,7 @@ def parse_header(name: str, lineno: int, raw: bytes, sha: str) -> Header:
     if type(game) is not str:
         raise bad("the header's 'game' must be a string naming the game"
                   f" ({', '.join(sorted(registry()))})")
-    game = GAME_ALIASES.get(game, game)
-    info = registry().get(game)
+    info = game_info(game)
     if info is None:
         raise bad(f"unknown game {game!r}: expected one of {', '.join(sorted(registry()))}")
     players = obj.get("players")
@@ -207,6 +146,7 @@ def parse_header(name: str, lineno: int, raw: bytes, sha: str) -> Header:
     if len(set(players)) != len(players):
         dup = next(p for p in players if players.count(p) > 1)
         raise bad(f"'players' names {dup!r} twice: names must be unique")
+    game = info.name
     if not info.min_players <= len(players) <= info.max_players:
         raise bad(f"{game} is for {info.min_players}-{info.max_players} players, "
                   f"the header lists {len(players)}")

@@ -20,9 +20,11 @@ from typing import Any
 
 import orjson
 
-from .bots import BOTS
-from .engine import GameState, new_state, registry, replay_bytes
-from .reader import Event, parse_header
+from .bots import BOTS, Bot
+from .engine import GameState, new_state, replay_bytes
+from .events import Event
+from .reader import parse_header
+from .registry import registry
 from .writer import dump_lines
 
 NAME_POOL = (
@@ -30,16 +32,9 @@ NAME_POOL = (
     "Mia", "Ned", "Oli", "Pam", "Quinn", "Rex", "Sue", "Tom", "Uma", "Vic", "Wes", "Xia",
     "Yan", "Zoe", "Ada", "Bea", "Cy", "Dot",
 )
-SUIT_POOL = "ROYGBPKW"
-GAME_VARIANTS = {
-    "plotters": (),
-    "rage": ("plus_minus_one", "hidden_bid", "secret_bid", "marching_through"),
-    "color_stacks": ("three_rounds",),
-    "under_the_radar": (),
-}
 
 
-def play_game(header: dict[str, Any], bots: dict[str, Any], rng: random.Random,
+def play_game(header: dict[str, Any], bots: dict[str, Bot], rng: random.Random,
               claims: bool = False, wrong_claims: float = 0.0,
               wrong: list[dict[str, Any]] | None = None,
               ) -> tuple[GameState, list[dict[str, Any]]]:
@@ -66,25 +61,23 @@ def play_game(header: dict[str, Any], bots: dict[str, Any], rng: random.Random,
         state.apply(Event(line, "claim", ev))
         events.append(ev)
 
-    while True:
-        exp = state.expects()
-        if exp is None:
-            break
-        if exp == "deal":
-            ev = state.new_deal(rng)
-        elif exp == "trump":
-            ev = state.next_trump(rng)
+    while not state.is_over():
+        if state.next_chance() is not None:
+            ev = state.draw_chance(rng)
         else:
-            ev = bots[state.to_move()].choose(state, rng)
+            who = state.to_move()
+            assert who is not None, "a game that is not over has a chance event or a mover"
+            ev = bots[who].choose(state, rng)
         line += 1
         state.apply(Event(line, ev["type"], ev))
         events.append(ev)
         if claims and len(state.rounds) > finished:
             finished = len(state.rounds)
-            claim({"type": "claim", "round": finished, "scores": dict(state.rounds[-1].scores)},
+            claim({"type": "claim", "round": finished,
+                   "scores": dict(zip(state.players, state.rounds[-1].scores))},
                   "scores", finished)
     if claims:
-        claim({"type": "claim", "totals": dict(state.totals)}, "totals", None)
+        claim({"type": "claim", "totals": state.scores()}, "totals", None)
     return state, events
 
 
@@ -135,18 +128,16 @@ def simulate_one(opts: SimOptions, index: int) -> tuple[str, bytes, dict[str, An
     players = rng.sample(NAME_POOL, n)
     header: dict[str, Any] = {"format": "trickledger/1", "game": opts.game, "players": players,
                               "id": game_id(opts, index)}
-    if opts.game == "plotters" and opts.edition:
-        header["edition"] = (rng.choice(plotters_editions()) if opts.edition == "mixed"
+    if info.editions and opts.edition:
+        header["edition"] = (rng.choice(info.editions) if opts.edition == "mixed"
                              else opts.edition)
     if opts.variants is None:
-        variants = [v for v in GAME_VARIANTS[opts.game] if rng.random() < 0.3]
+        variants = [v for v in info.variants if rng.random() < 0.3]
     else:
         variants = [v for v in opts.variants if v in info.variants]
     if variants:
         header["variants"] = variants
-    if info.needs_suits:
-        k = 5 if n == 4 else 4
-        header["suits"] = rng.sample(SUIT_POOL, k)
+    header.update(info.state_class.random_setup(rng, n))
     if opts.rounds:
         header["rounds"] = opts.rounds
     bots_by_player = {p: opts.bots[i % len(opts.bots)] for i, p in enumerate(players)}
@@ -154,7 +145,7 @@ def simulate_one(opts: SimOptions, index: int) -> tuple[str, bytes, dict[str, An
     meta: dict[str, Any] = {"date": day.isoformat(), "platform": "trickledger simulate",
                             "seed": opts.seed, "index": index, "bots": bots_by_player}
     meta.update(opts.extra_meta)
-    bots = {p: BOTS[b]() for p, b in bots_by_player.items()}
+    bots: dict[str, Bot] = {p: BOTS[b]() for p, b in bots_by_player.items()}
     wrong: list[dict[str, Any]] = []
     _, events = play_game(header, bots, rng, opts.claims, opts.wrong_claims, wrong)
     if "secret_bid" in variants and rng.random() < 0.5:
@@ -174,10 +165,6 @@ def simulate_one(opts: SimOptions, index: int) -> tuple[str, bytes, dict[str, An
         data = gzip.compress(data, mtime=0)
         name += ".gz"
     return name, data, meta
-
-
-def plotters_editions() -> tuple[str, ...]:
-    return registry()["plotters"].editions
 
 
 MOVE_TYPES = ("play", "place", "bid", "take", "keep")

@@ -79,7 +79,7 @@ def dashboard_server(db: str, log_path: str, no_samples: bool = False) -> Iterat
     root = Path(__file__).resolve().parent.parent
     port = free_port()
     log = open(log_path, "w+")
-    cmd = [sys.executable, "-m", "replay.cli", "dashboard", "--port", str(port), "--db", db]
+    cmd = [sys.executable, "-m", "cli", "dashboard", "--port", str(port), "--db", db]
     if no_samples:
         cmd.append("--no-samples")
     proc = subprocess.Popen(cmd, cwd=root, stdout=log, stderr=subprocess.STDOUT,
@@ -107,3 +107,13 @@ def dashboard_server(db: str, log_path: str, no_samples: bool = False) -> Iterat
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+def seat(name: str) -> int:
+    """The seat of one of the test players (facts carry seats, not names)."""
+    return NAMES.index(name)
+
+
+def names(cards: Any) -> tuple[str, ...]:
+    """Card names of a fact's cards."""
+    return tuple(c.name for c in cards)

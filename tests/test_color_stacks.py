@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from helpers import NAMES, assert_illegal, check, header, log_bytes, run
+from helpers import NAMES, assert_illegal, check, header, log_bytes, names, run, seat
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -54,9 +54,9 @@ def test_game_ends_at_seven_two_cards_onto_five():
     assert v["status"] == "complete" and v["rounds"][0]["ender"] == "Ann"
     last = [f for f in r.facts if isinstance(f, TurnTaken)][-1]
     assert dict(last.stacks)["R"] == 7 and last.ended
-    ann = next(f for f in r.facts if isinstance(f, HandScored) and f.player == "Ann")
+    ann = next(f for f in r.facts if isinstance(f, HandScored) and f.player == seat("Ann"))
     assert ann.breakdown == (("R", 1, 7, 0), ("Y", 5, 1, 5)) and ann.score == 7
-    assert r.state.rounds[0].derivations["Ann"] == \
+    assert r.state.rounds[0].derivations[seat("Ann")] == \
         "R x1 (stack 7) = 0, Y x5 (stack 1) = 5, ender +2 -> 7"
 
 

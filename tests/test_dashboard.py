@@ -114,10 +114,10 @@ def test_results_win_rates_for_every_game(db):
 
 
 def test_viewer_opens_a_trick_from_the_url_and_steps(db):
-    gid, rnd, trick, first, second = sql(db, """
-        SELECT t.game_id, t.round, t.trick, t.first_winner, t.second_winner FROM tricks t
-        JOIN games g USING (game_id)
-        WHERE g.game = 'plotters' AND t.trick = 2 AND t.second_winner IS NOT NULL
+    gid, rnd, trick, first, second, leader = sql(db, """
+        SELECT t.game_id, t.round, t.trick, t.first_winner, t.second_winner, t.leader
+        FROM tricks t JOIN games g USING (game_id)
+        WHERE t.first_winner IS NOT NULL AND t.trick = 2 AND t.second_winner IS NOT NULL
         ORDER BY t.game_id, t.round LIMIT 1""")[0]
     at = page("viewer")
     at.query_params["game"] = gid
@@ -126,7 +126,11 @@ def test_viewer_opens_a_trick_from_the_url_and_steps(db):
     ok(at)
     text = " ".join(m.value for m in at.markdown)
     assert f"Round {rnd}, trick 2" in text
-    assert f"first winner **{first}**" in text and f"Second winner **{second}**" in text
+    engine = "\n".join(c.value for c in at.code)
+    assert f"first winner {first} (" in engine and f"second winner {second} (" in engine
+    # every player's hand before the trick is shown, the leader's with every card legal
+    assert f"**{leader}**" in text and "Every card was legal to play." in \
+        [c.value for c in at.caption]
     at.button(key=f"next_step_{gid}_{rnd}").click().run()
     assert f"Round {rnd}, trick 3" in " ".join(m.value for m in at.markdown)
 

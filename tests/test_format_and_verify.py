@@ -11,7 +11,7 @@ import orjson
 import pytest
 from helpers import assert_illegal, check, log_bytes
 
-from replay.cli import main
+from cli import main
 from replay.engine import replay_bytes, verdict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -136,7 +136,7 @@ def test_totals_claim_checks_rounds_finished_so_far():
 
 # ------------------------------------------------------------ the commands
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "replay.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True,
                           text=True, cwd=ROOT)
 
 

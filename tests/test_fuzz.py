@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from replay.cli import main
+from cli import main
 from replay.engine import replay_bytes, verdict
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,10 +9,11 @@ import duckdb
 import orjson
 import pytest
 
+from cli import main
 from ingest.db import reading
-from ingest.load import Source, expand, ingest
+from ingest.load import BatchWriter, Source, expand, ingest
+from ingest.schema import SCHEMA_VERSION
 from ingest.sql import SqlRefused, query
-from replay.cli import main
 from replay.engine import replay_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,7 +97,7 @@ def test_a_broken_file_is_recorded_and_the_rest_loads(tmp_path):
     assert count(db, "SELECT count(*) FROM logs WHERE status = 'unreadable'") == 1
 
 
-def test_an_error_mid_batch_leaves_the_database_unchanged(tmp_path):
+def test_an_error_mid_batch_leaves_the_database_unchanged(tmp_path, monkeypatch):
     db = str(tmp_path / "t.duckdb")
     first = sorted((SAMPLES / "plotters").glob("*.jsonl"))
     ingest([Source(str(p), path=str(p)) for p in first], db, jobs=1)
@@ -104,12 +105,17 @@ def test_an_error_mid_batch_leaves_the_database_unchanged(tmp_path):
                                                                   "tricks")}
     rest = sorted((SAMPLES / "rage").glob("*.jsonl"))
 
-    def crash(table: str) -> None:
+    real_insert = BatchWriter.insert
+
+    def crash(self, con, table, frame) -> None:
+        real_insert(self, con, table, frame)
         if table == "plays":
             raise RuntimeError("injected fault after some inserts")
 
+    monkeypatch.setattr(BatchWriter, "insert", crash)
     with pytest.raises(RuntimeError, match="injected fault"):
-        ingest([Source(str(p), path=str(p)) for p in rest], db, jobs=1, fault=crash)
+        ingest([Source(str(p), path=str(p)) for p in rest], db, jobs=1)
+    monkeypatch.setattr(BatchWriter, "insert", real_insert)
     assert {t: count(db, f"SELECT count(*) FROM {t}") for t in before} == before
     ok = ingest([Source(str(p), path=str(p)) for p in rest], db, jobs=1)
     assert ok.loaded == len(rest)
@@ -193,5 +199,5 @@ def test_ingest_command_reports_and_records_missing_paths(tmp_path, capsys):
 
 def test_database_file_is_a_real_duckdb_file(loaded):
     con = duckdb.connect(loaded[0], read_only=True)
-    assert con.execute("SELECT max(version) FROM schema_version").fetchone()[0] == 1
+    assert con.execute("SELECT max(version) FROM schema_version").fetchone()[0] == SCHEMA_VERSION
     con.close()

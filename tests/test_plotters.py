@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers import NAMES, assert_illegal, check, fill_hands, header, log_bytes, run
+from helpers import NAMES, assert_illegal, check, fill_hands, header, log_bytes, names, run, seat
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -71,9 +71,9 @@ def test_rule_book_trick_example():
     r = run(H5, events)
     assert r.status == "incomplete", r.error
     trick = next(f for f in r.facts if isinstance(f, TrickFinished))
-    assert trick.first_winner == "Cat" and trick.second_winner == "Dan"
-    assert trick.second_got == ("Y6", "B2")
-    assert trick.next_leader == "Dan"
+    assert trick.first_winner == seat("Cat") and trick.second_winner == seat("Dan")
+    assert names(trick.rest) == ("Y6", "B2")
+    assert trick.next_leader == seat("Dan")
 
 
 def test_rule_book_trick_example_green_was_not_allowed():
@@ -118,8 +118,8 @@ def test_equal_lowest_non_led_first_played_wins_second_part():
               play("Dan", "R1"), take("Ann", "R5", "R1")]
     r = run(H4, events)
     trick = next(f for f in r.facts if isinstance(f, TrickFinished))
-    assert trick.first_winner == "Ann" and trick.second_winner == "Ben"
-    assert trick.second_got == ("G2", "B2")
+    assert trick.first_winner == seat("Ann") and trick.second_winner == seat("Ben")
+    assert names(trick.rest) == ("G2", "B2")
     v = check(H4, events + [play("Cat", "B3")])
     assert_illegal(v, 8, "Cat plays out of turn", "Ben")
 
@@ -130,8 +130,8 @@ def test_monochrome_trick_discards_the_rest_and_first_winner_leads():
               play("Dan", "R1"), take("Cat", "R9", "R5")]
     r = run(H4, events)
     trick = next(f for f in r.facts if isinstance(f, TrickFinished))
-    assert trick.monochrome and trick.second_winner is None
-    assert trick.discarded == ("R2", "R1") and trick.next_leader == "Cat"
+    assert trick.second_winner is None
+    assert names(trick.rest) == ("R2", "R1") and trick.next_leader == seat("Cat")
     v = check(H4, events + [play("Ben", "B3")])
     assert_illegal(v, 8, "out of turn", "Cat")
 

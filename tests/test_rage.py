@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers import NAMES, assert_illegal, check, header, log_bytes, run
+from helpers import NAMES, assert_illegal, check, header, log_bytes, names, run, seat
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -129,18 +129,18 @@ def test_action_card_only_when_void_in_led_colour():
     assert_illegal(check(H, START + [play("Ann", "R10"), play("Ben", "JOKER", "R")]), 8,
                    "action cards may be played only", "R5")
     t = tricks(START + [play("Ann", "R10"), play("Ben", "R5"), play("Cat", "-5")])
-    assert t[0].winner == "Ann" and t[0].minus5 == 1
+    assert t[0].winner == seat("Ann") and t[0].minus5 == 1
 
 
 def test_void_player_may_trump():
     t = tricks(START + [play("Ann", "R10"), play("Ben", "R5"), play("Cat", "Y1")])
-    assert (t[0].winner, t[0].winning_card, t[0].trump) == ("Cat", "Y1", "Y")
+    assert (t[0].winner, t[0].winning_card.name, t[0].trump) == (seat("Cat"), "Y1", "Y")
 
 
 def test_trick_led_by_action_card_is_open_until_a_colour():
     events = START + [play("Ann", "+5"), play("Ben", "G3"), play("Cat", "Y1")]
     t = tricks(events)
-    assert t[0].led_color == "G" and t[0].winner == "Cat" and t[0].plus5 == 1
+    assert t[0].led_color == "G" and t[0].winner == seat("Cat") and t[0].plus5 == 1
 
 
 def test_joker_needs_a_colour():
@@ -150,30 +150,30 @@ def test_joker_needs_a_colour():
 
 def test_non_trump_joker_loses_to_any_trump():
     t = tricks(START + [play("Ann", "JOKER", "R"), play("Ben", "R5"), play("Cat", "Y1")])
-    assert t[0].led_color == "R" and t[0].winner == "Cat"
+    assert t[0].led_color == "R" and t[0].winner == seat("Cat")
 
 
 def test_second_joker_beats_the_first():
     t = tricks(START + [play("Ann", "JOKER", "Y"), play("Ben", "JOKER", "Y"), play("Cat", "Y2")])
-    assert t[0].winner == "Ben" and t[0].winning_card == "JOKER"
+    assert t[0].winner == seat("Ben") and t[0].winning_card.name == "JOKER"
 
 
 def test_joker_tops_its_colour_when_no_trump_falls():
     t = tricks(START + [play("Ann", "JOKER", "O"), play("Ben", "O6"), play("Cat", "O10")])
-    assert t[0].winner == "Ann"
+    assert t[0].winner == seat("Ann")
 
 
 def test_all_action_trick_is_won_by_its_first_card():
     events = START + [play("Ann", "+5"), play("Ben", "NOTRUMP"), play("Cat", "-5"), trump("G15")]
     t = tricks(events)
-    assert t[0].winner == "Ann" and t[0].led_color is None
+    assert t[0].winner == seat("Ann") and t[0].led_color is None
 
 
 # ------------------------------------------------------------ NOTRUMP and CHANGE
 def test_notrump_makes_trump_ordinary_and_turns_a_new_trump_after_the_trick():
     events = START + [play("Ann", "NOTRUMP"), play("Ben", "G3"), play("Cat", "Y1")]
     t = tricks(events)
-    assert t[0].notrump and t[0].trump is None and t[0].winner == "Ben"
+    assert t[0].notrump and t[0].trump is None and t[0].winner == seat("Ben")
     assert_illegal(check(H, events + [play("Ben", "O3")]), 10, "expected a trump event")
     r = run(H, events + [trump("+5"), trump("B15"), play("Ben", "O3")])
     assert r.status == "incomplete", r.error
@@ -185,17 +185,17 @@ def test_change_turns_a_trump_at_once_for_this_trick():
     assert_illegal(check(H, events + [play("Cat", "CHANGE"), play("Cat", "O7")]), 10,
                    "expected a trump event", "CHANGE")
     t = tricks(events + [play("Cat", "CHANGE"), trump("G15")])
-    assert t[0].change and t[0].trump == "G" and t[0].winner == "Ann"
+    assert t[0].change and t[0].trump == "G" and t[0].winner == seat("Ann")
 
 
 def test_notrump_and_change_in_one_trick():
     events = START + [play("Ann", "NOTRUMP"), play("Ben", "CHANGE"), trump("G15"),
                       play("Cat", "Y1")]
     t = tricks(events)
-    assert t[0].notrump and t[0].trump is None and t[0].winner == "Cat"
+    assert t[0].notrump and t[0].trump is None and t[0].winner == seat("Cat")
     assert_illegal(check(H, events + [trump("B15")]), 11, "no trump is turned now")
     t = tricks(events + [play("Cat", "Y2"), play("Ann", "G5"), play("Ben", "O3")])
-    assert t[1].trump == "G" and t[1].winner == "Ann"
+    assert t[1].trump == "G" and t[1].winner == seat("Ann")
 
 
 def test_card_not_in_hand_and_out_of_turn():

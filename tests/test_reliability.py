@@ -40,15 +40,31 @@ def consistent(db) -> None:
                    "(SELECT 1 FROM players p WHERE p.game_id = g.game_id)") == [(0,)]
 
 
+# A real `trickledger ingest` process that stops in the middle of its third batch's
+# transaction (after the `players` rows are in), marks the moment in a file and waits there
+# to be killed. The pause is patched in by the test; the product has no test hooks.
+HANG_MID_BATCH = """
+import sys, time
+from pathlib import Path
+from ingest.load import BatchWriter
+real = BatchWriter.insert
+def insert(self, con, table, frame):
+    real(self, con, table, frame)
+    if self.batches + 1 == 3 and table == "players":
+        Path(sys.argv[1]).write_text("mid-batch")
+        time.sleep(3600)
+BatchWriter.insert = insert
+from cli import main
+raise SystemExit(main(sys.argv[2:]))
+"""
+
+
 def test_sigkill_mid_batch_leaves_a_consistent_database_and_a_rerun_completes(tmp_path):
     db = tmp_path / "crash.duckdb"
     marker = tmp_path / "marker"
-    env = {**os.environ, "TRICKLEDGER_TEST_HANG_BATCH": "3",
-           "TRICKLEDGER_TEST_MARKER": str(marker)}
-    cmd = [sys.executable, "-m", "replay.cli", "ingest", "--db", str(db), "--batch", "40",
-           "--jobs", "2", str(CORPUS)]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT)
+    args = ["ingest", "--db", str(db), "--batch", "40", "--jobs", "2", str(CORPUS)]
+    proc = subprocess.Popen([sys.executable, "-c", HANG_MID_BATCH, str(marker), *args],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 120
     while not marker.exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
@@ -63,9 +79,8 @@ def test_sigkill_mid_batch_leaves_a_consistent_database_and_a_rerun_completes(tm
     assert 0 < logs <= 2 * 50 and games <= logs
     consistent(db)
     # a re-run completes the load; every input file is in logs or ingest_errors
-    done = subprocess.run(cmd[:-1] + [str(CORPUS)], cwd=ROOT, capture_output=True, text=True,
-                          env={k: v for k, v in os.environ.items()
-                               if not k.startswith("TRICKLEDGER_TEST")})
+    done = subprocess.run([sys.executable, "-m", "cli", *args], cwd=ROOT, capture_output=True,
+                          text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     sources, _ = expand([str(CORPUS)])
     names = {r[0] for r in sql(db, "SELECT file_name FROM logs UNION "
@@ -85,7 +100,7 @@ def test_twenty_browser_sessions_stay_usable_while_an_ingest_runs(tmp_path):
     db = tmp_path / "busy.duckdb"
     ingest(expand([str(ROOT / "sample_logs" / "plotters")])[0], str(db), jobs=1)
     extra = tmp_path / "extra"
-    subprocess.run([sys.executable, "-m", "replay.cli", "simulate", "--game", "rage",
+    subprocess.run([sys.executable, "-m", "cli", "simulate", "--game", "rage",
                     "--games", "600", "--seed", "11", "--out", str(extra)], cwd=ROOT,
                    check=True, capture_output=True)
     views = ["overview", "bidding", "results", "early_ends", "splits"]
@@ -117,7 +132,7 @@ def test_twenty_browser_sessions_stay_usable_while_an_ingest_runs(tmp_path):
             await browser.close()
 
     with dashboard_server(str(db), str(tmp_path / "server.log"), no_samples=True) as url:
-        writer = subprocess.Popen([sys.executable, "-m", "replay.cli", "ingest", "--db",
+        writer = subprocess.Popen([sys.executable, "-m", "cli", "ingest", "--db",
                                    str(db), "--batch", "50", "--jobs", "1", str(extra)],
                                   cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   text=True)
@@ -137,7 +152,7 @@ def test_twenty_browser_sessions_stay_usable_while_an_ingest_runs(tmp_path):
                                         ("--server.enableXsrfProtection", "true"),
                                         ("--server.maxUploadSize", "50")])
 def test_dashboard_is_local_with_xsrf_on_and_uploads_capped(flag, value):
-    from replay.cli import streamlit_command
+    from dashboard.commands import streamlit_command
 
     cmd = streamlit_command(address="127.0.0.1", port=8501)
     assert cmd[cmd.index(flag) + 1] == value

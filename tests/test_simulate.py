@@ -9,8 +9,8 @@ import orjson
 import pytest
 from helpers import NAMES, header
 
+from cli import main
 from replay.bots import GreedyBot, RandomBot
-from replay.cli import main
 from replay.engine import replay_bytes, verdict
 from replay.simulate import SimOptions, play_game, simulate_one
 
@@ -94,7 +94,7 @@ def test_greedy_beats_random(game, n, lowest):
                 for i, p in enumerate(NAMES[:n])}
         state, _ = play_game(h, bots, random.Random(seed))
         for p, b in bots.items():
-            totals[b.name] += state.totals[p]
+            totals[b.name] += state.scores()[p]
     per_seat = {k: v / (games * n / 2) for k, v in totals.items()}
     g, r = per_seat["greedy"], per_seat["random"]
     margin = 0.1 * (abs(g) + abs(r)) / 2  # fixed seeds: a clear 10 % edge, not luck

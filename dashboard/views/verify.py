@@ -43,10 +43,10 @@ def render() -> None:
     status = v["status"]
     show = {"complete": st.success, "incomplete": st.info}.get(status, st.error)
     show(f"**{status}** — {v['game'] or 'unknown game'}, players "
-         f"{ui.esc(', '.join(v['players'])) or '-'} · sha256 `{v['sha256'][:16]}…`")
+         f"{ui.md(', '.join(v['players'])) or '-'} · sha256 `{v['sha256'][:16]}…`")
     if r.error is not None:
         where = f"line {r.error.line}" if r.error.line else "the file"
-        st.error(f"{ui.esc(name)}, {where}: {ui.esc(r.error.message)}")
+        st.error(f"{ui.md(name)}, {where}: {ui.md(r.error.message)}")
     if v["rounds"]:
         table = pd.DataFrame([{"round": x["round"], **x["scores"]} for x in v["rounds"]])
         st.subheader("Scores")
@@ -54,8 +54,8 @@ def render() -> None:
         long = table.melt(id_vars="round", var_name="player", value_name="score")
         st.plotly_chart(px.bar(long, x="round", y="score", color="player", barmode="group",
                                title="Scores by round"), width="stretch")
-        st.markdown("**Totals:** " + ", ".join(f"{ui.esc(p)} {t}" for p, t in v["totals"].items())
-                    + (f" · **winners:** {ui.esc(', '.join(v['winners']))}" if v["winners"]
+        st.markdown("**Totals:** " + ", ".join(f"{ui.md(p)} {t}" for p, t in v["totals"].items())
+                    + (f" · **winners:** {ui.md(', '.join(v['winners']))}" if v["winners"]
                        else ""))
     if r.state is not None and r.state.claims:
         bad = [c for c in r.state.claims if not c.match]
@@ -63,13 +63,13 @@ def render() -> None:
             st.subheader(f"{len(bad)} claim(s) do not match")
             st.dataframe(pd.DataFrame([{
                 "line": c.line, "round": c.round if c.round is not None else "totals",
-                "player": c.player, "sheet says": c.claimed, "computed": c.computed,
+                "player": r.state.players[c.player], "sheet says": c.claimed, "computed": c.computed,
                 "how": c.derivation} for c in bad]), hide_index=True, width="stretch")
         else:
             st.success(f"All {len(r.state.claims)} claimed scores match.")
     if r.state is not None:
         with st.expander("The replay, trick by trick"):
-            st.text("\n".join(r.state.render()))
+            st.text("\n".join(r.render()))
     if status != "unreadable" and st.button("Save this log to the database", key="save"):
         s = data.load([(name, raw)])
         res = s.results[0] if s.results else None

@@ -1,6 +1,4 @@
-"""Game viewer: step through a game trick by trick (or turn by turn)."""
-
-import json
+"""Game viewer: step through a game trick by trick (or turn by turn), as the engine saw it."""
 
 import pandas as pd
 import plotly.express as px
@@ -8,156 +6,181 @@ import streamlit as st
 
 from dashboard import data, ui
 
-ui.page("Game viewer", "🔎")
+ui.page("Game viewer")
 f = ui.sidebar_filters()
 
 
-def _int_param(name: str, default: int) -> int:
+def _int_param(name: str) -> tuple[int | None, str | None]:
+    """A URL parameter as a number: (value, None), (None, None) when absent, or
+    (None, raw text) when it is not a number."""
+    raw = st.query_params.get(name)
+    if raw is None:
+        return None, None
     try:
-        return int(st.query_params.get(name, default))
-    except (TypeError, ValueError):
-        return default
+        return int(raw), None
+    except ValueError:
+        return None, raw
 
 
 def render() -> None:
-    games = data.filtered("""
-        SELECT game_id, game, n_players, status, error_line, error_message, file_name,
-               coalesce(played_on, CAST(ingested_at AS DATE)) AS played
-        FROM games WHERE game_id IN ({games})
-        ORDER BY played DESC, game_id LIMIT 2000""", f)
+    games = data.viewer_games(f)
     wanted = st.query_params.get("game")
-    if wanted and wanted not in set(games["game_id"]):
-        extra = data.query("""
-            SELECT game_id, game, n_players, status, error_line, error_message, file_name,
-                   coalesce(played_on, CAST(ingested_at AS DATE)) AS played
-            FROM games WHERE game_id = ? OR sha256 = ?""", (wanted, wanted))
-        games = pd.concat([extra, games], ignore_index=True)
+    if wanted:
+        found = data.find_game(wanted)
+        if found is None:
+            st.error(f"No game {ui.plain(wanted)} is in the database (a game is named by its "
+                     f"id or by the SHA-256 of its file). Pick one below.")
+            wanted = None
+        else:
+            wanted = found["game_id"]
+            if wanted not in set(games["game_id"]):
+                games = pd.concat([pd.DataFrame([found]), games], ignore_index=True)
     if ui.empty(games, "games"):
         return
     ids = games["game_id"].tolist()
+    labels = dict(zip(ids, games["label"]))
     start = ids.index(wanted) if wanted in ids else 0
     gid = st.selectbox("Game", ids, index=start, key="viewer_game",
-                       format_func=lambda g: f"{g} ({games.set_index('game_id').at[g, 'game']})")
+                       format_func=lambda g: labels.get(g, g))
     g = games.set_index("game_id").loc[gid]
-    st.query_params["game"] = gid
-    st.caption(f"{g['game']} · {int(g['n_players'])} players · {g['status']} · {g['file_name']}")
-    if g["status"] == "illegal":
-        st.error(f"Illegal move at line {int(g['error_line'])}: {ui.esc(g['error_message'])}")
-
-    kind = "turns" if g["game"] == "color_stacks" else "tricks"
-    steps = data.query("""
-        SELECT round, trick AS step, count(*) AS cards FROM plays WHERE game_id = ?
-        GROUP BY round, trick ORDER BY round, trick""", (gid,))
-    if ui.empty(steps, "plays in this game"):
+    if gid != st.query_params.get("game"):
+        st.query_params["game"] = gid
+    info = data.game_info(g["game"])
+    step_word = info.step if info else "trick"
+    st.caption(ui.plain(f"{info.title if info else g['game']} · {int(g['n_players'])} players · "
+                        f"{g['status']} · {g['file_name']} · id {gid}"))
+    tl = data.timeline(str(g["sha256"]))
+    if tl is None:
+        st.error("This game's log could not be read again.")
         return
-    rounds = sorted(steps["round"].unique().tolist())
-    rnd = _int_param("round", rounds[0])
-    rnd = rnd if rnd in rounds else rounds[0]
-    rnd = st.selectbox("Round", rounds, index=rounds.index(rnd), key=f"round_{gid}")
-    in_round = steps[steps["round"] == rnd]["step"].tolist()
-    step = _int_param("trick", in_round[0])
-    step = step if step in in_round else in_round[0]
+    if g["status"] == "illegal":
+        st.error(ui.plain(f"Illegal move at line {int(g['error_line'])}: {g['error_message']}"))
+    disputed = int(g["claims_mismatched"] or 0)
+    if disputed:
+        st.warning(f"Disputed: {ui.count(disputed, 'claimed score')} on the score sheet "
+                   f"{'does' if disputed == 1 else 'do'} not match the replay (see Running "
+                   f"scores below).")
+
+    rounds = tl.rounds()
+    if not rounds:
+        st.info("No round was dealt in this log.")
+        return
+    asked_round, bad_round = _int_param("round")
+    asked_step, bad_step = _int_param(step_word if step_word != "trick" else "trick")
+    if asked_step is None and bad_step is None and step_word != "trick":
+        asked_step, bad_step = _int_param("trick")
+    if bad_round is not None or (asked_round is not None and asked_round not in rounds):
+        st.warning(ui.plain(f"This game has no round {bad_round or asked_round} (rounds "
+                            f"{rounds[0]}-{rounds[-1]}); showing round {rounds[0]}."))
+        asked_round = None
+    if asked_round is None and g["status"] == "illegal":
+        bad = tl.step_of_line(int(g["error_line"]))
+        if bad is not None:
+            asked_round, asked_step = bad.round, bad.number
+    rnd_key = f"round_{gid}"
+    if asked_round is not None and st.session_state.get(f"{rnd_key}_from_url") != asked_round:
+        st.session_state[rnd_key] = asked_round
+        st.session_state[f"{rnd_key}_from_url"] = asked_round
+    rnd = st.selectbox("Round", rounds, key=rnd_key)
+    steps = tl.in_round(rnd)
+    _round_notes(tl, rnd)
+    if not steps:
+        st.info(f"No {step_word} was played in round {rnd}.")
+        _scores(gid, rnd)
+        return
+    numbers = [s.number for s in steps]
     key = f"step_{gid}_{rnd}"
+    if asked_step is not None or bad_step is not None:
+        if bad_step is not None or asked_step not in numbers:
+            st.warning(ui.plain(f"Round {rnd} has no {step_word} {bad_step or asked_step} "
+                                f"({step_word}s 1-{numbers[-1]}); showing {step_word} 1."))
+            asked_step = None
+        marker = f"{key}_from_url"
+        if asked_step is not None and st.session_state.get(marker) != asked_step:
+            st.session_state[key] = numbers.index(asked_step)
+            st.session_state[marker] = asked_step
     if key not in st.session_state:
-        st.session_state[key] = in_round.index(step)
+        st.session_state[key] = 0
     prev, label, nxt = st.columns([1, 3, 1])
     if prev.button("◀ previous", key=f"prev_{key}", disabled=st.session_state[key] == 0):
         st.session_state[key] -= 1
     if nxt.button("next ▶", key=f"next_{key}",
-                  disabled=st.session_state[key] >= len(in_round) - 1):
+                  disabled=st.session_state[key] >= len(steps) - 1):
         st.session_state[key] += 1
-    step = in_round[min(st.session_state[key], len(in_round) - 1)]
-    label.markdown(f"**Round {rnd}, {kind[:-1]} {step}** of {len(in_round)}")
+    step = steps[min(st.session_state[key], len(steps) - 1)]
+    label.markdown(f"**Round {rnd}, {step_word} {step.number}** of {len(steps)}")
     st.query_params["round"] = str(rnd)
-    st.query_params["trick"] = str(step)
+    st.query_params[step_word] = str(step.number)
+    _show_step(step, g, gid, step_word)
+    _scores(gid, rnd)
 
-    rinfo = data.query("SELECT * FROM rounds WHERE game_id = ? AND round = ?", (gid, rnd))
-    if not rinfo.empty:
-        r = rinfo.iloc[0]
-        facts = [f"dealer **{ui.esc(r['dealer'])}**", f"leader **{ui.esc(r['leader'])}**"]
-        if pd.notna(r["trump"]):
-            facts.append(f"first trump **{r['trump']}**")
-        if r["ended_early"] is True:
-            facts.append(f"ended early in trick {int(r['early_end_trick'])}: "
-                         f"**{ui.esc(r['early_end_player'])}** could not play")
-        if pd.notna(r["ender"]):
-            facts.append(f"**{ui.esc(r['ender'])}** ended the game")
-        st.markdown(" · ".join(facts))
 
-    plays = data.query("""
-        SELECT seq, player, card, joker_as, kind FROM plays
-        WHERE game_id = ? AND round = ? AND trick = ? ORDER BY seq""", (gid, rnd, step))
-    ui.chips_row([(p, c + (f" as {j}" if isinstance(j, str) else ""))
-                  for p, c, j in zip(plays["player"], plays["card"], plays["joker_as"])])
+def _round_notes(tl, rnd: int) -> None:
+    lines = tl.round_lines.get(rnd)
+    if lines:
+        with st.expander(f"Round {rnd}: the deal, bids and scores as the engine replayed them"):
+            st.code("\n".join(lines), language=None)
 
-    if kind == "tricks":
-        trick = data.query("SELECT * FROM tricks WHERE game_id = ? AND round = ? AND trick = ?",
-                           (gid, rnd, step))
-        if trick.empty:
-            st.info("This trick was not finished (the round ended early, the log stopped, or "
-                    "the next move was illegal).")
+
+def _show_step(step, g: pd.Series, gid: str, step_word: str) -> None:
+    ui.chips_row([(m.player, " ".join(m.cards)) for m in step.moves])
+    if step.error is not None:
+        st.error(ui.plain(f"Line {step.error_line}: {step.error}"))
+        if step.illegal is not None:
+            m = step.illegal
+            st.markdown(f"{ui.md(m.player)} tried {ui.md(' '.join(m.cards))}. Held:")
+            ui.hand_row(m.hand_before, m.legal)
+            legal = ", ".join(m.legal) or "none"
+            st.caption(ui.plain(f"Legal at that moment: {legal}."))
+    if step.lines:
+        st.code("\n".join(step.lines), language=None)
+    elif not step.finished and step.error is None:
+        st.info(f"This {step_word} was not finished (the round ended early or the log stops "
+                f"here).")
+    movers = {m.player: m for m in step.moves}
+    with st.expander(f"Hands before this {step_word}, and what was legal to play", expanded=True):
+        for player, hand in step.hands_before.items():
+            m = movers.get(player)
+            st.markdown(f"**{ui.md(player)}**" + (" — played " + ui.md(" ".join(m.cards))
+                                                  if m else ""))
+            ui.hand_row(hand, m.legal if m else None, played=m.cards if m else ())
+    stacks = data.step_stacks(gid, step.round, step.number, step_word)
+    if stacks is not None and len(stacks):
+        frame = pd.DataFrame(list(stacks))
+        if frame["player"].isna().all():
+            st.plotly_chart(px.bar(frame, x="stack", y="cards", range_y=[0, 8],
+                                   labels={"stack": "stack", "cards": "cards"},
+                                   title=f"Stacks after this {step_word}"), width="stretch")
         else:
-            _show_trick(g["game"], trick.iloc[0], gid, rnd, step)
-    else:
-        turn = data.query("SELECT * FROM turns WHERE game_id = ? AND round = ? AND seq = ?",
-                          (gid, rnd, step))
-        if not turn.empty:
-            t = turn.iloc[0]
-            stacks = json.loads(t["stacks"])
-            st.markdown(f"**{ui.esc(t['player'])}** {t['kind']}s — line {int(t['line'])}"
-                        + (" — **a stack reached six: the game ends**" if t["ended"] else ""))
-            frame = pd.DataFrame({"suit": list(stacks), "cards": list(stacks.values())})
-            st.plotly_chart(px.bar(frame, x="suit", y="cards", range_y=[0, 8],
-                                   title="Stacks after this turn"), width="stretch")
-    if g["game"] == "rage":
-        bids = data.query("""SELECT player, bid, won, bid_error, score FROM bids
-                             WHERE game_id = ? AND round = ?""", (gid, rnd))
-        if not bids.empty:
-            st.subheader("Bids against tricks")
-            st.dataframe(bids, hide_index=True, width="stretch")
+            table = frame.pivot_table(index="player", columns="stack", values="cards",
+                                      sort=False).reset_index()
+            st.markdown(f"**Stacks after this {step_word}** (open colours and face-down cards)")
+            st.dataframe(table, hide_index=True, width="stretch")
+
+
+def _scores(gid: str, rnd: int) -> None:
+    bids = data.query("""SELECT player, bid, won, bid_error AS "won − bid", score FROM bids
+                         WHERE game_id = ? AND round = ? ORDER BY player""", (gid, rnd))
+    if not bids.empty:
+        st.subheader("Bids against tricks")
+        st.dataframe(bids, hide_index=True, width="stretch")
     scores = data.query("""
-        SELECT round, player, score, running_total, derivation FROM round_scores
+        SELECT round, player, score, running_total AS "running total", derivation FROM round_scores
         WHERE game_id = ? ORDER BY round, player""", (gid,))
+    claims = data.query("""SELECT line, coalesce(CAST(round AS VARCHAR), 'totals') AS round,
+                                  player, claimed AS "sheet says", computed, derivation
+                           FROM claims WHERE game_id = ? AND NOT match ORDER BY line""", (gid,))
     st.subheader("Running scores")
+    if not claims.empty:
+        st.warning(f"{ui.count(len(claims), 'claimed score')} on the score sheet "
+                   f"{'does' if len(claims) == 1 else 'do'} not match:")
+        st.dataframe(claims, hide_index=True, width="stretch")
     if scores.empty:
         st.info("No round has finished yet.")
     else:
-        st.plotly_chart(px.line(scores, x="round", y="running_total", color="player",
+        st.plotly_chart(px.line(scores, x="round", y="running total", color="player",
                                 markers=True, title="Running totals"), width="stretch")
         st.dataframe(scores[scores["round"] == rnd], hide_index=True, width="stretch")
-
-
-def _show_trick(game: str, t: pd.Series, gid: str, rnd: int, step: int) -> None:
-    if game == "plotters":
-        takes = data.query("""SELECT player, role, cards, kept_cards FROM takes
-                              WHERE game_id = ? AND round = ? AND trick = ?""", (gid, rnd, step))
-        first = takes[takes["role"] == "first_pick"]
-        pick = ", ".join(first["cards"].iloc[0]) if len(first) else "-"
-        st.markdown(f"Led colour **{t['led_color']}** · first winner "
-                    f"**{ui.esc(t['first_winner'])}** ({t['first_card']}) picks {pick}")
-        if isinstance(t["second_winner"], str):
-            second = takes[takes["role"] == "second"]
-            st.markdown(f"Second winner **{ui.esc(t['second_winner'])}** ({t['second_card']}) "
-                        f"gets {', '.join(second['cards'].iloc[0])} and leads next")
-        else:
-            st.markdown(f"All cards of the led colour: the rest is discarded; "
-                        f"**{ui.esc(t['next_leader'])}** leads next")
-        stacks = json.loads(t["stacks"])
-        st.dataframe(pd.DataFrame(stacks).T, width="stretch")
-    elif game == "rage":
-        trump = "none (NOTRUMP)" if t["notrump"] else t["trump"]
-        extra = " · CHANGE fired" if t["change"] else ""
-        st.markdown(f"Led colour **{t['led_color'] or '-'}** · trump **{trump}**{extra} · "
-                    f"**{ui.esc(t['winner'])}** wins with {t['winning_card']}")
-    else:
-        closed = ", ".join(t["closed"]) if len(t["closed"]) else "none"
-        if isinstance(t["winner"], str):
-            st.markdown(f"**{ui.esc(t['winner'])}** could not play an acceptable card and takes the "
-                        f"trick with {t['winning_card']} · {int(t['length'])} cards, "
-                        f"{int(t['laps'])} lap(s) · closed: {closed}")
-        else:
-            st.markdown(f"Nobody had cards left: the trick is discarded · closed: {closed}")
-    st.caption(f"line {int(t['line'])}")
 
 
 ui.guarded(render)

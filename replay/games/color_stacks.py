@@ -9,20 +9,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
+from random import Random
 from typing import Any
 
 from ..cards import Card, CardTable, card_order
 from ..engine import (
-    GameInfo,
+    Fact,
     GameState,
     RoundDealt,
+    RoundOutcome,
+    RowSink,
     check_rounds,
-    hands_lines,
-    register,
-    str_list,
+    deal_lines,
+    plays_rows,
 )
-from ..errors import RuleError
-from ..reader import Event, Header
+from ..errors import FormatError, RuleError
+from ..events import Event, Header, optional_str_list, str_list
+from ..registry import GameInfo, Move, register
 
 SUIT_LETTERS = "ROYGBPKW"
 SUITS_FOR = {2: 4, 3: 4, 4: 5}
@@ -30,28 +33,21 @@ HAND_SIZE = {2: 12, 3: 12, 4: 11}
 END_AT = 6
 ENDER_BONUS = 2
 
-CARDS = CardTable(Card(f"{s}{v}", s, v) for s in SUIT_LETTERS for v in range(1, 10))
+CARDS: CardTable[Card] = CardTable((Card(f"{s}{v}", s, v) for s in SUIT_LETTERS
+                                    for v in range(1, 10)), "color_stacks")
 
 
-@dataclass(frozen=True, slots=True)
-class TurnTaken:
-    round: int
-    turn: int  # place turns so far in the round (a draw keeps the number of the turn before it)
-    player: str
-    kind: str  # "place" or "draw"
-    cards: tuple[str, str]
-    stacks: tuple[tuple[str, int], ...]  # every suit in use, after this turn
-    ended: bool
-    line: int
+# ------------------------------------------------------------------- rules
 
 
-@dataclass(frozen=True, slots=True)
-class HandScored:
-    round: int
-    player: str
-    breakdown: tuple[tuple[str, int, int, int], ...]  # (suit, cards held, stack size, points)
-    ender_bonus: int
-    score: int
+def ends_game(stacks: dict[str, int], cards: list[Card]) -> bool:
+    """The turn that brings a stack to six or more ends the game."""
+    return any(stacks[c.color] >= END_AT for c in cards)
+
+
+def draw_due(players: int, turns: int, pile: list[Card]) -> bool:
+    """Two players: after every pair of turns the top two pile cards go onto the stacks."""
+    return players == 2 and turns % 2 == 0 and bool(pile)
 
 
 def hand_value(hand: list[Card], stacks: dict[str, int], suits: tuple[str, ...],
@@ -79,6 +75,56 @@ def hand_value(hand: list[Card], stacks: dict[str, int], suits: tuple[str, ...],
     return total, tuple(breakdown), f"{text} -> {total}"
 
 
+# ------------------------------------------------------------------- facts
+
+
+@dataclass(frozen=True, slots=True)
+class PileSet(Fact):
+    """What the deal put outside the hands: the two-player pile (top first), the card aside."""
+
+    round: int
+    pile: tuple[Card, ...]
+    aside: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnTaken(Fact):
+    round: int
+    turn: int  # place turns so far in the round (a draw keeps the number of the turn before it)
+    seq: int  # places and draws so far in the round
+    player: int
+    kind: str  # "place" or "draw"
+    cards: tuple[Card, Card]
+    stacks: tuple[tuple[str, int], ...]  # every suit in use, after this turn
+    ended: bool
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandScored(Fact):
+    round: int
+    player: int
+    breakdown: tuple[tuple[str, int, int, int], ...]  # (suit, cards held, stack size, points)
+    ender_bonus: int
+    score: int
+
+
+@dataclass(frozen=True, slots=True)
+class StacksRound(RoundOutcome):
+    turns: int
+    ender: int
+    ended_by: str  # "place" or "draw"
+
+    def summary(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {"turns": self.turns, "ender": players[self.ender]}
+
+    def columns(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {**self.summary(players), "end_reason": f"stack reached six by {self.ended_by}"}
+
+
+# ------------------------------------------------------------------- state
+
+
 class ColorStacksState(GameState):
     @classmethod
     def check_header(cls, header: Header) -> int:
@@ -96,6 +142,10 @@ class ColorStacksState(GameState):
         default = 3 if "three_rounds" in header.variants else 1
         return check_rounds(header, default=default)
 
+    @classmethod
+    def random_setup(cls, rng: Random, players: int) -> dict[str, Any]:
+        return {"suits": rng.sample(SUIT_LETTERS, SUITS_FOR[players])}
+
     def __init__(self, header: Header) -> None:
         super().__init__(header)
         self.suits = header.suits
@@ -107,9 +157,10 @@ class ColorStacksState(GameState):
         self.pile: list[Card] = []
         self.turn = 0
         self.turns = 0
+        self.seq = 0
 
     def _card(self, raw: str) -> Card:
-        c = CARDS.parse(raw, "color_stacks")
+        c = CARDS.parse(raw)
         if c not in self.deck:
             raise RuleError(f"{c} is not a card of this game (suits {' '.join(self.suits)}, "
                             f"numbered 1-9)")
@@ -133,48 +184,44 @@ class ColorStacksState(GameState):
                 raise RuleError(f"deal: with {self.n} players everybody gets {self.hand_size} "
                                 f"cards, {name} got {len(hands[name])}")
             self.hands[s] = {take(c, f"{name}'s hand") for c in hands[name]}
-        pile_raw = ev.data.get("pile")
-        aside_raw = ev.data.get("aside")
+        pile_raw = optional_str_list(ev, "pile", "a list of cards, top first")
+        aside_raw = optional_str_list(ev, "aside", "a list of one card")
         self.pile = []
         if self.n == 2:
             if pile_raw is None:
-                raise RuleError("deal: a two-player game needs 'pile', the other 12 cards "
-                                "listed top first")
-            pile_raw = str_list(ev, "pile", "a list of cards, top first")
+                raise FormatError("deal: a two-player game needs 'pile', the other 12 cards "
+                                  "listed top first")
             if len(pile_raw) != 12:
                 raise RuleError(f"deal: the two-player pile holds 12 cards, got {len(pile_raw)}")
             self.pile = [take(c, "the pile") for c in pile_raw]
         elif pile_raw:
             raise RuleError(f"deal: only a two-player game has a 'pile' ({self.n} players)")
+        aside: list[Card] = []
         if self.n == 4:
             if aside_raw is None:
-                raise RuleError("deal: a four-player game needs 'aside', the one card left "
-                                "over")
-            aside_raw = str_list(ev, "aside", "a list of one card")
+                raise FormatError("deal: a four-player game needs 'aside', the one card left "
+                                  "over")
             if len(aside_raw) != 1:
                 raise RuleError(f"deal: one card is set aside with four players, got "
                                 f"{len(aside_raw)}")
-            take(aside_raw[0], "aside")
+            aside.append(take(aside_raw[0], "aside"))
         elif aside_raw:
             raise RuleError(f"deal: only a four-player game sets a card 'aside' "
                             f"({self.n} players)")
         left = self.left_of(self.dealer)
-        if "leader" in ev.data and self.player(ev, "leader") != left:
+        named = self.named_leader(ev)
+        if named is not None and named != left:
             raise RuleError(f"round {self.round_no} starts with {self.players[left]}, the "
                             f"player left of the dealer")
         self.stacks = {s: 0 for s in self.suits}
         self.turn = left
-        self.turns = 0
+        self.turns = self.seq = 0
         self.phase = "place"
-        extra: dict[str, Any] = {}
-        if self.pile:
-            extra["pile"] = tuple(c.name for c in self.pile)
-        if aside_raw:
-            extra["aside"] = (self._card(aside_raw[0]).name,)
-        self.facts.append(RoundDealt(
-            self.round_no, self.players[self.dealer], self.players[left],
-            {p: tuple(c.name for c in sorted(self.hands[s], key=card_order))
-             for s, p in enumerate(self.players)}, extra, ev.line))
+        self.emit(RoundDealt(self.round_no, self.dealer, left,
+                             tuple(tuple(sorted(h, key=card_order)) for h in self.hands),
+                             ev.line))
+        if self.pile or aside:
+            self.emit(PileSet(self.round_no, tuple(self.pile), tuple(aside)))
 
     def _not_now(self, what: str) -> None:
         if self.phase == "draw":
@@ -211,11 +258,11 @@ class ColorStacksState(GameState):
             self.stacks[c.color] += 1
         self.turns += 1
         self.turn = self.left_of(s)
-        ended = any(self.stacks[c.color] >= END_AT for c in cards)
-        self._turn_fact(name, "place", cards, ended, ev.line)
+        ended = ends_game(self.stacks, cards)
+        self._turn_fact(s, "place", cards, ended, ev.line)
         if ended:
-            self._end(s, ev.line)
-        elif self.n == 2 and self.turns % 2 == 0 and self.pile:
+            self._end(s, "place", ev.line)
+        elif draw_due(self.n, self.turns, self.pile):
             self.phase = "draw"
 
     def on_draw(self, ev: Event) -> None:
@@ -235,36 +282,35 @@ class ColorStacksState(GameState):
         del self.pile[:2]
         for c in cards:
             self.stacks[c.color] += 1
-        ended = any(self.stacks[c.color] >= END_AT for c in cards)
-        self._turn_fact(self.players[s], "draw", cards, ended, ev.line)
+        ended = ends_game(self.stacks, cards)
+        self._turn_fact(s, "draw", cards, ended, ev.line)
         if ended:
-            self._end(s, ev.line)
+            self._end(s, "draw", ev.line)
         else:
             self.phase = "place"
 
-    def _turn_fact(self, name: str, kind: str, cards: list[Card], ended: bool, line: int) -> None:
-        self.facts.append(TurnTaken(self.round_no, self.turns, name, kind,
-                                    (cards[0].name, cards[1].name),
-                                    tuple(self.stacks.items()), ended, line))
+    def _turn_fact(self, s: int, kind: str, cards: list[Card], ended: bool, line: int) -> None:
+        self.seq += 1
+        self.emit(TurnTaken(self.round_no, self.turns, self.seq, s, kind, (cards[0], cards[1]),
+                            tuple(self.stacks.items()), ended, line))
 
-    def _end(self, ender: int, line: int) -> None:
-        scores: dict[str, int] = {}
-        derivs: dict[str, str] = {}
-        for s, name in enumerate(self.players):
+    def _end(self, ender: int, kind: str, line: int) -> None:
+        scores: list[int] = []
+        derivs: list[str] = []
+        for s in range(self.n):
             total, breakdown, text = hand_value(sorted(self.hands[s], key=card_order), self.stacks,
                                                 self.suits, s == ender)
-            scores[name] = total
-            derivs[name] = text
-            self.facts.append(HandScored(self.round_no, name, breakdown,
-                                         ENDER_BONUS if s == ender else 0, total))
+            scores.append(total)
+            derivs.append(text)
+            self.emit(HandScored(self.round_no, s, breakdown, ENDER_BONUS if s == ender else 0,
+                                 total))
         self.phase = "deal"
-        self.finish_round(scores, derivs, {"turns": self.turns, "ender": self.players[ender]},
-                          line)
-
-    def before_claim(self, ev: Event) -> None:
-        return None
+        self.finish_round(scores, derivs, StacksRound(self.turns, ender, kind), line)
 
     # ------------------------------------------------------------ uniform API
+    def hand(self, seat: int) -> list[Card]:
+        return sorted(self.hands[seat], key=card_order)
+
     def to_move(self) -> str | None:
         if self.phase == "place":
             return self.players[self.turn]
@@ -272,22 +318,27 @@ class ColorStacksState(GameState):
             return self.players[(self.turn - 1) % self.n]
         return None
 
-    def legal_moves(self) -> list[dict[str, Any]]:
+    def legal_moves(self) -> list[Move]:
         if self.phase == "place":
             p = self.players[self.turn]
             hand = sorted(self.hands[self.turn], key=card_order)
             return [{"type": "place", "player": p, "cards": [a.name, b.name]}
                     for a, b in combinations(hand, 2)]
-        if self.phase == "draw":
-            return [{"type": "draw", "player": self.to_move(),
-                     "cards": [c.name for c in self.pile[:2]]}]
+        if self.phase == "draw":  # the rules do not say who turns the cards: either may
+            top = [c.name for c in self.pile[:2]]
+            drawer = (self.turn - 1) % self.n
+            return [{"type": "draw", "player": self.players[s], "cards": top}
+                    for s in (drawer, 1 - drawer)]
         return []
 
-    def new_deal(self, rng: Any) -> dict[str, Any]:
+    def next_chance(self) -> str | None:
+        return "deal" if self.phase == "deal" and not self.over else None
+
+    def draw_chance(self, rng: Random) -> Move:
         deck = sorted(self.deck, key=card_order)
         rng.shuffle(deck)
         hs = self.hand_size
-        ev: dict[str, Any] = {"type": "deal", "hands": {
+        ev: Move = {"type": "deal", "hands": {
             p: [c.name for c in sorted(deck[i * hs:(i + 1) * hs], key=card_order)]
             for i, p in enumerate(self.players)}}
         rest = deck[self.n * hs:]
@@ -298,29 +349,86 @@ class ColorStacksState(GameState):
         return ev
 
 
-def render_fact(f: Any, players: tuple[str, ...]) -> list[str]:
-    """Lines of `replay` for one of this game's facts."""
-    out: list[str] = []
-    if isinstance(f, RoundDealt):
-        out.append(f"== Round {f.round}: {f.dealer} deals, {f.leader} starts")
-        out.extend(hands_lines(f))
-        if "pile" in f.extra:
-            out.append(f"   pile (top first) {' '.join(f.extra['pile'])}")
-        if "aside" in f.extra:
-            out.append(f"   aside {' '.join(f.extra['aside'])}")
-    elif isinstance(f, TurnTaken):
-        stacks = " ".join(f"{s}{k}" for s, k in f.stacks)
-        verb = "places" if f.kind == "place" else "draws"
-        label = f"Turn {f.turn}" if f.kind == "place" else "Draw"
-        end = f"  -> a stack reached six: {f.player} ends the game" if f.ended else ""
-        out.append(f"{label} (line {f.line}): {f.player} {verb} {' '.join(f.cards)}; "
-                   f"stacks {stacks}{end}")
+# ------------------------------------------------------------------- the greedy bot
+# Value the hand that stays after the turn: each card worth its stack if the
+# stack stays under six, +2 for ending the game; cards of colours whose stack
+# is at five are at risk and count half.
+
+
+def heuristic(st: ColorStacksState, m: Move) -> float:
+    if m["type"] == "draw":
+        return 0.0
+    s = st.seat[m["player"]]
+    placed = {CARDS[c] for c in m["cards"]}
+    stacks = dict(st.stacks)
+    for c in placed:
+        stacks[c.color] += 1
+    ends = any(k >= END_AT for k in stacks.values())
+    value = 0.0
+    for c in st.hands[s]:
+        if c in placed:
+            continue
+        k = stacks[c.color]
+        if k < END_AT:
+            value += k if ends or k < END_AT - 1 else k / 2
+    return value + (ENDER_BONUS if ends else 0)
+
+
+# ------------------------------------------------------------------- rendering
+
+
+def _render_dealt(f: RoundDealt, players: tuple[str, ...]) -> list[str]:
+    return deal_lines(f, players, verb="starts")
+
+
+def _render_pile(f: PileSet, players: tuple[str, ...]) -> list[str]:
+    out = []
+    if f.pile:
+        out.append(f"   pile (top first) {' '.join(c.name for c in f.pile)}")
+    if f.aside:
+        out.append(f"   aside {' '.join(c.name for c in f.aside)}")
     return out
 
+
+def _render_turn(f: TurnTaken, players: tuple[str, ...]) -> list[str]:
+    stacks = " ".join(f"{s}{k}" for s, k in f.stacks)
+    who = players[f.player]
+    verb = "places" if f.kind == "place" else "draws"
+    label = f"Turn {f.turn}" if f.kind == "place" else "Draw"
+    end = f"  -> a stack reached six: {who} ends the game" if f.ended else ""
+    return [f"{label} (line {f.line}): {who} {verb} {f.cards[0]} {f.cards[1]}; "
+            f"stacks {stacks}{end}"]
+
+
+def _render_hand(f: HandScored, players: tuple[str, ...]) -> list[str]:
+    return []  # the round's score lines show the same breakdown
+
+
+# ------------------------------------------------------------------- rows
+
+
+def _project_pile(f: PileSet, sink: RowSink) -> None:
+    """The pile and the card aside are in the log's text; no table holds them."""
+
+
+def _project_turn(f: TurnTaken, sink: RowSink) -> None:
+    P = sink.players
+    sink.add("turns", round=f.round, seq=f.seq, turn=f.turn, player=P[f.player], kind=f.kind,
+             cards=[c.name for c in f.cards], ended=f.ended, line=f.line,
+             stacks=[{"player": None, "stack": suit, "cards": k} for suit, k in f.stacks])
+    plays_rows(sink, f.round, f.seq, [(f.player, c, None) for c in f.cards], f.kind)
+
+
+def _project_hand(f: HandScored, sink: RowSink) -> None:
+    """A hand's breakdown is the round score's derivation (round_scores.derivation)."""
 
 
 INFO = register(GameInfo(
     name="color_stacks", title="Color Stacks", min_players=2, max_players=4,
-    state_class=ColorStacksState, variants=("three_rounds",), needs_suits=True,
-    render_fact=render_fact,
+    state_class=ColorStacksState, cards=CARDS, variants=("three_rounds",), needs_suits=True,
+    step="turn",
+    render={RoundDealt: _render_dealt, PileSet: _render_pile, TurnTaken: _render_turn,
+            HandScored: _render_hand},
+    project={PileSet: _project_pile, TurnTaken: _project_turn, HandScored: _project_hand},
+    heuristic=heuristic, step_facts=(TurnTaken,),
 ))

@@ -11,20 +11,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
+from random import Random
 from typing import Any
 
 from ..cards import Card, CardTable, card_order, names
 from ..engine import (
-    GameInfo,
+    Fact,
     GameState,
     RoundDealt,
+    RoundOutcome,
+    RowSink,
+    TrickAbandoned,
     check_rounds,
-    hands_lines,
-    register,
-    str_list,
+    plays_rows,
 )
-from ..errors import RuleError
-from ..reader import Event, Header
+from ..errors import FormatError, RuleError
+from ..events import Event, Header, str_list
+from ..registry import GameInfo, Move, register
 
 COLORS = "BGRY"
 COLOR_NAMES = {"B": "blue", "G": "green", "R": "red", "Y": "yellow"}
@@ -35,62 +38,35 @@ DECK_TOP = {4: {"B": 14, "G": 14, "R": 14, "Y": 14},
             5: {"B": 17, "G": 17, "R": 18, "Y": 18},
             6: {"B": 21, "G": 21, "R": 21, "Y": 21}}
 
-CARDS = CardTable(Card(f"{c}{v}", c, v) for c in COLORS for v in range(1, 22))
+CARDS: CardTable[Card] = CardTable((Card(f"{c}{v}", c, v) for c in COLORS for v in range(1, 22)),
+                                   "plotters")
 COLOR_INDEX = {c: i for i, c in enumerate(COLORS)}
 DECKS = {n: frozenset(CARDS[f"{c}{v}"] for c in COLORS for v in range(1, top[c] + 1))
          for n, top in DECK_TOP.items()}
 
 
-# ------------------------------------------------------------------- facts
+# ------------------------------------------------------------------- rules
 
 
-@dataclass(frozen=True, slots=True)
-class TrickFinished:
-    round: int
-    trick: int
-    leader: str
-    cards: tuple[tuple[str, str], ...]  # (player, card) in play order
-    led_color: str
-    first_winner: str
-    first_card: str
-    second_winner: str | None
-    second_card: str | None
-    monochrome: bool
-    first_pick: tuple[str, ...]
-    second_got: tuple[str, ...]
-    discarded: tuple[str, ...]
-    next_leader: str
-    stacks: tuple[tuple[int, int, int, int, int], ...]  # per seat: open B G R Y, discards
-    kept_cards: tuple[int, int]  # cards of the pick / the rest that landed on open stacks
-    line: int
+def pick_size(players: int) -> int:
+    """How many cards the first winner picks: half the trick, rounded up."""
+    return (players + 1) // 2
 
 
-@dataclass(frozen=True, slots=True)
-class ColorsKept:
-    round: int
-    trick: int
-    player: str
-    colors: tuple[str, str]
-    discarded: int  # cards turned face down by this choice
-    line: int
+def fits_trick(card: Card, trick_colors: set[str]) -> bool:
+    """The three-colour rule: a trick never holds a fourth colour."""
+    return len(trick_colors) < 3 or card.color in trick_colors
 
 
-@dataclass(frozen=True, slots=True)
-class RoundEnded:
-    round: int
-    tricks: int
-    ended_early: bool
-    early_end_player: str | None
-    early_end_trick: int | None
-    unfinished: tuple[tuple[str, str], ...]
-    leader: str
-    line: int
+def keepable(open_stacks: list[int]) -> list[str]:
+    """The colours a player may keep: those they have collected."""
+    return [COLORS[i] for i in range(4) if open_stacks[i]]
 
 
 def score(open_stacks: list[int], discards: int) -> tuple[int, str]:
     """The round score of one player and its derivation, e.g. 'open G5 R6, other 3 -> ...'."""
     # the two largest stacks (ties: colour order), shown in colour order
-    held = sorted(((-k, i) for i, k in enumerate(open_stacks) if k))
+    held = sorted((-k, i) for i, k in enumerate(open_stacks) if k)
     if len(held) < 2:
         shown = " ".join(f"{COLORS[i]}{-k}" for k, i in held)
         return 0, f"open {shown or 'nothing'} -> fewer than two colours = 0"
@@ -104,6 +80,76 @@ def score(open_stacks: list[int], discards: int) -> tuple[int, str]:
     return result, f"open {ca}{a} {cb}{b}, other {others} -> {a}x{b}={product} // {others} = {result}"
 
 
+# ------------------------------------------------------------------- facts
+
+
+@dataclass(frozen=True, slots=True)
+class TrickFinished(Fact):
+    round: int
+    trick: int
+    leader: int
+    cards: tuple[tuple[int, Card], ...]  # (seat, card) in play order
+    first_winner: int
+    second_winner: int | None  # None: every card had the led colour (monochrome)
+    first_pick: tuple[Card, ...]
+    rest: tuple[Card, ...]  # to the second winner, or discarded when monochrome
+    next_leader: int
+    stacks: tuple[tuple[int, int, int, int, int], ...]  # per seat: open B G R Y, discards
+    kept_cards: tuple[int, int]  # cards of the pick / the rest that landed on open stacks
+    line: int
+
+    @property
+    def led_color(self) -> str:
+        return self.cards[0][1].color
+
+    def card_of(self, seat: int) -> Card:
+        return next(c for s, c in self.cards if s == seat)
+
+
+@dataclass(frozen=True, slots=True)
+class ColorsKept(Fact):
+    round: int
+    trick: int
+    player: int
+    colors: tuple[str, str]
+    discarded: int  # cards turned face down by this choice
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnded(Fact):
+    round: int
+    tricks: int
+    early_end_player: int | None  # the player who could not play; None: all tricks played
+    unfinished: tuple[tuple[int, Card], ...]
+    leader: int
+    line: int
+
+    @property
+    def ended_early(self) -> bool:
+        return self.early_end_player is not None
+
+
+@dataclass(frozen=True, slots=True)
+class PlottersRound(RoundOutcome):
+    tricks: int
+    early_end_player: int | None
+    early_end_trick: int | None
+
+    def summary(self, players: tuple[str, ...]) -> dict[str, Any]:
+        early = self.early_end_player
+        return {"tricks": self.tricks, "ended_early": early is not None,
+                "early_end_player": players[early] if early is not None else None}
+
+    def columns(self, players: tuple[str, ...]) -> dict[str, Any]:
+        early = self.early_end_player is not None
+        return {**self.summary(players), "early_end_trick": self.early_end_trick,
+                "end_reason": "early end" if early else "all tricks played"}
+
+
+# ------------------------------------------------------------------- state
+
+
 class PlottersState(GameState):
     @classmethod
     def check_header(cls, header: Header) -> int:
@@ -112,7 +158,7 @@ class PlottersState(GameState):
     def __init__(self, header: Header) -> None:
         super().__init__(header)
         self.deck = DECKS[self.n]
-        self.pick_size = (self.n + 1) // 2
+        self.pick_size = pick_size(self.n)
         self.phase = "deal"
         self.hands: list[set[Card]] = [set() for _ in range(self.n)]
         self.open: list[list[int]] = [[0, 0, 0, 0] for _ in range(self.n)]
@@ -143,7 +189,7 @@ class PlottersState(GameState):
                 raise RuleError(f"deal: {name} must get {HAND_SIZE} cards, got {len(cards)}")
             hand = set()
             for raw in cards:
-                c = CARDS.parse(raw, "plotters")
+                c = CARDS.parse(raw)
                 if c not in self.deck:
                     raise RuleError(f"deal: {c} is not in the {self.n}-player deck "
                                     f"({self._deck_text()})")
@@ -154,8 +200,9 @@ class PlottersState(GameState):
             self.hands[s] = hand
         default_leader = self.left_of(self.dealer)
         leader = default_leader
-        if "leader" in ev.data:
-            leader = self.player(ev, "leader")
+        named = self.named_leader(ev)
+        if named is not None:
+            leader = named
             elected = self.header.edition == "plotters-inc" and self.round_no == 1
             if leader != default_leader and not elected:
                 why = ("only the first round of plotters-inc may be led by an elected player"
@@ -172,10 +219,9 @@ class PlottersState(GameState):
         self.trick_no = 0
         self.leader = self.turn = self.round_leader = leader
         self.phase = "play"
-        self.facts.append(RoundDealt(
-            self.round_no, self.players[self.dealer], self.players[leader],
-            {p: tuple(c.name for c in sorted(self.hands[s], key=card_order))
-             for s, p in enumerate(self.players)}, {}, ev.line))
+        self.emit(RoundDealt(self.round_no, self.dealer, leader,
+                             tuple(tuple(sorted(h, key=card_order)) for h in self.hands),
+                             ev.line))
 
     def _deck_text(self) -> str:
         top = DECK_TOP[self.n]
@@ -196,7 +242,7 @@ class PlottersState(GameState):
 
     def _missing_keep(self) -> None:
         s = self.keep_owed[0]
-        have = "".join(COLORS[i] for i in range(4) if self.open[s][i])
+        have = "".join(keepable(self.open[s]))
         raise RuleError(f"{self.players[s]} holds collected cards of all four colours ({have}) "
                         f"and must choose two to keep: expected a keep event")
 
@@ -208,13 +254,13 @@ class PlottersState(GameState):
         if s != self.turn:
             raise RuleError(f"{name} plays out of turn: it is {self.players[self.turn]}'s turn "
                             f"to play to trick {self.trick_no + 1}")
-        card = CARDS.from_event(ev, "plotters")
+        card = CARDS.from_event(ev)
         hand = self.hands[s]
         if card not in hand:
             raise RuleError(f"{name} cannot play {card}: it is not in {name}'s hand")
         colors = self.trick_colors
-        if len(colors) == 3 and card.color not in colors:
-            legal = next(c for c in sorted(hand, key=card_order) if c.color in colors)
+        if not fits_trick(card, colors):
+            legal = next(c for c in sorted(hand, key=card_order) if fits_trick(c, colors))
             shown = list(dict.fromkeys(c.color for _, c in self.trick))
             held = f"{shown[0]}, {shown[1]} and {shown[2]}"
             raise RuleError(f"{name} cannot play {card}: the trick already holds {held} "
@@ -227,10 +273,8 @@ class PlottersState(GameState):
             return
         nxt = self.left_of(s)
         self.turn = nxt
-        if len(colors) == 3:
-            nh = self.hands[nxt]
-            if all(c.color not in colors for c in nh):
-                self._end_round(ev.line, early_player=nxt)
+        if len(colors) == 3 and not any(fits_trick(c, colors) for c in self.hands[nxt]):
+            self._end_round(ev.line, early_player=nxt)
 
     def _decide_trick(self) -> None:
         led = self.trick[0][1].color
@@ -274,11 +318,11 @@ class PlottersState(GameState):
             raise RuleError(f"{self.players[s]} must take {self.pick_size} cards of the trick "
                             f"(half of {self.n}, rounded up), not {len(raw)}")
         trick = self.trick
-        in_trick = {c: p for p, c in trick}
+        in_trick = {c for _, c in trick}
         by_name = CARDS.by_name
         pick: list[Card] = []
         for r in raw:
-            c = by_name.get(r) or CARDS.parse(r, "plotters")
+            c = by_name.get(r) or CARDS.parse(r)
             if c not in in_trick:
                 raise RuleError(f"{self.players[s]} cannot take {c}: it is not in the trick "
                                 f"({names(c for _, c in self.trick)})")
@@ -296,19 +340,9 @@ class PlottersState(GameState):
         else:
             nxt = s
         self.trick_no += 1
-        players = self.players
-        card_of = {p: c.name for p, c in trick}
-        rest_names = tuple(c.name for c in rest)
-        self.facts.append(TrickFinished(
-            self.round_no, self.trick_no, players[self.leader],
-            tuple((players[p], c.name) for p, c in trick), trick[0][1].color,
-            players[s], card_of[s],
-            players[second] if second is not None else None,
-            card_of[second] if second is not None else None,
-            second is None, tuple(c.name for c in pick),
-            rest_names if second is not None else (),
-            rest_names if second is None else (),
-            players[nxt], self._stacks(), (landed_first, landed_rest), ev.line))
+        self.emit(TrickFinished(
+            self.round_no, self.trick_no, self.leader, tuple(trick), s, second, tuple(pick),
+            tuple(rest), nxt, self._stacks(), (landed_first, landed_rest), ev.line))
         self.trick = []
         self.trick_colors = set()
         self.leader = self.turn = nxt
@@ -331,21 +365,23 @@ class PlottersState(GameState):
         s = self.seat_of(ev)
         name = self.players[s]
         if self.phase != "keep" or s not in self.keep_owed:
-            if self.kept[s] is not None:
+            kept = self.kept[s]
+            if kept is not None:
                 raise RuleError(f"{name} already chose to keep "
-                                f"{''.join(COLORS[i] for i in self.kept[s])}")
+                                f"{''.join(COLORS[i] for i in kept)}")
             raise RuleError(f"{name} cannot choose colours now: a keep comes right after the "
                             f"take that brought a player's fourth colour, and {name} holds "
-                            f"collected cards of {sum(1 for k in self.open[s] if k)} colours")
+                            f"collected cards of {len(keepable(self.open[s]))} colours")
         colors = str_list(ev, "colors", "a list of two colour letters")
         up = [c.upper() for c in colors]
         if len(up) != 2 or up[0] == up[1]:
             raise RuleError(f"{name} must keep exactly two different colours, got {colors}")
+        allowed = keepable(self.open[s])
         idx = []
         for c in up:
             if c not in COLOR_INDEX:
-                raise RuleError(f"{c!r} is not a colour: expected two of B, G, R, Y")
-            if not self.open[s][COLOR_INDEX[c]]:
+                raise FormatError(f"{c!r} is not a colour: expected two of B, G, R, Y")
+            if c not in allowed:
                 raise RuleError(f"{name} cannot keep {c}: {name} has collected no "
                                 f"{COLOR_NAMES[c]} card")
             idx.append(COLOR_INDEX[c])
@@ -359,38 +395,42 @@ class PlottersState(GameState):
                 op[i] = 0
         self.kept[s] = (i0, i1)
         self.keep_owed.remove(s)
-        self.facts.append(ColorsKept(self.round_no, self.trick_no, name, (up[0], up[1]), moved,
-                                     ev.line))
+        self.emit(ColorsKept(self.round_no, self.trick_no, s, (up[0], up[1]), moved, ev.line))
         if not self.keep_owed:
             self._after_trick(ev.line)
 
-    def before_claim(self, ev: Event) -> None:
+    def check_claim_now(self) -> None:
         if self.phase == "keep":
             self._missing_keep()
         if self.phase == "take":
             self._not_now("a claim cannot come now")
 
+    def close(self) -> None:
+        if self.in_round and self.trick:
+            self.emit(TrickAbandoned(self.round_no, self.trick_no + 1,
+                                     tuple((s, c, None) for s, c in self.trick)))
+
     # ------------------------------------------------------------ round end
     def _end_round(self, line: int, early_player: int | None) -> None:
         early = early_player is not None
-        self.facts.append(RoundEnded(
-            self.round_no, self.trick_no, early,
-            self.players[early_player] if early else None,
-            self.trick_no + 1 if early else None,
-            tuple((self.players[p], c.name) for p, c in self.trick),
-            self.players[self.round_leader], line))
-        scores: dict[str, int] = {}
-        derivs: dict[str, str] = {}
-        for s, name in enumerate(self.players):
-            scores[name], derivs[name] = score(self.open[s], self.discards[s])
+        self.emit(RoundEnded(self.round_no, self.trick_no, early_player, tuple(self.trick),
+                             self.round_leader, line))
+        scores: list[int] = []
+        derivs: list[str] = []
+        for s in range(self.n):
+            points, text = score(self.open[s], self.discards[s])
+            scores.append(points)
+            derivs.append(text)
         self.trick = []
         self.trick_colors = set()
         self.phase = "deal"
-        self.finish_round(scores, derivs, {
-            "tricks": self.trick_no, "ended_early": early,
-            "early_end_player": self.players[early_player] if early else None}, line)
+        self.finish_round(scores, derivs, PlottersRound(
+            self.trick_no, early_player, self.trick_no + 1 if early else None), line)
 
     # ------------------------------------------------------------ uniform API
+    def hand(self, seat: int) -> list[Card]:
+        return sorted(self.hands[seat], key=card_order)
+
     def to_move(self) -> str | None:
         if self.phase == "play":
             return self.players[self.turn]
@@ -400,32 +440,75 @@ class PlottersState(GameState):
             return self.players[self.keep_owed[0]]
         return None
 
-    def legal_moves(self) -> list[dict[str, Any]]:
+    def legal_moves(self) -> list[Move]:
         if self.phase == "play":
             s = self.turn
             colors = self.trick_colors
-            cards = sorted(self.hands[s], key=card_order)
-            if len(colors) == 3:
-                cards = [c for c in cards if c.color in colors]
+            cards = [c for c in sorted(self.hands[s], key=card_order) if fits_trick(c, colors)]
             return [{"type": "play", "player": self.players[s], "card": c.name} for c in cards]
         if self.phase == "take":
             trick = [c.name for _, c in self.trick]
             return [{"type": "take", "player": self.players[self.first_winner], "cards": list(p)}
                     for p in combinations(trick, self.pick_size)]
-        if self.phase == "keep":
-            s = self.keep_owed[0]
-            have = [COLORS[i] for i in range(4) if self.open[s][i]]
+        if self.phase == "keep":  # either owed player may choose first
             return [{"type": "keep", "player": self.players[s], "colors": list(p)}
-                    for p in combinations(have, 2)]
+                    for s in self.keep_owed for p in combinations(keepable(self.open[s]), 2)]
         return []
 
-    def new_deal(self, rng: Any) -> dict[str, Any]:
-        """A shuffled deal event for the next round (used by the simulator)."""
+    def next_chance(self) -> str | None:
+        return "deal" if self.phase == "deal" and not self.over else None
+
+    def draw_chance(self, rng: Random) -> Move:
         deck = sorted(self.deck, key=card_order)
         rng.shuffle(deck)
         hands = {p: [c.name for c in sorted(deck[i * HAND_SIZE:(i + 1) * HAND_SIZE], key=card_order)]
                  for i, p in enumerate(self.players)}
         return {"type": "deal", "hands": hands}
+
+
+# ------------------------------------------------------------------- the greedy bot
+# Collect two colours: the two largest open stacks (ties: the colour held most
+# in hand). Win first pick with a high card of the led colour; otherwise dump
+# a high card of an unwanted colour and stay out of the second winner's seat,
+# unless the leftovers would be in our colours. Pick our colours; keep the
+# two largest stacks.
+
+
+def _targets(st: PlottersState, s: int) -> set[str]:
+    kept = st.kept[s]
+    if kept is not None:
+        return {COLORS[i] for i in kept}
+    in_hand = {c: 0 for c in COLORS}
+    for card in st.hands[s]:
+        in_hand[card.color] += 1
+    ranked = sorted(COLORS, key=lambda c: (st.open[s][COLOR_INDEX[c]], in_hand[c]), reverse=True)
+    return set(ranked[:2])
+
+
+def heuristic(st: PlottersState, m: Move) -> float:
+    s = st.seat[m["player"]]
+    targets = _targets(st, s)
+    if m["type"] == "keep":
+        return sum(st.open[s][COLOR_INDEX[c]] for c in m["colors"])
+    if m["type"] == "take":
+        return sum(3 if CARDS[c].color in targets else -2 for c in m["cards"])
+    card = CARDS[m["card"]]
+    if not st.trick:
+        return 50 + card.value if card.color in targets else card.value / 10
+    led = st.trick[0][1].color
+    best_led = max(c.value for _, c in st.trick if c.color == led)
+    wanted = sum(1 for _, c in st.trick if c.color in targets)
+    if card.color == led:
+        if card.value > best_led:
+            return 60 + 5 * wanted - card.value / 10
+        return 30 - card.value / 10
+    lowest = min((c.value for _, c in st.trick if c.color != led), default=99)
+    if card.value < lowest:  # we would be second winner for now
+        return 10 * wanted - 20
+    return 20 + card.value / 10 + (10 if card.color not in targets else 0)
+
+
+# ------------------------------------------------------------------- rendering
 
 
 def stacks_text(st: tuple[int, int, int, int, int]) -> str:
@@ -435,43 +518,80 @@ def stacks_text(st: tuple[int, int, int, int, int]) -> str:
     return shown or "-"
 
 
-def render_fact(f: Any, players: tuple[str, ...]) -> list[str]:
-    """Lines of `replay` for one of this game's facts."""
-    out: list[str] = []
-    if isinstance(f, RoundDealt):
-        out.append(f"== Round {f.round}: {f.dealer} deals, {f.leader} leads")
-        out.extend(hands_lines(f))
-    elif isinstance(f, TrickFinished):
-        plays = ", ".join(f"{p} {c}" for p, c in f.cards)
-        out.append(f"Trick {f.trick} (line {f.line}): {plays}; led {COLOR_NAMES[f.led_color]}")
-        out.append(f"   first winner {f.first_winner} ({f.first_card}) picks "
-                   f"{' '.join(f.first_pick)}")
-        if f.second_winner is None:
-            out.append(f"   all {COLOR_NAMES[f.led_color]}: no second winner, "
-                       f"{' '.join(f.discarded)} discarded; {f.next_leader} leads next")
-        else:
-            out.append(f"   second winner {f.second_winner} ({f.second_card}) gets "
-                       f"{' '.join(f.second_got)} and leads next")
-        out.append("   stacks: " + "; ".join(
-            f"{p} {stacks_text(st)}" for p, st in zip(players, f.stacks)))
-    elif isinstance(f, ColorsKept):
-        out.append(f"   {f.player} keeps {f.colors[0]} and {f.colors[1]} "
-                   f"({f.discarded} cards turned face down)")
-    elif isinstance(f, RoundEnded):
-        if f.ended_early:
-            unfinished = ", ".join(f"{p} {c}" for p, c in f.unfinished)
-            out.append(f"Round {f.round} ends early in trick {f.early_end_trick} "
-                       f"(line {f.line}): {f.early_end_player} holds only the fourth "
-                       f"colour; {unfinished} and all hands are discarded")
-        else:
-            out.append(f"Round {f.round} ends after {f.tricks} tricks")
+def _render_trick(f: TrickFinished, players: tuple[str, ...]) -> list[str]:
+    led = COLOR_NAMES[f.led_color]
+    plays = ", ".join(f"{players[p]} {c}" for p, c in f.cards)
+    out = [f"Trick {f.trick} (line {f.line}): {plays}; led {led}",
+           f"   first winner {players[f.first_winner]} ({f.card_of(f.first_winner)}) picks "
+           f"{names(f.first_pick)}"]
+    if f.second_winner is None:
+        out.append(f"   all {led}: no second winner, {names(f.rest)} discarded; "
+                   f"{players[f.next_leader]} leads next")
+    else:
+        out.append(f"   second winner {players[f.second_winner]} ({f.card_of(f.second_winner)}) "
+                   f"gets {names(f.rest)} and leads next")
+    out.append("   stacks: " + "; ".join(
+        f"{p} {stacks_text(st)}" for p, st in zip(players, f.stacks)))
     return out
 
+
+def _render_kept(f: ColorsKept, players: tuple[str, ...]) -> list[str]:
+    return [f"   {players[f.player]} keeps {f.colors[0]} and {f.colors[1]} "
+            f"({f.discarded} cards turned face down)"]
+
+
+def _render_ended(f: RoundEnded, players: tuple[str, ...]) -> list[str]:
+    if f.early_end_player is not None:
+        unfinished = ", ".join(f"{players[p]} {c}" for p, c in f.unfinished)
+        return [f"Round {f.round} ends early in trick {f.tricks + 1} (line {f.line}): "
+                f"{players[f.early_end_player]} holds only the fourth colour; {unfinished} and "
+                f"all hands are discarded"]
+    return [f"Round {f.round} ends after {f.tricks} tricks"]
+
+
+# ------------------------------------------------------------------- rows
+
+
+STACK_LABELS = tuple(enumerate((*COLORS, "discarded")))
+
+
+def _project_trick(f: TrickFinished, sink: RowSink) -> None:
+    P = sink.players
+    second = f.second_winner
+    sink.add("tricks", round=f.round, trick=f.trick, leader=P[f.leader], led_color=f.led_color,
+             cards=[c.name for _, c in f.cards], players=[P[s] for s, _ in f.cards],
+             first_winner=P[f.first_winner], first_card=f.card_of(f.first_winner).name,
+             second_winner=P[second] if second is not None else None,
+             second_card=f.card_of(second).name if second is not None else None,
+             monochrome=second is None, length=len(f.cards), laps=1,
+             next_leader=P[f.next_leader], line=f.line,
+             stacks=[{"player": p, "stack": label, "cards": st[i]}
+                     for p, st in zip(P, f.stacks) for i, label in STACK_LABELS])
+    plays_rows(sink, f.round, f.trick, [(s, c, None) for s, c in f.cards])
+    sink.add("takes", round=f.round, trick=f.trick, player=P[f.first_winner], role="first_pick",
+             cards=[c.name for c in f.first_pick], n_cards=len(f.first_pick),
+             kept_cards=f.kept_cards[0])
+    if second is not None:
+        sink.add("takes", round=f.round, trick=f.trick, player=P[second], role="second",
+                 cards=[c.name for c in f.rest], n_cards=len(f.rest), kept_cards=f.kept_cards[1])
+
+
+def _project_kept(f: ColorsKept, sink: RowSink) -> None:
+    sink.add("keeps", round=f.round, trick=f.trick, player=sink.players[f.player],
+             colors=list(f.colors), discarded=f.discarded, line=f.line)
+
+
+def _project_ended(f: RoundEnded, sink: RowSink) -> None:
+    if f.unfinished:
+        plays_rows(sink, f.round, f.tricks + 1, [(s, c, None) for s, c in f.unfinished])
 
 
 INFO = register(GameInfo(
     name="plotters", title="Plotters, Inc. / Mit List und Tücke",
-    min_players=4, max_players=6, state_class=PlottersState,
-    editions=EDITIONS,
-    render_fact=render_fact,
+    min_players=4, max_players=6, state_class=PlottersState, cards=CARDS,
+    editions=EDITIONS, aliases=("mit-list-und-tuecke",),
+    render={TrickFinished: _render_trick, ColorsKept: _render_kept, RoundEnded: _render_ended},
+    project={TrickFinished: _project_trick, ColorsKept: _project_kept,
+             RoundEnded: _project_ended},
+    heuristic=heuristic, step_facts=(TrickFinished,),
 ))

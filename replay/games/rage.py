@@ -8,20 +8,24 @@ cards turned up are skipped); each player bids how many tricks they will win;
 from __future__ import annotations
 
 from dataclasses import dataclass
+from random import Random
 from typing import Any
 
 from ..cards import Card, CardTable, card_order, hand_cards, hand_of, remove_from_hand
 from ..engine import (
-    GameInfo,
+    Fact,
     GameState,
     RoundDealt,
+    RoundOutcome,
+    RowSink,
+    TrickAbandoned,
     check_rounds,
-    field_of,
     hands_lines,
-    register,
+    plays_rows,
 )
-from ..errors import RuleError
-from ..reader import Event, Header
+from ..errors import FormatError, RuleError
+from ..events import Event, Header, field_of
+from ..registry import GameInfo, Move, register
 
 COLORS = "BGRYPO"
 COLOR_NAMES = {"B": "blue", "G": "green", "R": "red", "Y": "yellow", "P": "purple", "O": "orange"}
@@ -29,10 +33,35 @@ ACTIONS = {"JOKER": 2, "NOTRUMP": 4, "CHANGE": 4, "+5": 3, "-5": 3}
 VARIANTS = ("plus_minus_one", "hidden_bid", "secret_bid", "marching_through")
 MAX_ROUNDS = 10
 
-CARDS = CardTable([Card(f"{c}{v}", c, v, "color") for c in COLORS for v in range(16)]
-                  + [Card(a, None, 0, a) for a in ACTIONS])
-DECK: dict[Card, int] = {c: (ACTIONS[c.kind] if c.color is None else 1) for c in CARDS}
+CARDS: CardTable[Card] = CardTable(
+    [Card(f"{c}{v}", c, v, "color") for c in COLORS for v in range(16)]
+    + [Card(a, "", 0, a) for a in ACTIONS], "rage")
+DECK: dict[Card, int] = {c: (ACTIONS[c.kind] if not c.color else 1) for c in CARDS}
 JOKER, NOTRUMP, CHANGE, PLUS5, MINUS5 = (CARDS[a] for a in ("JOKER", "NOTRUMP", "CHANGE", "+5", "-5"))
+
+
+# ------------------------------------------------------------------- rules
+
+
+def hand_size(round_no: int) -> int:
+    return 11 - round_no
+
+
+def may_play(card: Card, hand: dict[Card, int], led: str | None) -> bool:
+    """The follow rule: a card of the led colour if the hand has one; any card otherwise.
+    Action cards (the Joker included) count as not following."""
+    if led is None or card.color == led:
+        return True
+    return not any(c.color == led for c in hand)
+
+
+def bid_in_range(bid: int, tricks: int) -> bool:
+    return 0 <= bid <= tricks
+
+
+def breaks_plus_minus_one(bid: int, others: int, last: bool, tricks: int) -> bool:
+    """With plus_minus_one the last bid recorded may not make the bids add up to the tricks."""
+    return last and others + bid == tricks
 
 
 def winning_index(trick: list[tuple[int, Card, str | None]], trump: str | None,
@@ -62,67 +91,6 @@ def winning_index(trick: list[tuple[int, Card, str | None]], trump: str | None,
     return 0
 
 
-def hand_size(round_no: int) -> int:
-    return 11 - round_no
-
-
-# ------------------------------------------------------------------- facts
-
-
-@dataclass(frozen=True, slots=True)
-class TrumpTurned:
-    round: int
-    trick: int  # the trick being played (0: before the first trick)
-    card: str
-    reason: str  # "deal", "change" or "notrump"
-    trump: str | None  # the trump once this card is turned (None while only action cards showed)
-    line: int
-
-
-@dataclass(frozen=True, slots=True)
-class BidMade:
-    round: int
-    player: str
-    bid: int
-    line: int
-
-
-@dataclass(frozen=True, slots=True)
-class RageTrickFinished:
-    round: int
-    trick: int
-    leader: str
-    cards: tuple[tuple[str, str, str | None], ...]  # (player, card, Joker's colour)
-    led_color: str | None
-    trump: str | None  # the trump in force for this trick (None under NOTRUMP)
-    notrump: bool
-    change: bool
-    winner: str
-    winning_card: str
-    plus5: int
-    minus5: int
-    line: int
-
-
-@dataclass(frozen=True, slots=True)
-class BidSettled:
-    """One player's round: bid against tricks won, with what the analytics need."""
-
-    round: int
-    player: str
-    hand_size: int
-    bid: int
-    won: int
-    bid_error: int  # won - bid
-    exact: bool
-    plus5: int
-    minus5: int
-    trumps_held: int  # trump-colour cards in the hand when bidding
-    jokers_held: int
-    marching: bool
-    score: int
-
-
 def score_round(won: int, bid: int, plus5: int, minus5: int, tricks: int,
                 marching_through: bool) -> tuple[int, bool, str]:
     """A player's round score, whether they marched through, and the derivation."""
@@ -144,6 +112,80 @@ def score_round(won: int, bid: int, plus5: int, minus5: int, tricks: int,
     return total, marching, text
 
 
+# ------------------------------------------------------------------- facts
+
+
+@dataclass(frozen=True, slots=True)
+class TrumpTurned(Fact):
+    round: int
+    trick: int  # the trick being played (0: before the first trick)
+    seq: int  # order of the turned cards within the round
+    card: Card
+    reason: str  # "deal", "change" or "notrump"
+    trump: str | None  # the trump once this card is turned (None while only action cards showed)
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class BidMade(Fact):
+    round: int
+    player: int
+    bid: int
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class RageTrickFinished(Fact):
+    round: int
+    trick: int
+    leader: int
+    cards: tuple[tuple[int, Card, str | None], ...]  # (seat, card, Joker's colour)
+    led_color: str | None
+    trump: str | None  # the trump in force for this trick (None under NOTRUMP)
+    notrump: bool
+    change: bool
+    winner: int
+    winning_card: Card
+    plus5: int
+    minus5: int
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class BidSettled(Fact):
+    """One player's round: bid against tricks won, with what the analytics need."""
+
+    round: int
+    player: int
+    hand_size: int
+    bid: int
+    won: int
+    bid_error: int  # won - bid
+    exact: bool
+    plus5: int
+    minus5: int
+    trumps_held: int  # trump-colour cards in the hand when bidding
+    jokers_held: int
+    marching: bool
+    score: int
+
+
+@dataclass(frozen=True, slots=True)
+class RageRound(RoundOutcome):
+    tricks: int
+    trump: str | None  # the trump turned after the deal
+    hand_size: int
+
+    def summary(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {"tricks": self.tricks}
+
+    def columns(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {"tricks": self.tricks, "trump": self.trump, "hand_size": self.hand_size}
+
+
+# ------------------------------------------------------------------- state
+
+
 class RageState(GameState):
     @classmethod
     def check_header(cls, header: Header) -> int:
@@ -161,6 +203,8 @@ class RageState(GameState):
         self.hands: list[dict[Card, int]] = [{} for _ in range(self.n)]
         self.used: dict[Card, int] = {}
         self.trump: str | None = None
+        self.round_trump: str | None = None
+        self.trump_seq = 0
         self.hs = 0
         self.bids: list[int | None] = []
         self.bid_count = 0
@@ -169,7 +213,6 @@ class RageState(GameState):
         self.led: str | None = None
         self.notrump = False
         self.change = False
-        self.trick_trump: str | None = None
         self.trick_no = 0
         self.leader = self.turn = 0
         self.won = [0] * self.n
@@ -192,7 +235,7 @@ class RageState(GameState):
             if len(cards) != hs:
                 raise RuleError(f"deal: round {self.round_no} deals {hs} cards each, "
                                 f"{name} got {len(cards)}")
-            parsed = [CARDS.parse(c, "rage") for c in cards]
+            parsed = [CARDS.parse(c) for c in cards]
             for c in parsed:
                 used[c] = used.get(c, 0) + 1
                 if used[c] > DECK[c]:
@@ -200,11 +243,13 @@ class RageState(GameState):
                                     f"({DECK[c]})")
             self.hands[s] = hand_of(parsed)
         left = self.left_of(self.dealer)
-        if "leader" in ev.data and self.player(ev, "leader") != left:
+        named = self.named_leader(ev)
+        if named is not None and named != left:
             raise RuleError(f"round {self.round_no} is led by {self.players[left]}, the player "
                             f"left of the dealer")
         self.used = used
-        self.trump = None
+        self.trump = self.round_trump = None
+        self.trump_seq = 0
         self.bids = [None] * self.n
         self.bid_count = 0
         self.next_bidder = left
@@ -219,10 +264,8 @@ class RageState(GameState):
         self.minus5 = [0] * self.n
         self.phase = "trump"
         self.trump_reason = "deal"
-        self.facts.append(RoundDealt(
-            self.round_no, self.players[self.dealer], self.players[left],
-            {p: tuple(c.name for c in hand_cards(self.hands[s])) for s, p in enumerate(self.players)},
-            {"hand_size": hs}, ev.line))
+        self.emit(RoundDealt(self.round_no, self.dealer, left,
+                             tuple(tuple(hand_cards(h)) for h in self.hands), ev.line))
 
     def _round_unfinished(self) -> str:
         if self.trick_no < self.hs:
@@ -238,7 +281,7 @@ class RageState(GameState):
                 raise RuleError("no trump is turned now: the round has not been dealt")
             raise RuleError("no trump is turned now: trump is turned after the deal, right "
                             "after a CHANGE, and after a trick that held a NOTRUMP")
-        card = CARDS.from_event(ev, "rage")
+        card = CARDS.from_event(ev)
         k = self.used.get(card, 0)
         if k >= DECK[card]:
             where = "is in a player's hand or was already turned up"
@@ -246,14 +289,16 @@ class RageState(GameState):
                             if DECK[card] > 1 else f"{card} cannot be turned up: it {where}")
         self.used[card] = k + 1
         reason = self.trump_reason
-        if card.color is None:
-            self.facts.append(TrumpTurned(self.round_no, self._trick_label(), card.name, reason,
-                                          None, ev.line))
+        self.trump_seq += 1
+        if not card.color:
+            self.emit(TrumpTurned(self.round_no, self._trick_label(), self.trump_seq, card,
+                                  reason, None, ev.line))
             return  # an action card turned up is set aside: the next card is turned
         self.trump = card.color
-        self.facts.append(TrumpTurned(self.round_no, self._trick_label(), card.name, reason,
-                                      card.color, ev.line))
+        self.emit(TrumpTurned(self.round_no, self._trick_label(), self.trump_seq, card, reason,
+                              card.color, ev.line))
         if reason == "deal":
+            self.round_trump = card.color
             for s in range(self.n):
                 h = self.hands[s]
                 self.trumps_held[s] = sum(k for c, k in h.items() if c.color == card.color)
@@ -273,17 +318,24 @@ class RageState(GameState):
         return self.trick_no if self.trump_reason == "notrump" else 0
 
     # ------------------------------------------------------------ bids
+    def _bid_window_open(self) -> bool:
+        """Whether a bid may come now (given that the trump is set): before the first play,
+        or with secret_bid also after the last trick."""
+        if self.phase in ("deal", "trump"):
+            return False
+        return not self.played_any or (self.secret and self.phase == "after_tricks")
+
     def on_bid(self, ev: Event) -> None:
         s = self.seat_of(ev)
         name = self.players[s]
-        bid = field_of(ev, "bid", int, "a number of tricks")
+        bid: int = field_of(ev, "bid", int, "a number of tricks")
         if self.phase in ("deal", "trump"):
             if self.phase == "deal" or self.trump_reason == "deal":
                 raise RuleError(f"{name} bids before the round's trump is turned")
             raise RuleError(f"{name} bids while a trump must be turned")
         if self.bids[s] is not None:
             raise RuleError(f"{name} already bid {self.bids[s]} in round {self.round_no}")
-        if self.played_any and not (self.secret and self.phase == "after_tricks"):
+        if not self._bid_window_open():
             if self.secret:
                 raise RuleError(f"{name} bids in the middle of round {self.round_no}: with "
                                 f"secret_bid, bids come before the first play or after the last "
@@ -292,18 +344,18 @@ class RageState(GameState):
         if not self.any_order and s != self.next_bidder:
             raise RuleError(f"{name} bids out of turn: {self.players[self.next_bidder]} bids "
                             f"next (bids go clockwise from the dealer's left)")
-        if not 0 <= bid <= self.hs:
+        if not bid_in_range(bid, self.hs):
             raise RuleError(f"{name} bids {bid}: a bid is 0 to {self.hs} in round "
                             f"{self.round_no}")
+        others = sum(b for b in self.bids if b is not None)
+        if self.plus_minus_one and breaks_plus_minus_one(bid, others,
+                                                         self.bid_count == self.n - 1, self.hs):
+            raise RuleError(f"with plus_minus_one the bids may not add up to {self.hs}, the "
+                            f"number of tricks: {name} may not bid {bid}")
         self.bids[s] = bid
         self.bid_count += 1
         self.next_bidder = self.left_of(s)
-        if self.plus_minus_one and self.bid_count == self.n:
-            total = sum(b for b in self.bids if b is not None)
-            if total == self.hs:
-                raise RuleError(f"with plus_minus_one the bids may not add up to {self.hs}, the "
-                                f"number of tricks: {name} may not bid {bid}")
-        self.facts.append(BidMade(self.round_no, name, bid, ev.line))
+        self.emit(BidMade(self.round_no, s, bid, ev.line))
         if self.bid_count == self.n:
             if self.phase == "after_tricks":
                 self._score_round(ev.line)
@@ -319,7 +371,7 @@ class RageState(GameState):
         if s != self.turn:
             raise RuleError(f"{name} plays out of turn: it is {self.players[self.turn]}'s turn "
                             f"in trick {self.trick_no + 1}")
-        card = CARDS.from_event(ev, "rage")
+        card = CARDS.from_event(ev)
         hand = self.hands[s]
         if card not in hand:
             raise RuleError(f"{name} cannot play {card}: it is not in {name}'s hand")
@@ -327,32 +379,28 @@ class RageState(GameState):
         if card is JOKER:
             raw = ev.data.get("as")
             if type(raw) is not str:
-                raise RuleError(f"{name} plays a JOKER without naming its colour ('as': one of "
-                                f"{', '.join(COLORS)})" if raw is None else
-                                f"play event: 'as' must be a colour letter, got {raw!r}")
+                raise FormatError(f"{name} plays a JOKER without naming its colour ('as': one "
+                                  f"of {', '.join(COLORS)})" if raw is None else
+                                  f"play event: 'as' must be a colour letter, got {raw!r}")
             as_color = raw.upper()
             if as_color not in COLORS or len(as_color) != 1:
-                raise RuleError(f"{raw!r} is not a colour: a JOKER is named as one of "
-                                f"{', '.join(COLORS)}")
+                raise FormatError(f"{raw!r} is not a colour: a JOKER is named as one of "
+                                  f"{', '.join(COLORS)}")
         led = self.led
-        if led is not None and card.color != led:
-            follow = None
-            for c in hand:  # any card of the led colour? (no sorting on the hot path)
-                if c.color == led:
-                    follow = min((h for h in hand if h.color == led), key=card_order)
-                    break
-            if follow is not None:
-                if card.color is None:
-                    raise RuleError(f"{name} cannot play {card}: action cards may be played only "
-                                    f"by the leader or by a player with no "
-                                    f"{COLOR_NAMES[led]} card, and {name} holds {follow}")
-                raise RuleError(f"{name} must follow {COLOR_NAMES[led]}: {name} holds {follow} "
-                                f"and may not play {card}")
+        if not may_play(card, hand, led):
+            assert led is not None
+            follow = min((h for h in hand if h.color == led), key=card_order)
+            if not card.color:
+                raise RuleError(f"{name} cannot play {card}: action cards may be played only "
+                                f"by the leader or by a player with no "
+                                f"{COLOR_NAMES[led]} card, and {name} holds {follow}")
+            raise RuleError(f"{name} must follow {COLOR_NAMES[led]}: {name} holds {follow} "
+                            f"and may not play {card}")
         remove_from_hand(hand, card)
         self.played_any = True
         self.trick.append((s, card, as_color))
         if led is None:
-            if card.color is not None:
+            if card.color:
                 self.led = card.color
             elif as_color is not None:
                 self.led = as_color
@@ -376,8 +424,6 @@ class RageState(GameState):
             raise RuleError(f"expected a trump event ({why}) before the next play")
         if self.phase == "bid":
             missing = [self.players[s] for s in range(self.n) if self.bids[s] is None]
-            if self.secret:
-                raise AssertionError("secret bids never block play")  # pragma: no cover
             raise RuleError(f"no card may be played before every bid is in: "
                             f"{', '.join(missing)} has not bid")
         if self.phase == "after_tricks":
@@ -391,7 +437,6 @@ class RageState(GameState):
         trick = self.trick
         trump = None if self.notrump else self.trump
         winner_i = winning_index(trick, trump, self.led)
-        # with no colour card or Joker at all, the first card played wins
         w, wcard, _ = trick[winner_i]
         p5 = sum(1 for _, c, _ in trick if c is PLUS5)
         m5 = sum(1 for _, c, _ in trick if c is MINUS5)
@@ -399,10 +444,9 @@ class RageState(GameState):
         self.plus5[w] += p5
         self.minus5[w] += m5
         self.trick_no += 1
-        self.facts.append(RageTrickFinished(
-            self.round_no, self.trick_no, self.players[self.leader],
-            tuple((self.players[p], c.name, a) for p, c, a in trick), self.led, trump,
-            self.notrump, self.change, self.players[w], wcard.name, p5, m5, line))
+        self.emit(RageTrickFinished(
+            self.round_no, self.trick_no, self.leader, tuple(trick), self.led, trump,
+            self.notrump, self.change, w, wcard, p5, m5, line))
         last = self.trick_no == self.hs
         turn_after = self.notrump and not self.change and not last
         self.trick = []
@@ -421,33 +465,41 @@ class RageState(GameState):
             self.phase = "play"
 
     def _score_round(self, line: int) -> None:
-        scores: dict[str, int] = {}
-        derivs: dict[str, str] = {}
-        for s, name in enumerate(self.players):
+        scores: list[int] = []
+        derivs: list[str] = []
+        for s in range(self.n):
             bid = self.bids[s]
             assert bid is not None
             total, marching, text = score_round(self.won[s], bid, self.plus5[s], self.minus5[s],
                                                 self.hs, self.marching_through)
-            scores[name] = total
-            derivs[name] = text
-            self.facts.append(BidSettled(
-                self.round_no, name, self.hs, bid, self.won[s], self.won[s] - bid,
+            scores.append(total)
+            derivs.append(text)
+            self.emit(BidSettled(
+                self.round_no, s, self.hs, bid, self.won[s], self.won[s] - bid,
                 self.won[s] == bid, self.plus5[s], self.minus5[s], self.trumps_held[s],
                 self.jokers_held[s], marching, total))
         self.phase = "deal"
-        self.finish_round(scores, derivs, {"tricks": self.trick_no}, line)
+        self.finish_round(scores, derivs, RageRound(self.trick_no, self.round_trump, self.hs),
+                          line)
 
-    def before_claim(self, ev: Event) -> None:
+    def check_claim_now(self) -> None:
         if self.phase == "trump" and self.trump_reason == "change":
             raise RuleError("expected a trump event (the new trump after CHANGE)")
 
+    def close(self) -> None:
+        if self.in_round and self.trick:
+            self.emit(TrickAbandoned(self.round_no, self.trick_no + 1, tuple(self.trick)))
+
     # ------------------------------------------------------------ uniform API
-    def expects(self) -> str | None:
+    def hand(self, seat: int) -> list[Card]:
+        return hand_cards(self.hands[seat])
+
+    def next_chance(self) -> str | None:
         if self.over:
             return None
         if self.phase == "deal":
             return "deal"
-        return "trump" if self.phase == "trump" else "move"
+        return "trump" if self.phase == "trump" else None
 
     def _bidder(self) -> int:
         if not self.any_order:
@@ -458,7 +510,7 @@ class RageState(GameState):
         return s
 
     def _bidding_now(self) -> bool:
-        """Whether the next move is a bid (simulated secret bidders bid before playing)."""
+        """Whether the simulated table bids next (secret bidders bid before playing)."""
         if self.phase in ("bid", "after_tricks"):
             return True
         return self.phase == "play" and not self.played_any and self.bid_count < self.n
@@ -470,42 +522,50 @@ class RageState(GameState):
             return self.players[self.turn]
         return None
 
+    def choices(self) -> list[Move]:
+        if self._bidding_now():  # a simulated table bids first, clockwise from the dealer's left
+            p = self.players[self._bidder()]
+            return [{"type": "bid", "player": p, "bid": b} for b in self.legal_bids()]
+        return super().choices()
+
     def legal_bids(self) -> list[int]:
-        bids = list(range(self.hs + 1))
-        if self.plus_minus_one and self.bid_count == self.n - 1:
-            rest = self.hs - sum(b for b in self.bids if b is not None)
-            bids = [b for b in bids if b != rest]
-        return bids
+        """The bids the next bid may be (the same for every player who may bid now)."""
+        others = sum(b for b in self.bids if b is not None)
+        last = self.bid_count == self.n - 1
+        return [b for b in range(self.hs + 1)
+                if bid_in_range(b, self.hs)
+                and not (self.plus_minus_one and breaks_plus_minus_one(b, others, last, self.hs))]
 
     def legal_cards(self) -> list[tuple[Card, str | None]]:
-        hand = hand_cards(self.hands[self.turn])
-        led = self.led
-        if led is not None and any(c.color == led for c in hand):
-            cards = [c for c in dict.fromkeys(hand) if c.color == led]
-        else:
-            cards = list(dict.fromkeys(hand))
+        hand = self.hands[self.turn]
         out: list[tuple[Card, str | None]] = []
-        for c in cards:
+        for c in dict.fromkeys(hand_cards(hand)):
+            if not may_play(c, hand, self.led):
+                continue
             if c is JOKER:
                 out.extend((c, col) for col in COLORS)
             else:
                 out.append((c, None))
         return out
 
-    def legal_moves(self) -> list[dict[str, Any]]:
-        if self._bidding_now():
-            p = self.players[self._bidder()]
-            return [{"type": "bid", "player": p, "bid": b} for b in self.legal_bids()]
+    def legal_moves(self) -> list[Move]:
+        moves: list[Move] = []
+        if self.phase in ("deal", "trump") or self.over:
+            return moves
+        if self._bid_window_open() and self.bid_count < self.n:
+            bidders = ([self.next_bidder] if not self.any_order else
+                       [s for s in range(self.n) if self.bids[s] is None])
+            bids = self.legal_bids()
+            for s in bidders:
+                moves.extend({"type": "bid", "player": self.players[s], "bid": b} for b in bids)
         if self.phase == "play":
             p = self.players[self.turn]
-            moves = []
             for c, col in self.legal_cards():
-                m = {"type": "play", "player": p, "card": c.name}
+                m: Move = {"type": "play", "player": p, "card": c.name}
                 if col is not None:
                     m["as"] = col
                 moves.append(m)
-            return moves
-        return []
+        return moves
 
     def pile(self) -> list[Card]:
         out = []
@@ -513,50 +573,138 @@ class RageState(GameState):
             out.extend([c] * (k - self.used.get(c, 0)))
         return out
 
-    def new_deal(self, rng: Any) -> dict[str, Any]:
+    def draw_chance(self, rng: Random) -> Move:
+        if self.phase == "trump":
+            return {"type": "trump", "card": rng.choice(self.pile()).name}
         deck = [c for c, k in DECK.items() for _ in range(k)]
         rng.shuffle(deck)
         hs = hand_size(self.round_no + 1)
-        hands = {p: [c.name for c in sorted(deck[i * hs:(i + 1) * hs], key=lambda c: c.index)]
+        hands = {p: [c.name for c in sorted(deck[i * hs:(i + 1) * hs], key=card_order)]
                  for i, p in enumerate(self.players)}
         return {"type": "deal", "hands": hands}
 
-    def next_trump(self, rng: Any) -> dict[str, Any]:
-        return {"type": "trump", "card": rng.choice(self.pile()).name}
+
+# ------------------------------------------------------------------- the greedy bot
+# Bid the expected tricks of the hand: Jokers and high trumps count fully,
+# middling trumps and very high plain cards partly, fewer at a crowded table.
+# Then play to hit the bid: while short, the cheapest card that wins the trick
+# so far; once there, the highest card that does not win.
 
 
-def render_fact(f: Any, players: tuple[str, ...]) -> list[str]:
-    """Lines of `replay` for one of this game's facts."""
-    out: list[str] = []
-    if isinstance(f, RoundDealt):
-        out.append(f"== Round {f.round}: {f.dealer} deals {f.extra['hand_size']} cards each, "
-                   f"{f.leader} leads")
-        out.extend(hands_lines(f))
-    elif isinstance(f, TrumpTurned):
-        if f.trump is None:
-            out.append(f"   turned {f.card}: an action card, set aside")
+def bid_estimate(st: RageState, s: int) -> float:
+    trump = st.trump
+    est = 0.0
+    for c, k in st.hands[s].items():
+        if c is JOKER:
+            v = 1.0
+        elif not c.color:
+            v = 0.0
+        elif c.color == trump:
+            v = 0.9 if c.value >= 11 else 0.5 if c.value >= 6 else 0.25
         else:
-            when = {"deal": "trump for the round", "change": "CHANGE: new trump",
-                    "notrump": "new trump after the trick without trump"}[f.reason]
-            out.append(f"   turned {f.card}: {when} is {COLOR_NAMES[f.trump]}")
-    elif isinstance(f, BidMade):
-        out.append(f"   {f.player} bids {f.bid}")
-    elif isinstance(f, RageTrickFinished):
-        plays = ", ".join(f"{p} {c}" + (f" (as {a})" if a else "") for p, c, a in f.cards)
-        led = COLOR_NAMES[f.led_color] if f.led_color else "no colour"
-        trump = "no trump (NOTRUMP)" if f.notrump else \
-            (f"trump {COLOR_NAMES[f.trump]}" if f.trump else "no trump")
-        extra = " CHANGE fired;" if f.change else ""
-        money = "".join([" +5" * f.plus5, " -5" * f.minus5])
-        out.append(f"Trick {f.trick} (line {f.line}): {plays}; led {led}, {trump};{extra} "
-                   f"{f.winner} wins with {f.winning_card}{money}")
-    elif isinstance(f, BidSettled):
-        out.append(f"   {f.player:<10} bid {f.bid}, won {f.won}")
-    return out
+            v = 0.6 if c.value >= 14 else 0.25 if c.value >= 12 else 0.0
+        est += v * k
+    return est * min(1.0, 4.5 / st.n)
+
+
+def heuristic(st: RageState, m: Move) -> float:
+    s = st.seat[m["player"]]
+    if m["type"] == "bid":
+        return -abs(m["bid"] - bid_estimate(st, s))
+    card = CARDS[m["card"]]
+    as_c = m.get("as")
+    trick = st.trick + [(s, card, as_c)]
+    led = st.led
+    if led is None:
+        led = card.color if card.color else as_c
+    trump = None if (st.notrump or card is NOTRUMP) else st.trump
+    wins = winning_index(trick, trump, led) == len(trick) - 1
+    bid = st.bids[s]
+    if bid is None:
+        bid = round(bid_estimate(st, s))
+    need = st.won[s] < bid
+    strength = card.value if card.color else (16 if card is JOKER else 8)
+    penalty = 5 if card is MINUS5 and wins else 0
+    if need:
+        return (100 - strength if wins else -strength) - penalty
+    return (-100 if wins else strength) - penalty
+
+
+# ------------------------------------------------------------------- rendering
+
+
+def _render_dealt(f: RoundDealt, players: tuple[str, ...]) -> list[str]:
+    return [f"== Round {f.round}: {players[f.dealer]} deals {len(f.hands[0])} cards each, "
+            f"{players[f.leader]} leads", *hands_lines(f, players)]
+
+
+TRUMP_WHEN = {"deal": "trump for the round", "change": "CHANGE: new trump",
+              "notrump": "new trump after the trick without trump"}
+
+
+def _render_trump(f: TrumpTurned, players: tuple[str, ...]) -> list[str]:
+    if f.trump is None:
+        return [f"   turned {f.card}: an action card, set aside"]
+    return [f"   turned {f.card}: {TRUMP_WHEN[f.reason]} is {COLOR_NAMES[f.trump]}"]
+
+
+def _render_bid(f: BidMade, players: tuple[str, ...]) -> list[str]:
+    return [f"   {players[f.player]} bids {f.bid}"]
+
+
+def _render_trick(f: RageTrickFinished, players: tuple[str, ...]) -> list[str]:
+    plays = ", ".join(f"{players[p]} {c}" + (f" (as {a})" if a else "") for p, c, a in f.cards)
+    led = COLOR_NAMES[f.led_color] if f.led_color else "no colour"
+    trump = "no trump (NOTRUMP)" if f.notrump else \
+        (f"trump {COLOR_NAMES[f.trump]}" if f.trump else "no trump")
+    extra = " CHANGE fired;" if f.change else ""
+    money = "".join([" +5" * f.plus5, " -5" * f.minus5])
+    return [f"Trick {f.trick} (line {f.line}): {plays}; led {led}, {trump};{extra} "
+            f"{players[f.winner]} wins with {f.winning_card}{money}"]
+
+
+def _render_settled(f: BidSettled, players: tuple[str, ...]) -> list[str]:
+    return [f"   {players[f.player]:<10} bid {f.bid}, won {f.won}"]
+
+
+# ------------------------------------------------------------------- rows
+
+
+def _project_trump(f: TrumpTurned, sink: RowSink) -> None:
+    sink.add("trumps", round=f.round, trick=f.trick, seq=f.seq, card=f.card.name,
+             reason=f.reason, trump=f.trump, line=f.line)
+
+
+def _project_bid(f: BidMade, sink: RowSink) -> None:
+    """A bid as made: its outcome is stored once the round is settled (BidSettled)."""
+
+
+def _project_trick(f: RageTrickFinished, sink: RowSink) -> None:
+    P = sink.players
+    cards = [c.name for _, c, _ in f.cards]
+    sink.add("tricks", round=f.round, trick=f.trick, leader=P[f.leader], led_color=f.led_color,
+             cards=cards, players=[P[s] for s, _, _ in f.cards], winner=P[f.winner],
+             winning_card=f.winning_card.name, trump=f.trump, notrump=f.notrump,
+             change=f.change, plus5=f.plus5, minus5=f.minus5, length=len(f.cards), laps=1,
+             next_leader=P[f.winner], line=f.line)
+    plays_rows(sink, f.round, f.trick, f.cards)
+    sink.add("takes", round=f.round, trick=f.trick, player=P[f.winner], role="whole_trick",
+             cards=cards, n_cards=len(cards), kept_cards=len(cards))
+
+
+def _project_settled(f: BidSettled, sink: RowSink) -> None:
+    sink.add("bids", round=f.round, player=sink.players[f.player], hand_size=f.hand_size,
+             bid=f.bid, won=f.won, bid_error=f.bid_error, exact=f.exact, plus5=f.plus5,
+             minus5=f.minus5, trumps_held=f.trumps_held, jokers_held=f.jokers_held,
+             marching=f.marching, score=f.score)
 
 
 INFO = register(GameInfo(
     name="rage", title="Rage", min_players=3, max_players=8, state_class=RageState,
-    variants=VARIANTS,
-    render_fact=render_fact,
+    cards=CARDS, variants=VARIANTS,
+    render={RoundDealt: _render_dealt, TrumpTurned: _render_trump, BidMade: _render_bid,
+            RageTrickFinished: _render_trick, BidSettled: _render_settled},
+    project={TrumpTurned: _project_trump, BidMade: _project_bid,
+             RageTrickFinished: _project_trick, BidSettled: _project_settled},
+    heuristic=heuristic, step_facts=(RageTrickFinished,),
 ))

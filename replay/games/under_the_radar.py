@@ -8,20 +8,23 @@ are bad). `acceptable()` is the whole acceptability rule.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from random import Random
 from typing import Any
 
-from ..cards import Card, CardTable, hand_cards, hand_of, remove_from_hand
+from ..cards import Card, CardTable, card_order, hand_cards, hand_of, remove_from_hand
 from ..engine import (
-    GameInfo,
+    Fact,
     GameState,
     RoundDealt,
+    RoundOutcome,
+    RowSink,
+    TrickAbandoned,
     check_rounds,
-    hands_lines,
-    register,
-    str_list,
+    plays_rows,
 )
 from ..errors import RuleError
-from ..reader import Event, Header
+from ..events import Event, Header, optional_str_list
+from ..registry import GameInfo, Move, register
 
 # Categories in the order a Complete is written: pattern-colour-shape.
 CATEGORIES = ("pattern", "colour", "shape")
@@ -30,30 +33,32 @@ VALUES = (("filled", "hollow", "partial"), ("red", "green", "blue"),
 SINGLE_COPIES = 4
 HAND_SIZE = {3: 21, 4: 15, 5: 12, 6: 10, 7: 9}
 REMOVED = {3: 0, 4: 3, 5: 3, 6: 3, 7: 0}
+COMPLETE = -1  # the `cat` of a Complete: it shows all three categories
 
 
 class UCard(Card):
-    """A Single has one value (`cat` is its category); a Complete has all three."""
+    """A Single shows one value (`cat` is its category, the other values are ""); a
+    Complete shows all three (`cat` is COMPLETE)."""
 
     __slots__ = ("cat", "values")
 
-    def __init__(self, name: str, cat: int | None, values: tuple[str | None, str | None, str | None]):
-        super().__init__(name, None, 0, "single" if cat is not None else "complete")
+    def __init__(self, name: str, cat: int, values: tuple[str, str, str]) -> None:
+        super().__init__(name, "", 0, "single" if cat != COMPLETE else "complete")
         self.cat = cat
         self.values = values
 
 
 def _single(cat: int, v: str) -> UCard:
-    vals: list[str | None] = [None, None, None]
+    vals = ["", "", ""]
     vals[cat] = v
     return UCard(v, cat, (vals[0], vals[1], vals[2]))
 
 
 SINGLES = [_single(i, v) for i in range(3) for v in VALUES[i]]
-COMPLETES = [UCard(f"{p}-{c}-{s}", None, (p, c, s))
+COMPLETES = [UCard(f"{p}-{c}-{s}", COMPLETE, (p, c, s))
              for p in VALUES[0] for c in VALUES[1] for s in VALUES[2]]
-CARDS = CardTable(SINGLES + COMPLETES, upper=False)
-FULL_DECK: dict[Card, int] = {**{c: SINGLE_COPIES for c in SINGLES}, **{c: 1 for c in COMPLETES}}
+CARDS: CardTable[UCard] = CardTable(SINGLES + COMPLETES, "under_the_radar", upper=False)
+FULL_DECK: dict[UCard, int] = {**{c: SINGLE_COPIES for c in SINGLES}, **{c: 1 for c in COMPLETES}}
 
 
 # ------------------------------------------------------------ the trick and its rule
@@ -71,8 +76,8 @@ class Trick:
         self.single_categories: set[int] = set()
 
     def add(self, card: UCard) -> None:
-        if card.cat is not None:
-            self.shown[card.cat].add(card.values[card.cat])  # type: ignore[arg-type]
+        if card.cat != COMPLETE:
+            self.shown[card.cat].add(card.values[card.cat])
             self.single_categories.add(card.cat)
             return
         for other in self.completes:
@@ -80,7 +85,7 @@ class Trick:
                 if other.values[i] != card.values[i]:
                     self.closed.add(i)
         for i in range(3):
-            self.shown[i].add(card.values[i])  # type: ignore[arg-type]
+            self.shown[i].add(card.values[i])
         self.completes.append(card)
 
     def describe(self) -> str:
@@ -99,7 +104,7 @@ def only_differing_category(a: UCard, b: UCard) -> int | None:
 
 def acceptable(card: UCard, trick: Trick) -> bool:
     """Whether `card` may continue `trick` (the leader's card is not judged)."""
-    if card.cat is not None:
+    if card.cat != COMPLETE:
         # A Single: its category is open and shows nothing but this value so far.
         cat = card.cat
         return cat not in trick.closed and trick.shown[cat] <= {card.values[cat]}
@@ -115,9 +120,17 @@ def acceptable(card: UCard, trick: Trick) -> bool:
     return True
 
 
+def acceptable_cards(hand: dict[UCard, int], trick: Trick, led: bool) -> list[UCard]:
+    """The distinct cards of `hand` that may continue the trick (all of them to lead)."""
+    cards = list(dict.fromkeys(hand_cards(hand)))
+    if not led:
+        return cards
+    return [c for c in cards if acceptable(c, trick)]
+
+
 def why_unacceptable(card: UCard, trick: Trick) -> str:
     """A sentence saying which part of the rule `card` breaks on `trick`."""
-    if card.cat is not None:
+    if card.cat != COMPLETE:
         name = CATEGORIES[card.cat]
         if card.cat in trick.closed:
             return f"{name} is closed"
@@ -139,26 +152,53 @@ def why_unacceptable(card: UCard, trick: Trick) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class UTRTrickFinished:
+class CompletesRemoved(Fact):
+    """The three Completes taken out of the deck before a 4-6 player deal."""
+
+    round: int
+    removed: tuple[UCard, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UTRTrickFinished(Fact):
     round: int
     trick: int
-    leader: str
-    cards: tuple[tuple[str, str], ...]  # (player, card) in play order
-    length: int
+    leader: int
+    cards: tuple[tuple[int, UCard], ...]  # (seat, card) in play order
     laps: int  # the most cards any one player put on this trick
     closed: tuple[str, ...]
-    taker: str | None  # None: nobody had cards left, the trick was discarded
-    taking_card: str | None
+    taker: int | None  # None: nobody had cards left, the trick was discarded
+    line: int
+
+    @property
+    def taking_card(self) -> UCard | None:
+        return self.cards[-1][1] if self.taker is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class UTRRoundEnded(Fact):
+    round: int
+    how: str  # "last card" (a trick taken with the taker's last card) or "no cards"
+    player: int | None
+    tricks_taken: tuple[int, ...]
     line: int
 
 
 @dataclass(frozen=True, slots=True)
-class UTRRoundEnded:
-    round: int
-    how: str  # "last card" (a trick taken with the taker's last card) or "no cards"
-    player: str | None
-    tricks_taken: dict[str, int]
-    line: int
+class RadarRound(RoundOutcome):
+    tricks: int
+    how: str
+
+    def summary(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {"tricks": self.tricks}
+
+    def columns(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {"tricks": self.tricks,
+                "end_reason": ("trick taken with the last card" if self.how == "last card"
+                               else "nobody has cards left")}
+
+
+# ------------------------------------------------------------------- state
 
 
 class UnderTheRadarState(GameState):
@@ -171,7 +211,7 @@ class UnderTheRadarState(GameState):
         self.hand_size = HAND_SIZE[self.n]
         self.removed_count = REMOVED[self.n]
         self.phase = "deal"
-        self.hands: list[dict[Card, int]] = [{} for _ in range(self.n)]
+        self.hands: list[dict[UCard, int]] = [{} for _ in range(self.n)]
         self.trick = Trick()
         self.trick_cards: list[tuple[int, UCard]] = []
         self.taken = [0] * self.n
@@ -185,11 +225,11 @@ class UnderTheRadarState(GameState):
         from the previous round's first leader, that leader counted last."""
         if self.round_leader is None:
             return self.left_of(self.dealer)
-        best = max(self.totals.values())
+        best = max(self.totals)
         s = self.round_leader
         for _ in range(self.n):
             s = self.left_of(s)
-            if self.totals[self.players[s]] == best:
+            if self.totals[s] == best:
                 return s
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -200,9 +240,9 @@ class UnderTheRadarState(GameState):
         hands = self.begin_deal(ev)
         if self.round_no == 1:
             leader = self.left_of(self.dealer)
-        counts: dict[Card, int] = {}
+        counts: dict[UCard, int] = {}
 
-        def count(c: Card, where: str) -> None:
+        def count(c: UCard, where: str) -> None:
             counts[c] = counts.get(c, 0) + 1
             if counts[c] > FULL_DECK[c]:
                 what = "a Complete" if c.kind == "complete" else f"{SINGLE_COPIES} copies"
@@ -210,35 +250,35 @@ class UnderTheRadarState(GameState):
                                 f"({what}; {where})")
 
         for s, name in enumerate(self.players):
-            cards = [CARDS.parse(c, "under_the_radar") for c in hands[name]]
+            cards = [CARDS.parse(c) for c in hands[name]]
             if len(cards) != self.hand_size:
                 raise RuleError(f"deal: with {self.n} players everybody gets {self.hand_size} "
                                 f"cards, {name} got {len(cards)}")
             for c in cards:
                 count(c, f"{name}'s hand")
             self.hands[s] = hand_of(cards)
-        removed_raw = str_list(ev, "removed", "a list of Completes") \
-            if ev.data.get("removed") is not None else []
+        removed_raw = optional_str_list(ev, "removed", "a list of Completes") or []
         if len(removed_raw) != self.removed_count:
             if self.removed_count:
                 raise RuleError(f"deal: with {self.n} players three different Completes are "
                                 f"removed ('removed'), got {len(removed_raw)}")
             raise RuleError(f"deal: with {self.n} players every Complete is used, so 'removed' "
                             f"must be empty")
+        removed: list[UCard] = []
         for raw in removed_raw:
-            c = CARDS.parse(raw, "under_the_radar")
+            c = CARDS.parse(raw)
             if c.kind != "complete":
                 raise RuleError(f"deal: only Completes are removed, {c} is a Single")
             count(c, "removed")
-        if "leader" in ev.data:
-            named = self.player(ev, "leader")
-            if named != leader:
-                why = ("the player left of the dealer leads the first round"
-                       if self.round_no == 1 else
-                       "the player with the highest total leads (ties: nearest clockwise from "
-                       "the last round's first leader)")
-                raise RuleError(f"round {self.round_no} is led by {self.players[leader]}, not "
-                                f"{self.players[named]}: {why}")
+            removed.append(c)
+        named = self.named_leader(ev)
+        if named is not None and named != leader:
+            why = ("the player left of the dealer leads the first round"
+                   if self.round_no == 1 else
+                   "the player with the highest total leads (ties: nearest clockwise from "
+                   "the last round's first leader)")
+            raise RuleError(f"round {self.round_no} is led by {self.players[leader]}, not "
+                            f"{self.players[named]}: {why}")
         self.round_leader = leader
         self.leader = self.turn = leader
         self.taken = [0] * self.n
@@ -246,11 +286,10 @@ class UnderTheRadarState(GameState):
         self.trick_cards = []
         self.trick_no = 0
         self.phase = "play"
-        self.facts.append(RoundDealt(
-            self.round_no, self.players[self.dealer], self.players[leader],
-            {p: tuple(c.name for c in hand_cards(self.hands[s])) for s, p in enumerate(self.players)},
-            {"removed": tuple(CARDS.parse(r, "under_the_radar").name for r in removed_raw)},
-            ev.line))
+        self.emit(RoundDealt(self.round_no, self.dealer, leader,
+                             tuple(tuple(hand_cards(h)) for h in self.hands), ev.line))
+        if removed:
+            self.emit(CompletesRemoved(self.round_no, tuple(removed)))
 
     def on_play(self, ev: Event) -> None:
         if self.phase != "play":
@@ -265,27 +304,27 @@ class UnderTheRadarState(GameState):
                 raise RuleError(f"{name} has no cards left and is skipped: it is "
                                 f"{self.players[self.turn]}'s turn")
             raise RuleError(f"{name} plays out of turn: it is {self.players[self.turn]}'s turn")
-        card = CARDS.from_event(ev, "under_the_radar")
+        card = CARDS.from_event(ev)
         hand = self.hands[s]
         if card not in hand:
             raise RuleError(f"{name} cannot play {card}: it is not in {name}'s hand")
         trick = self.trick
-        ok = not self.trick_cards or acceptable(card, trick)  # type: ignore[arg-type]
+        ok = not self.trick_cards or acceptable(card, trick)
         if not ok:
-            held = next((c for c in hand if acceptable(c, trick)), None)  # type: ignore[arg-type]
+            held = next((c for c in hand if acceptable(c, trick)), None)
             if held is not None:
                 raise RuleError(f"{name} cannot play {card}: it is not acceptable "
                                 f"({why_unacceptable(card, trick)}), and {name} holds {held}, "
                                 f"which is")
         remove_from_hand(hand, card)
-        self.trick_cards.append((s, card))  # type: ignore[arg-type]
+        self.trick_cards.append((s, card))
         if not ok:
-            self._take(s, card, ev.line)
+            self._take(s, ev.line)
             return
-        trick.add(card)  # type: ignore[arg-type]
+        trick.add(card)
         nxt = self._next_with_cards(s)
         if nxt is None:
-            self._finish_trick(None, None, ev.line)
+            self._finish_trick(None, ev.line)
             self._end_round("no cards", None, ev.line)
         else:
             self.turn = nxt
@@ -297,106 +336,151 @@ class UnderTheRadarState(GameState):
                 return t
         return None
 
-    def _finish_trick(self, taker: int | None, card: UCard | None, line: int) -> None:
+    def _finish_trick(self, taker: int | None, line: int) -> None:
         cards = self.trick_cards
         per_seat: dict[int, int] = {}
         for p, _ in cards:
             per_seat[p] = per_seat.get(p, 0) + 1
         if taker is not None:
             self.trick_no += 1
-        self.facts.append(UTRTrickFinished(
+        self.emit(UTRTrickFinished(
             self.round_no, self.trick_no if taker is not None else self.trick_no + 1,
-            self.players[self.leader], tuple((self.players[p], c.name) for p, c in cards),
-            len(cards), max(per_seat.values()),
-            tuple(CATEGORIES[i] for i in sorted(self.trick.closed)),
-            self.players[taker] if taker is not None else None,
-            card.name if card is not None else None, line))
+            self.leader, tuple(cards), max(per_seat.values()),
+            tuple(CATEGORIES[i] for i in sorted(self.trick.closed)), taker, line))
         self.trick = Trick()
         self.trick_cards = []
 
-    def _take(self, s: int, card: UCard, line: int) -> None:
+    def _take(self, s: int, line: int) -> None:
         self.taken[s] += 1
-        self._finish_trick(s, card, line)
+        self._finish_trick(s, line)
         if not self.hands[s]:
             self._end_round("last card", s, line)
         else:
             self.leader = self.turn = s
 
     def _end_round(self, how: str, player: int | None, line: int) -> None:
-        scores = {p: self.taken[s] for s, p in enumerate(self.players)}
-        derivs = {p: f"{k} trick{'s' if k != 1 else ''} taken -> {k}" for p, k in scores.items()}
-        self.facts.append(UTRRoundEnded(self.round_no, how,
-                                        self.players[player] if player is not None else None,
-                                        scores, line))
+        scores = list(self.taken)
+        derivs = [f"{k} trick{'s' if k != 1 else ''} taken -> {k}" for k in scores]
+        self.emit(UTRRoundEnded(self.round_no, how, player, tuple(scores), line))
         self.phase = "deal"
-        self.finish_round(scores, derivs, {"tricks": self.trick_no}, line)
+        self.finish_round(scores, derivs, RadarRound(self.trick_no, how), line)
+
+    def close(self) -> None:
+        if self.in_round and self.trick_cards:
+            self.emit(TrickAbandoned(self.round_no, self.trick_no + 1,
+                                     tuple((s, c, None) for s, c in self.trick_cards)))
 
     # ------------------------------------------------------------ uniform API
+    def hand(self, seat: int) -> list[Card]:
+        return list(hand_cards(self.hands[seat]))
+
     def to_move(self) -> str | None:
         return self.players[self.turn] if self.phase == "play" else None
 
-    def acceptable_cards(self) -> list[UCard]:
-        hand = hand_cards(self.hands[self.turn])
-        if not self.trick_cards:
-            return list(dict.fromkeys(hand))  # type: ignore[arg-type]
-        return [c for c in dict.fromkeys(hand) if acceptable(c, self.trick)]  # type: ignore[arg-type]
-
-    def legal_moves(self) -> list[dict[str, Any]]:
+    def legal_moves(self) -> list[Move]:
         if self.phase != "play":
             return []
         p = self.players[self.turn]
-        cards = self.acceptable_cards() or list(dict.fromkeys(hand_cards(self.hands[self.turn])))
+        hand = self.hands[self.turn]
+        cards = (acceptable_cards(hand, self.trick, bool(self.trick_cards))
+                 or acceptable_cards(hand, self.trick, False))
         return [{"type": "play", "player": p, "card": c.name} for c in cards]
 
-    def new_deal(self, rng: Any) -> dict[str, Any]:
+    def next_chance(self) -> str | None:
+        return "deal" if self.phase == "deal" and not self.over else None
+
+    def draw_chance(self, rng: Random) -> Move:
         completes = list(COMPLETES)
         rng.shuffle(completes)
         removed = completes[:REMOVED[self.n]]
         deck = [c for c in SINGLES for _ in range(SINGLE_COPIES)] + completes[REMOVED[self.n]:]
         rng.shuffle(deck)
         hs = self.hand_size
-        ev: dict[str, Any] = {"type": "deal", "hands": {
-            p: [c.name for c in sorted(deck[i * hs:(i + 1) * hs], key=lambda c: c.index)]
+        ev: Move = {"type": "deal", "hands": {
+            p: [c.name for c in sorted(deck[i * hs:(i + 1) * hs], key=card_order)]
             for i, p in enumerate(self.players)}}
         if removed:
             ev["removed"] = [c.name for c in removed]
         return ev
 
 
-def render_fact(f: Any, players: tuple[str, ...]) -> list[str]:
-    """Lines of `replay` for one of this game's facts."""
-    out: list[str] = []
-    if isinstance(f, RoundDealt):
-        out.append(f"== Round {f.round}: {f.dealer} deals, {f.leader} leads")
-        out.extend(hands_lines(f))
-        if f.extra.get("removed"):
-            out.append(f"   removed {' '.join(f.extra['removed'])}")
-    elif isinstance(f, UTRTrickFinished):
-        out.append(f"Trick {f.trick} led by {f.leader}:")
-        trick = Trick()
-        for i, (p, name) in enumerate(f.cards):
-            c = CARDS[name]
-            if i and f.taker is not None and i == len(f.cards) - 1:
-                out.append(f"   {p} plays {name}: not acceptable "
-                           f"({why_unacceptable(c, trick)}) -> {p} takes the trick "
-                           f"(line {f.line})")
-                break
-            trick.add(c)
-            out.append(f"   {p} plays {name}; shown: {trick.describe()}")
-        if f.taker is None:
-            out.append(f"   nobody has cards left: the trick is discarded (line {f.line})")
-        out.append(f"   {f.length} cards, {f.laps} lap(s)"
-                   + (f", closed: {', '.join(f.closed)}" if f.closed else ""))
-    elif isinstance(f, UTRRoundEnded):
-        if f.how == "last card":
-            out.append(f"Round {f.round} ends: {f.player} took a trick with their last card")
-        else:
-            out.append(f"Round {f.round} ends: nobody has cards left")
+# ------------------------------------------------------------------- the greedy bot
+# When a card is acceptable, prefer Completes (they are the hardest to get rid
+# of), then Singles we hold several of, keeping many different values for
+# later. When forced to take the trick, give away a Complete if we can.
+
+
+def heuristic(st: UnderTheRadarState, m: Move) -> float:
+    s = st.seat[m["player"]]
+    card = CARDS[m["card"]]
+    copies = st.hands[s].get(card, 0)
+    return 10.0 if card.cat == COMPLETE else float(copies)
+
+
+# ------------------------------------------------------------------- rendering
+
+
+def _render_removed(f: CompletesRemoved, players: tuple[str, ...]) -> list[str]:
+    return [f"   removed {' '.join(c.name for c in f.removed)}"]
+
+
+def _render_trick(f: UTRTrickFinished, players: tuple[str, ...]) -> list[str]:
+    out = [f"Trick {f.trick} led by {players[f.leader]}:"]
+    trick = Trick()
+    for i, (s, c) in enumerate(f.cards):
+        p = players[s]
+        if i and f.taker is not None and i == len(f.cards) - 1:
+            out.append(f"   {p} plays {c}: not acceptable "
+                       f"({why_unacceptable(c, trick)}) -> {p} takes the trick "
+                       f"(line {f.line})")
+            break
+        trick.add(c)
+        out.append(f"   {p} plays {c}; shown: {trick.describe()}")
+    if f.taker is None:
+        out.append(f"   nobody has cards left: the trick is discarded (line {f.line})")
+    out.append(f"   {len(f.cards)} cards, {f.laps} lap(s)"
+               + (f", closed: {', '.join(f.closed)}" if f.closed else ""))
     return out
+
+
+def _render_ended(f: UTRRoundEnded, players: tuple[str, ...]) -> list[str]:
+    if f.how == "last card" and f.player is not None:
+        return [f"Round {f.round} ends: {players[f.player]} took a trick with their last card"]
+    return [f"Round {f.round} ends: nobody has cards left"]
+
+
+# ------------------------------------------------------------------- rows
+
+
+def _project_removed(f: CompletesRemoved, sink: RowSink) -> None:
+    """The removed Completes are in the log's text; no table holds them."""
+
+
+def _project_trick(f: UTRTrickFinished, sink: RowSink) -> None:
+    P = sink.players
+    taker = P[f.taker] if f.taker is not None else None
+    card = f.taking_card
+    cards = [c.name for _, c in f.cards]
+    sink.add("tricks", round=f.round, trick=f.trick, leader=P[f.leader], cards=cards,
+             players=[P[s] for s, _ in f.cards], winner=taker,
+             winning_card=card.name if card is not None else None, length=len(f.cards),
+             laps=f.laps, closed=list(f.closed), next_leader=taker, line=f.line)
+    plays_rows(sink, f.round, f.trick, [(s, c, None) for s, c in f.cards])
+    if taker is not None:
+        sink.add("takes", round=f.round, trick=f.trick, player=taker, role="whole_trick",
+                 cards=cards, n_cards=len(cards), kept_cards=len(cards))
+
+
+def _project_ended(f: UTRRoundEnded, sink: RowSink) -> None:
+    """How the round ended is a column of `rounds` (the round's outcome)."""
 
 
 INFO = register(GameInfo(
     name="under_the_radar", title="Under the Radar", min_players=3, max_players=7,
-    state_class=UnderTheRadarState, lowest_wins=True,
-    render_fact=render_fact,
+    state_class=UnderTheRadarState, cards=CARDS, lowest_wins=True,
+    render={CompletesRemoved: _render_removed, UTRTrickFinished: _render_trick,
+            UTRRoundEnded: _render_ended},
+    project={CompletesRemoved: _project_removed, UTRTrickFinished: _project_trick,
+             UTRRoundEnded: _project_ended},
+    heuristic=heuristic, step_facts=(UTRTrickFinished,),
 ))

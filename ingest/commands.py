@@ -1,0 +1,110 @@
+"""The loader's commands: `ingest` and `sql` (composed into `trickledger` by `cli`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import orjson
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from ingest.db import DatabaseBusy, db_path
+    from ingest.load import expand, ingest, record_missing
+
+    path = db_path(args.db)
+    sources, missing = expand(args.paths)
+    for name, msg in missing:
+        print(f"{name}: {msg}", file=sys.stderr)
+    bar = tqdm(total=len(sources), unit="log", desc="ingest",
+               disable=not sys.stderr.isatty() or len(sources) < 200)
+
+    def progress(done: int, total: int) -> None:
+        bar.update(done - bar.n)
+
+    def busy(left: float) -> None:
+        print(f"{path} is busy (another process writes to it), retrying...", file=sys.stderr)
+
+    try:
+        record_missing(missing, path)
+        summary = ingest(sources, path, jobs=args.jobs, batch_size=args.batch,
+                         progress=progress, on_busy=busy, keep_all=False)
+    except DatabaseBusy as e:
+        print(f"trickledger ingest: {e}", file=sys.stderr)
+        return 2
+    finally:
+        bar.close()
+    for p in summary.results:
+        if p.status in ("illegal", "unreadable", "conflict"):
+            where = f"{p.name}:{p.line}" if p.line else p.name
+            print(f"{where}: {p.status}: {p.message}")
+    print(summary.line())
+    print(f"database: {path}")
+    return 1 if missing or summary.unreadable or summary.conflicts else 0
+
+
+def cmd_sql(args: argparse.Namespace) -> int:
+    import csv
+
+    from ingest.db import DatabaseBusy, db_path
+    from ingest.sql import SqlRefused, query
+
+    try:
+        res = query(db_path(args.db), args.query, max_rows=args.max_rows,
+                    timeout_s=args.timeout)
+    except SqlRefused as e:
+        print(f"trickledger sql: {e}", file=sys.stderr)
+        return 1
+    except DatabaseBusy as e:
+        print(f"trickledger sql: {e}", file=sys.stderr)
+        return 2
+    if args.format == "json":
+        sys.stdout.write(orjson.dumps(res.as_dicts(), default=str,
+                                      option=orjson.OPT_INDENT_2).decode() + "\n")
+    elif args.format == "csv":
+        w = csv.writer(sys.stdout)
+        w.writerow(res.columns)
+        w.writerows(res.rows)
+    else:
+        cells = [[_cell(v) for v in row] for row in res.rows]
+        widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(res.columns)]
+        print("  ".join(c.ljust(w) for c, w in zip(res.columns, widths)))
+        print("  ".join("-" * w for w in widths))
+        for r in cells:
+            print("  ".join(v.ljust(w) for v, w in zip(r, widths)))
+        print(f"({len(res.rows)} row{'s' if len(res.rows) != 1 else ''})")
+    if res.truncated:
+        print(f"trickledger sql: output cut at {args.max_rows} rows", file=sys.stderr)
+    return 0
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return "NULL"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+def register_commands(sub: Any) -> None:
+    """Add this package's subcommands to the `trickledger` parser."""
+    i = sub.add_parser("ingest", help="load logs into the DuckDB database")
+    i.add_argument("paths", nargs="+", metavar="PATH", help="files, folders or globs")
+    i.add_argument("--db", default=None, help="database file (default: $TRICKLEDGER_DB or "
+                   "trickledger.duckdb)")
+    i.add_argument("--jobs", type=int, default=None, help="replay processes (default: all cores)")
+    i.add_argument("--batch", type=int, default=500, help="logs per transaction")
+    i.set_defaults(fn=cmd_ingest)
+    q = sub.add_parser("sql", help="run one read-only SQL query on the database")
+    q.add_argument("query", metavar="SQL")
+    q.add_argument("--db", default=None)
+    q.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    q.add_argument("--max-rows", type=int, default=1000)
+    q.add_argument("--timeout", type=float, default=10.0, help="seconds before the query is "
+                   "stopped")
+    q.set_defaults(fn=cmd_sql)
+
+

@@ -1,0 +1,207 @@
+"""The engine's commands: `verify`, `replay` and `simulate` (composed into `trickledger`
+by the top-level `cli`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import orjson
+
+from .engine import Replay, exit_status, replay_path, verdict
+from .registry import registry
+
+
+def _score_table(r: Replay) -> list[str]:
+    st = r.state
+    if st is None or not st.rounds:
+        return []
+    players = st.players
+    width = max(6, max(len(p) for p in players) + 1)
+    head = " " * width + "".join(f"{'R' + str(rs.round):>6}" for rs in st.rounds) + f"{'total':>7}"
+    lines = [head]
+    for s, p in enumerate(players):
+        row = f"{p:<{width}}" + "".join(f"{rs.scores[s]:>6}" for rs in st.rounds)
+        lines.append(row + f"{st.totals[s]:>7}")
+    return lines
+
+
+def human_report(r: Replay) -> str:
+    v = verdict(r)
+    out: list[str] = []
+    if r.status == "unreadable":
+        out.append(f"{r.error}")
+        out.append(f"{r.file}: unreadable")
+        return "\n".join(out)
+    st = r.state
+    assert st is not None and r.header is not None
+    desc = f"{r.header.game}, {st.n} players, {len(st.rounds)} of {st.rounds_total} rounds"
+    out.append(f"{r.file}: {r.status} ({desc})")
+    if r.error is not None:
+        out.append(f"{r.error}")
+    out.extend("  " + line for line in _score_table(r))
+    if v["winners"]:
+        out.append("  winner" + ("s" if len(v["winners"]) > 1 else "") + ": "
+                   + ", ".join(v["winners"]))
+    if st.claims:
+        bad = [c for c in st.claims if not c.match]
+        out.append(f"  claims: {len(st.claims)} checked, "
+                   + (f"{len(bad)} {'does' if len(bad) == 1 else 'do'} not match:" if bad else "all match"))
+        for c in bad:
+            what = f"round {c.round}" if c.round is not None else "totals"
+            out.append(f"    {st.players[c.player]} {what}: {c.derivation}, sheet says {c.claimed}"
+                       f" (line {c.line})")
+    return "\n".join(out)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    worst = 0
+    results: list[dict[str, Any]] = []
+    for i, f in enumerate(args.files):
+        r = replay_path(f)
+        worst = max(worst, exit_status(r))
+        if args.json:
+            results.append(verdict(r))
+        else:
+            if i:
+                print()
+            print(human_report(r))
+    if args.json:
+        payload = results[0] if len(results) == 1 else results
+        sys.stdout.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode() + "\n")
+    return worst
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    r = replay_path(args.file)
+    if r.state is None:
+        print(f"{r.error}", file=sys.stderr)
+        return 2
+    h = r.header
+    assert h is not None
+    print(f"{r.file}: {h.game}, players {', '.join(h.players)}"
+          + (f", edition {h.edition}" if h.edition else "")
+          + (f", variants {', '.join(sorted(h.variants))}" if h.variants else ""))
+    for line in r.render():
+        print(line)
+    if r.error is not None:
+        print(f"ILLEGAL: {r.error}")
+    print(f"status: {r.status}")
+    for line in _score_table(r):
+        print("  " + line)
+    return exit_status(r)
+
+
+def _players_range(text: str) -> tuple[int, int]:
+    try:
+        if "-" in text:
+            a, b = text.split("-", 1)
+            lo, hi = int(a), int(b)
+        else:
+            lo = hi = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected K or K1-K2, got {text!r}") from None
+    if lo > hi:
+        raise argparse.ArgumentTypeError(f"empty range {text!r}")
+    return lo, hi
+
+
+def _fraction(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a fraction 0-1, got {text!r}") from None
+    if not 0 <= v <= 1:
+        raise argparse.ArgumentTypeError(f"expected a fraction 0-1, got {text!r}")
+    return v
+
+
+def _simulate_parser(sub: Any) -> None:
+    s = sub.add_parser("simulate", help="bots play seeded games and write legal logs")
+    s.add_argument("--game", required=True,
+                   help="the game: " + ", ".join(sorted(registry())))
+    s.add_argument("--games", type=int, required=True, help="how many games")
+    s.add_argument("--players", type=_players_range, default=None,
+                   help="players per game: K or K1-K2 (default: every count the game allows)")
+    s.add_argument("--bots", default="greedy", help="comma list of bots by seat, cycled "
+                   "(greedy, random); default greedy")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--variants", default="",
+                   help="comma list of variants for every game, or 'random' for a random "
+                        "subset per game")
+    s.add_argument("--edition", default=None, help="plotters edition, or 'mixed'")
+    s.add_argument("--rounds", type=int, default=None, help="header rounds (shorter games)")
+    s.add_argument("--claims", action="store_true", help="write score-sheet claims")
+    s.add_argument("--wrong-claims", type=_fraction, default=0.0, metavar="P",
+                   help="fraction of claimed scores written wrong (implies --claims)")
+    s.add_argument("--illegal", type=_fraction, default=0.0, metavar="P",
+                   help="fraction of games with one injected illegal move")
+    s.add_argument("--gzip", action="store_true", help="write .jsonl.gz")
+    s.add_argument("--id-prefix", default=None, help="game ids and file names start with this "
+                   "(default: the game)")
+    s.add_argument("--jobs", type=int, default=None, help="processes (default: all cores)")
+    s.add_argument("--out", required=True, help="output folder")
+    s.set_defaults(fn=cmd_simulate)
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    import time
+    from pathlib import Path
+
+    from .bots import BOTS
+    from .simulate import SimOptions, write_run
+
+    games = registry()
+    info = games.get(args.game)
+    if info is None:
+        print(f"trickledger simulate: unknown game {args.game!r} "
+              f"(expected one of {', '.join(sorted(games))})", file=sys.stderr)
+        return 2
+    lo, hi = args.players or (info.min_players, info.max_players)
+    if lo < info.min_players or hi > info.max_players:
+        print(f"trickledger simulate: {args.game} is for {info.min_players}-{info.max_players} "
+              f"players", file=sys.stderr)
+        return 2
+    bots = tuple(b.strip() for b in args.bots.split(",") if b.strip())
+    unknown = [b for b in bots if b not in BOTS]
+    if not bots or unknown:
+        print(f"trickledger simulate: unknown bot {unknown[0] if unknown else ''!r} "
+              f"(expected {', '.join(BOTS)})", file=sys.stderr)
+        return 2
+    variants: tuple[str, ...] | None
+    if args.variants == "random":
+        variants = None
+    else:
+        variants = tuple(v for v in args.variants.split(",") if v)
+        bad = [v for v in variants if v not in info.variants]
+        if bad:
+            print(f"trickledger simulate: unknown variant {bad[0]!r} for {args.game}",
+                  file=sys.stderr)
+            return 2
+    if args.games < 0:
+        print("trickledger simulate: --games must be >= 0", file=sys.stderr)
+        return 2
+    opts = SimOptions(game=args.game, games=args.games, players=(lo, hi), bots=bots,
+                      seed=args.seed, variants=variants, edition=args.edition,
+                      claims=args.claims or args.wrong_claims > 0,
+                      wrong_claims=args.wrong_claims, illegal=args.illegal, gzip=args.gzip,
+                      rounds=args.rounds, id_prefix=args.id_prefix)
+    t0 = time.perf_counter()
+    n = write_run(opts, Path(args.out), args.jobs, progress=sys.stderr.isatty())
+    dt = time.perf_counter() - t0
+    print(f"wrote {n} {args.game} games to {args.out} in {dt:.1f} s")
+    return 0
+
+
+
+def register_commands(sub: Any) -> None:
+    """Add this package's subcommands to the `trickledger` parser."""
+    v = sub.add_parser("verify", help="check logs and print their verdicts")
+    v.add_argument("files", nargs="+", metavar="FILE")
+    v.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    v.set_defaults(fn=cmd_verify)
+    r = sub.add_parser("replay", help="print a game trick by trick")
+    r.add_argument("file", metavar="FILE")
+    r.set_defaults(fn=cmd_replay)
+    _simulate_parser(sub)

@@ -1,0 +1,106 @@
+"""The log's vocabulary, shared by the reader, the engine and the games: an event line,
+the header, the verdict statuses, and reading typed fields out of an event.
+
+A leaf module: it imports nothing of the engine, so the reader, the card tables and
+the games can all use it without import cycles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from .errors import FormatError
+
+Status = Literal["complete", "incomplete", "illegal", "unreadable"]
+STATUSES: Final[tuple[Status, ...]] = ("complete", "incomplete", "illegal", "unreadable")
+
+# Every event type the format knows; a game handles a subset of them.
+EVENT_TYPES: Final[tuple[str, ...]] = ("deal", "play", "take", "keep", "trump", "bid", "place",
+                                       "draw", "claim")
+
+
+class Event:
+    """One event line: its 1-based line number, its `type` and the raw JSON object."""
+
+    __slots__ = ("line", "type", "data")
+
+    def __init__(self, line: int, type: str, data: dict[str, Any]) -> None:
+        self.line = line
+        self.type = type
+        self.data = data
+
+    def __repr__(self) -> str:
+        return f"Event(line={self.line}, {self.data!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """The header line, checked: what every game's state is built from."""
+
+    game: str
+    players: tuple[str, ...]
+    dealer: str
+    edition: str | None
+    variants: frozenset[str]
+    rounds: int
+    suits: tuple[str, ...]
+    id: str
+    meta: dict[str, Any]
+    line: int
+    raw: dict[str, Any] = field(repr=False)
+
+
+def kind(v: object) -> str:
+    """The JSON kind of a value, as an error message names it."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, int):
+        return "an integer"
+    if isinstance(v, float):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "an object"
+    return type(v).__name__
+
+
+def field_of(ev: Event, key: str, want: type, what: str) -> Any:
+    """The value of `key` in `ev`, of JSON kind `want`; a FormatError names what was expected."""
+    v = ev.data.get(key)
+    if type(v) is not want:
+        if v is None and key not in ev.data:
+            raise FormatError(f"{ev.type} event needs '{key}' ({what})")
+        raise FormatError(f"{ev.type} event: '{key}' must be {what}, got {kind(v)}")
+    return v
+
+
+def str_list(ev: Event, key: str, what: str) -> list[str]:
+    """A list of strings under `key`."""
+    v: list[Any] = field_of(ev, key, list, what)
+    for x in v:
+        if type(x) is not str:
+            raise FormatError(f"{ev.type} event: '{key}' must be {what}, but holds {kind(x)}")
+    return v
+
+
+def optional_str_list(ev: Event, key: str, what: str) -> list[str] | None:
+    """A list of strings under `key`, or None when the key is absent (null is the wrong kind)."""
+    if key not in ev.data:
+        return None
+    return str_list(ev, key, what)
+
+
+def int_dict(ev: Event, key: str, what: str) -> dict[str, int]:
+    """An object of integers under `key`."""
+    v: dict[str, Any] = field_of(ev, key, dict, what)
+    for name, x in v.items():
+        if type(x) is not int:
+            raise FormatError(f"{ev.type} event: '{key}' for {name} must be an integer, "
+                              f"got {kind(x)}")
+    return v

@@ -1,0 +1,122 @@
+"""The game registry: every game declares itself here, as data, and is found here.
+
+A game module builds a `GameInfo` and calls `register()` at import; nothing else in
+trickledger names a game. `registry()` imports every module of `replay.games` once
+(so a new module there is found without editing a list) and returns the games by id.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .cards import CardTable
+    from .engine import GameState, RowSink
+
+Move = dict[str, Any]
+Renderer = Callable[[Any, tuple[str, ...]], list[str]]
+Projection = Callable[[Any, "RowSink"], None]
+Heuristic = Callable[[Any, Move], float]
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """A game's metadata and the parts that the generic layers need, declared as data.
+
+    - `render`: for each of the game's fact types, the lines `trickledger replay` prints
+      (a game may also render the core `RoundDealt` its own way);
+    - `project`: for each of the game's fact types, how it becomes rows of the database
+      tables (by column name);
+    - `heuristic`: the greedy bot's score of a legal move (higher is better);
+    - `cards`: every card name of the game (the conformance test tries them all);
+    - `step`: what the viewer steps through ("trick" or "turn"), and `step_facts`: the
+      fact types that close one.
+    """
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    state_class: type[GameState]
+    cards: CardTable[Any]
+    render: Mapping[type, Renderer]
+    project: Mapping[type, Projection]
+    heuristic: Heuristic
+    variants: tuple[str, ...] = ()
+    editions: tuple[str, ...] = ()
+    needs_suits: bool = False
+    lowest_wins: bool = False
+    step: str = "trick"
+    step_facts: tuple[type, ...] = ()
+    aliases: tuple[str, ...] = field(default=())
+
+
+_REGISTRY: dict[str, GameInfo] = {}
+_ALIASES: dict[str, str] = {}
+_discovered = False
+
+
+def register(info: GameInfo) -> GameInfo:
+    """Declare a game. Every fact type defined beside its state class must be rendered and
+    projected, or this raises at import (a fact that nobody shows or stores is a bug)."""
+    import sys
+
+    from .engine import Fact  # the engine imports this module; resolve at call time
+
+    module = sys.modules.get(info.state_class.__module__)
+    own = [v for v in vars(module).values()
+           if isinstance(v, type) and issubclass(v, Fact) and v.__module__ == module.__name__
+           ] if module is not None else []
+    for fact in own:
+        for what, table in (("render", info.render), ("project", info.project)):
+            if fact not in table:
+                raise TypeError(f"game {info.name!r}: fact type {fact.__name__} has no "
+                                f"'{what}' entry in its GameInfo")
+        if not is_dataclass(fact):
+            raise TypeError(f"game {info.name!r}: fact type {fact.__name__} must be a dataclass")
+    for fact in (*info.render, *info.project):
+        if not (isinstance(fact, type) and issubclass(fact, Fact)):
+            raise TypeError(f"game {info.name!r}: {fact!r} is not a fact type")
+    if info.name in _REGISTRY and _REGISTRY[info.name] is not info:
+        old = _REGISTRY[info.name].state_class
+        if (old.__module__, old.__qualname__) != (info.state_class.__module__,
+                                                  info.state_class.__qualname__):
+            raise ValueError(f"two games are registered as {info.name!r}")
+    _REGISTRY[info.name] = info
+    for alias in info.aliases:
+        _ALIASES[alias] = info.name
+    info.state_class.info = info
+    return info
+
+
+def registry() -> dict[str, GameInfo]:
+    """All games, by id. The first call imports every module of `replay.games`."""
+    global _discovered
+    if not _discovered:
+        _discovered = True
+        from . import games
+
+        for mod in pkgutil.iter_modules(games.__path__):
+            importlib.import_module(f"{games.__name__}.{mod.name}")
+    return _REGISTRY
+
+
+def game_info(name: str) -> GameInfo | None:
+    """A game by id or alias (`mit-list-und-tuecke` is `plotters`)."""
+    games = registry()
+    return games.get(name) or games.get(_ALIASES.get(name, ""))
+
+
+def canonical_name(name: str) -> str:
+    """The game id for a name that may be an alias."""
+    registry()
+    return _ALIASES.get(name, name)
+
+
+def column_values(fact: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    """The named fields of a dataclass fact, by name (for projections that copy fields)."""
+    return {f.name: getattr(fact, f.name) for f in fields(fact) if f.name in names}
