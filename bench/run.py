@@ -250,7 +250,7 @@ def dashboard_queries(db: Path, runs: int = 20) -> dict[str, Any]:
             assert not at.exception, (view, at.exception)
     finally:
         data._read = original
-    out = []
+    out: list[dict[str, Any]] = []
     with reading(str(db)) as con:
         for (sql, params), page in captured.items():
             times = []
@@ -320,7 +320,7 @@ def peers(our_rate: float) -> dict[str, Any]:
                     a = rng.choice(st.legal_actions())
                 st.apply_action(a)
             histories.append(st.history())
-        actions = sum(len(h) for h in histories)
+        n_actions = sum(len(h) for h in histories)
 
         def replay_spiel() -> None:
             for h in histories:
@@ -332,8 +332,8 @@ def peers(our_rate: float) -> dict[str, Any]:
                     st.apply_action(a)
 
         s = timed(replay_spiel, 1)
-        res["oh_hell"] = {"games": 300, "actions": actions, "actions_per_s": actions / s,
-                          "ours_over_theirs": our_rate / (actions / s)}
+        res["oh_hell"] = {"games": 300, "actions": n_actions, "actions_per_s": n_actions / s,
+                          "ours_over_theirs": our_rate / (n_actions / s)}
     return res
 
 

@@ -211,7 +211,7 @@ def find_game(wanted: str) -> dict[str, Any] | None:
     rows = _labelled(query(f"""
         SELECT {GAME_COLUMNS} FROM games g WHERE g.game_id = ? OR g.sha256 = ?
         ORDER BY (g.game_id = ?) DESC LIMIT 1""", (wanted, wanted, wanted)))
-    return None if rows.empty else rows.iloc[0].to_dict()
+    return None if rows.empty else {str(k): v for k, v in rows.iloc[0].to_dict().items()}
 
 
 def game_info(name: str) -> Any:
@@ -244,7 +244,7 @@ def step_stacks(game_id: str, round_no: int, number: int, step: str) -> Any:
     if rows.empty:
         return None
     value = rows["stacks"].iloc[0]
-    return None if value is None or (isinstance(value, float) and pd.isna(value)) else value
+    return list(value) if hasattr(value, "__iter__") and not isinstance(value, str) else None
 
 
 def example_queries() -> list[tuple[str, str]]:

@@ -19,8 +19,8 @@ COLOR_CSS = {  # plotters / rage / color_stacks letters
 WORD_CSS = {"red": "#d63a3a", "green": "#2e9d4a", "blue": "#2f6fdb"}
 
 
-def page(title: str, icon: str = "") -> None:
-    # the icon goes to the navigation (st.Page); titles stay plain text
+def page(title: str) -> None:
+    # icons belong to the navigation (st.Page); titles stay plain text
     st.title(title)
 
 

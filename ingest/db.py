@@ -18,7 +18,7 @@ import duckdb
 from . import schema
 
 DEFAULT_DB = "trickledger.duckdb"
-SANDBOX = {
+SANDBOX: dict[str, str | bool | int | float | list[str]] = {
     "enable_external_access": False,
     "autoinstall_known_extensions": False,
     "autoload_known_extensions": False,
@@ -94,4 +94,5 @@ def reading(path: str, wait_s: float = 30.0,
 def is_empty(path: str) -> bool:
     """Whether the database holds no log yet (a missing file is created empty)."""
     with reading(path) as con:
-        return con.execute("SELECT count(*) FROM logs").fetchone()[0] == 0
+        row = con.execute("SELECT count(*) FROM logs").fetchone()
+        return row is None or row[0] == 0

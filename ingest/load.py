@@ -24,7 +24,8 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-from replay.engine import RowSink, replay_bytes
+from replay.engine import replay_bytes
+from replay.state import RowSink
 
 from . import schema
 from .db import writing

@@ -9,8 +9,9 @@ from typing import Any
 
 import orjson
 
-from replay.engine import Replay, RowSink, project, verdict
+from replay.engine import Replay, verdict
 from replay.reader import decompress
+from replay.state import RowSink, project
 
 from .schema import TABLES
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
-from .engine import GameState
-from .registry import Move
+from .state import GameState, Move
 
 
 class Bot(Protocol):

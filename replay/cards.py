@@ -33,6 +33,13 @@ class Card:
     def __str__(self) -> str:
         return self.name
 
+    # a card is an interned singleton: copies of a game state share the same cards
+    def __copy__(self) -> Card:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Card:
+        return self
+
 
 C = TypeVar("C", bound=Card)
 

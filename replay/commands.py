@@ -45,7 +45,7 @@ def human_report(r: Replay) -> str:
         out.append("  winner" + ("s" if len(v["winners"]) > 1 else "") + ": "
                    + ", ".join(v["winners"]))
     if st.claims:
-        bad = [c for c in st.claims if not c.match]
+        bad = r.mismatched_claims()
         out.append(f"  claims: {len(st.claims)} checked, "
                    + (f"{len(bad)} {'does' if len(bad) == 1 else 'do'} not match:" if bad else "all match"))
         for c in bad:

@@ -13,7 +13,6 @@ from typing import Any, Final, Literal
 from .errors import FormatError
 
 Status = Literal["complete", "incomplete", "illegal", "unreadable"]
-STATUSES: Final[tuple[Status, ...]] = ("complete", "incomplete", "illegal", "unreadable")
 
 # Every event type the format knows; a game handles a subset of them.
 EVENT_TYPES: Final[tuple[str, ...]] = ("deal", "play", "take", "keep", "trump", "bid", "place",

@@ -9,51 +9,12 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields, is_dataclass
-from typing import TYPE_CHECKING, Any
+import sys
+from dataclasses import is_dataclass
 
-if TYPE_CHECKING:
-    from .cards import CardTable
-    from .engine import GameState, RowSink
+from .state import Fact, GameInfo, Move
 
-Move = dict[str, Any]
-Renderer = Callable[[Any, tuple[str, ...]], list[str]]
-Projection = Callable[[Any, "RowSink"], None]
-Heuristic = Callable[[Any, Move], float]
-
-
-@dataclass(frozen=True)
-class GameInfo:
-    """A game's metadata and the parts that the generic layers need, declared as data.
-
-    - `render`: for each of the game's fact types, the lines `trickledger replay` prints
-      (a game may also render the core `RoundDealt` its own way);
-    - `project`: for each of the game's fact types, how it becomes rows of the database
-      tables (by column name);
-    - `heuristic`: the greedy bot's score of a legal move (higher is better);
-    - `cards`: every card name of the game (the conformance test tries them all);
-    - `step`: what the viewer steps through ("trick" or "turn"), and `step_facts`: the
-      fact types that close one.
-    """
-
-    name: str
-    title: str
-    min_players: int
-    max_players: int
-    state_class: type[GameState]
-    cards: CardTable[Any]
-    render: Mapping[type, Renderer]
-    project: Mapping[type, Projection]
-    heuristic: Heuristic
-    variants: tuple[str, ...] = ()
-    editions: tuple[str, ...] = ()
-    needs_suits: bool = False
-    lowest_wins: bool = False
-    step: str = "trick"
-    step_facts: tuple[type, ...] = ()
-    aliases: tuple[str, ...] = field(default=())
-
+__all__ = ["GameInfo", "Move", "game_info", "register", "registry"]
 
 _REGISTRY: dict[str, GameInfo] = {}
 _ALIASES: dict[str, str] = {}
@@ -63,10 +24,6 @@ _discovered = False
 def register(info: GameInfo) -> GameInfo:
     """Declare a game. Every fact type defined beside its state class must be rendered and
     projected, or this raises at import (a fact that nobody shows or stores is a bug)."""
-    import sys
-
-    from .engine import Fact  # the engine imports this module; resolve at call time
-
     module = sys.modules.get(info.state_class.__module__)
     own = [v for v in vars(module).values()
            if isinstance(v, type) and issubclass(v, Fact) and v.__module__ == module.__name__
@@ -110,13 +67,3 @@ def game_info(name: str) -> GameInfo | None:
     games = registry()
     return games.get(name) or games.get(_ALIASES.get(name, ""))
 
-
-def canonical_name(name: str) -> str:
-    """The game id for a name that may be an alias."""
-    registry()
-    return _ALIASES.get(name, name)
-
-
-def column_values(fact: Any, names: tuple[str, ...]) -> dict[str, Any]:
-    """The named fields of a dataclass fact, by name (for projections that copy fields)."""
-    return {f.name: getattr(fact, f.name) for f in fields(fact) if f.name in names}

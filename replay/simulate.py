@@ -21,10 +21,11 @@ from typing import Any
 import orjson
 
 from .bots import BOTS, Bot
-from .engine import GameState, new_state, replay_bytes
+from .engine import new_state, replay_bytes
 from .events import Event
 from .reader import parse_header
 from .registry import registry
+from .state import GameState
 from .writer import dump_lines
 
 NAME_POOL = (

@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .engine import Fact, GameState, Replay, RoundDealt, RoundScored, new_state, render, replay_log
+from .engine import Replay, new_state, replay_log
 from .errors import FormatError, IllegalLine, RuleError
 from .reader import Log, read_bytes
+from .state import Fact, GameState, RoundDealt, RoundScored, render
 
 
 @dataclass(frozen=True)
@@ -49,10 +50,6 @@ class Step:
     error: str | None = None  # the illegal move that ends the log here, with its line
     error_line: int | None = None
     illegal: Move | None = None  # that move, when it was a card move: what the mover held
-
-    @property
-    def first_line(self) -> int | None:
-        return self.moves[0].line if self.moves else self.error_line
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from helpers import NAMES, assert_illegal, check, header, log_bytes, names, run, seat
+from helpers import NAMES, assert_illegal, check, header, log_bytes, run, seat
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -34,7 +34,7 @@ def check_as_injected(data: bytes, name: str) -> dict:
 def test_simulated_games_verify_exactly_as_injected(game):
     opts = SimOptions(game=game, games=40, players=(2, 8), bots=("greedy", "random"), seed=3,
                       variants=None, wrong_claims=0.05, claims=True, illegal=0.3)
-    from replay.engine import registry
+    from replay.registry import registry
     info = registry()[game]
     opts = SimOptions(**{**opts.__dict__, "players": (info.min_players, info.max_players)})
     statuses = set()

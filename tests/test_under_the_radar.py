@@ -6,12 +6,12 @@ import random
 
 import orjson
 import pytest
-from helpers import NAMES, assert_illegal, check, header, log_bytes, names, run, seat
+from helpers import NAMES, assert_illegal, check, header, log_bytes, run, seat
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replay.bots import RandomBot
-from replay.engine import RoundDealt, replay_bytes, verdict
+from replay.engine import replay_bytes, verdict
 from replay.games.under_the_radar import (
     CARDS,
     COMPLETES,
@@ -22,6 +22,7 @@ from replay.games.under_the_radar import (
     acceptable,
 )
 from replay.simulate import play_game
+from replay.state import RoundDealt
 
 
 def trick_of(*names: str) -> Trick:

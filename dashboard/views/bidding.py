@@ -5,7 +5,7 @@ import streamlit as st
 
 from dashboard import data, ui
 
-ui.page("Bidding", "🎯")
+ui.page("Bidding")
 st.caption("Rage: bid error = tricks won − bid; negative means overbid.")
 f = ui.sidebar_filters()
 

@@ -5,7 +5,7 @@ import streamlit as st
 
 from dashboard import data, ui
 
-ui.page("Early ends", "⏹️")
+ui.page("Early ends")
 st.caption("A plotters round ends at once when the next player holds only the colour a "
            "three-colour trick cannot take.")
 f = ui.sidebar_filters()

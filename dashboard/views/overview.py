@@ -5,7 +5,7 @@ import streamlit as st
 
 from dashboard import data, ui
 
-ui.page("Overview", "🃏")
+ui.page("Overview")
 f = ui.sidebar_filters()
 
 

@@ -5,7 +5,7 @@ import streamlit as st
 
 from dashboard import data, ui
 
-ui.page("Results", "🏆")
+ui.page("Results")
 st.caption("under_the_radar is won by the lowest total; the other games by the highest.")
 f = ui.sidebar_filters()
 

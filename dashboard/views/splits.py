@@ -5,7 +5,7 @@ import streamlit as st
 
 from dashboard import data, ui
 
-ui.page("Splits", "✂️")
+ui.page("Splits")
 st.caption("Plotters: the highest card of the led colour picks first; the lowest card of "
            "another colour gets the rest and leads next.")
 f = ui.sidebar_filters()

@@ -5,7 +5,7 @@ import streamlit as st
 
 from dashboard import data, ui
 
-ui.page("SQL console", "🧮")
+ui.page("SQL console")
 st.caption("Read-only: one SELECT at a time; no files, no settings, no writes. Queries are "
            "stopped after 10 s and show at most 5,000 rows. Tables: see docs/schema.md.")
 

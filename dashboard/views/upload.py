@@ -6,7 +6,7 @@ import streamlit as st
 
 from dashboard import data, ui
 
-ui.page("Upload logs", "📤")
+ui.page("Upload logs")
 MAX_FILES = 200
 MAX_BYTES = 10 * 1024 * 1024
 CHUNK = 20
@@ -40,8 +40,9 @@ def render() -> None:
                          text=f"{min(i + CHUNK, len(items))} of {len(items)}")
         bar.empty()
         st.session_state["upload_result"] = rows
-    rows = st.session_state.get("upload_result")
-    if rows:
+    result: list[dict[str, object]] | None = st.session_state.get("upload_result")
+    if result:
+        rows = result
         table = pd.DataFrame(rows)
         st.subheader("Result")
         st.dataframe(table, hide_index=True, width="stretch")

@@ -7,7 +7,7 @@ import streamlit as st
 from dashboard import data, ui
 from replay.engine import replay_bytes, verdict
 
-ui.page("Verify a log", "⚖️")
+ui.page("Verify a log")
 st.caption("Upload or paste one log: the verdict names the first illegal move, or every "
            "score-sheet claim that does not match and how the score is really made up.")
 MAX_BYTES = 10 * 1024 * 1024
@@ -21,7 +21,8 @@ def render() -> None:
     with paste_tab:
         text = st.text_area("Log lines", height=200, key="verify_text",
                             placeholder='{"format": "trickledger/1", "game": "plotters", ...}')
-    name, raw = None, None
+    name: str = ""
+    raw: bytes | None = None
     if up is not None:
         name, raw = up.name, up.getvalue()
     elif text.strip():

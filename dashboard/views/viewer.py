@@ -5,6 +5,7 @@ import plotly.express as px
 import streamlit as st
 
 from dashboard import data, ui
+from replay.timeline import Step, Timeline
 
 ui.page("Game viewer")
 f = ui.sidebar_filters()
@@ -115,14 +116,14 @@ def render() -> None:
     _scores(gid, rnd)
 
 
-def _round_notes(tl, rnd: int) -> None:
+def _round_notes(tl: Timeline, rnd: int) -> None:
     lines = tl.round_lines.get(rnd)
     if lines:
         with st.expander(f"Round {rnd}: the deal, bids and scores as the engine replayed them"):
             st.code("\n".join(lines), language=None)
 
 
-def _show_step(step, g: pd.Series, gid: str, step_word: str) -> None:
+def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
     ui.chips_row([(m.player, " ".join(m.cards)) for m in step.moves])
     if step.error is not None:
         st.error(ui.plain(f"Line {step.error_line}: {step.error}"))
@@ -140,10 +141,11 @@ def _show_step(step, g: pd.Series, gid: str, step_word: str) -> None:
     movers = {m.player: m for m in step.moves}
     with st.expander(f"Hands before this {step_word}, and what was legal to play", expanded=True):
         for player, hand in step.hands_before.items():
-            m = movers.get(player)
-            st.markdown(f"**{ui.md(player)}**" + (" — played " + ui.md(" ".join(m.cards))
-                                                  if m else ""))
-            ui.hand_row(hand, m.legal if m else None, played=m.cards if m else ())
+            mover = movers.get(player)
+            st.markdown(f"**{ui.md(player)}**" + (" — played " + ui.md(" ".join(mover.cards))
+                                                  if mover else ""))
+            ui.hand_row(hand, mover.legal if mover else None,
+                        played=mover.cards if mover else ())
     stacks = data.step_stacks(gid, step.round, step.number, step_word)
     if stacks is not None and len(stacks):
         frame = pd.DataFrame(list(stacks))

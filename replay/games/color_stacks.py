@@ -13,7 +13,10 @@ from random import Random
 from typing import Any
 
 from ..cards import Card, CardTable, card_order
-from ..engine import (
+from ..errors import FormatError, RuleError
+from ..events import Event, Header, optional_str_list, str_list
+from ..registry import GameInfo, Move, register
+from ..state import (
     Fact,
     GameState,
     RoundDealt,
@@ -23,9 +26,6 @@ from ..engine import (
     deal_lines,
     plays_rows,
 )
-from ..errors import FormatError, RuleError
-from ..events import Event, Header, optional_str_list, str_list
-from ..registry import GameInfo, Move, register
 
 SUIT_LETTERS = "ROYGBPKW"
 SUITS_FOR = {2: 4, 3: 4, 4: 5}

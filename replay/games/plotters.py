@@ -15,7 +15,10 @@ from random import Random
 from typing import Any
 
 from ..cards import Card, CardTable, card_order, names
-from ..engine import (
+from ..errors import FormatError, RuleError
+from ..events import Event, Header, str_list
+from ..registry import GameInfo, Move, register
+from ..state import (
     Fact,
     GameState,
     RoundDealt,
@@ -25,9 +28,6 @@ from ..engine import (
     check_rounds,
     plays_rows,
 )
-from ..errors import FormatError, RuleError
-from ..events import Event, Header, str_list
-from ..registry import GameInfo, Move, register
 
 COLORS = "BGRY"
 COLOR_NAMES = {"B": "blue", "G": "green", "R": "red", "Y": "yellow"}
@@ -124,10 +124,6 @@ class RoundEnded(Fact):
     unfinished: tuple[tuple[int, Card], ...]
     leader: int
     line: int
-
-    @property
-    def ended_early(self) -> bool:
-        return self.early_end_player is not None
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,10 @@ from random import Random
 from typing import Any
 
 from ..cards import Card, CardTable, card_order, hand_cards, hand_of, remove_from_hand
-from ..engine import (
+from ..errors import FormatError, RuleError
+from ..events import Event, Header, field_of
+from ..registry import GameInfo, Move, register
+from ..state import (
     Fact,
     GameState,
     RoundDealt,
@@ -23,9 +26,6 @@ from ..engine import (
     hands_lines,
     plays_rows,
 )
-from ..errors import FormatError, RuleError
-from ..events import Event, Header, field_of
-from ..registry import GameInfo, Move, register
 
 COLORS = "BGRYPO"
 COLOR_NAMES = {"B": "blue", "G": "green", "R": "red", "Y": "yellow", "P": "purple", "O": "orange"}

@@ -12,7 +12,10 @@ from random import Random
 from typing import Any
 
 from ..cards import Card, CardTable, card_order, hand_cards, hand_of, remove_from_hand
-from ..engine import (
+from ..errors import RuleError
+from ..events import Event, Header, optional_str_list
+from ..registry import GameInfo, Move, register
+from ..state import (
     Fact,
     GameState,
     RoundDealt,
@@ -22,9 +25,6 @@ from ..engine import (
     check_rounds,
     plays_rows,
 )
-from ..errors import RuleError
-from ..events import Event, Header, optional_str_list
-from ..registry import GameInfo, Move, register
 
 # Categories in the order a Complete is written: pattern-colour-shape.
 CATEGORIES = ("pattern", "colour", "shape")
@@ -287,7 +287,7 @@ class UnderTheRadarState(GameState):
         self.trick_no = 0
         self.phase = "play"
         self.emit(RoundDealt(self.round_no, self.dealer, leader,
-                             tuple(tuple(hand_cards(h)) for h in self.hands), ev.line))
+                             tuple(tuple(self.hand(s)) for s in range(self.n)), ev.line))
         if removed:
             self.emit(CompletesRemoved(self.round_no, tuple(removed)))
 
@@ -372,7 +372,8 @@ class UnderTheRadarState(GameState):
 
     # ------------------------------------------------------------ uniform API
     def hand(self, seat: int) -> list[Card]:
-        return list(hand_cards(self.hands[seat]))
+        cards: list[UCard] = hand_cards(self.hands[seat])
+        return list(cards)
 
     def to_move(self) -> str | None:
         return self.players[self.turn] if self.phase == "play" else None

@@ -1,0 +1,512 @@
+"""The game contract and the engine's shared machinery. It knows no game.
+
+A game module subclasses `GameState`, declares its metadata and parts as a `GameInfo`
+and registers it (`replay.registry`). The state is folded from events by
+`GameState.apply` and emits derived facts (small frozen dataclasses, named in the past
+tense, carrying seats and cards rather than names) into `state.facts`. Claims, round
+bookkeeping, rendering and the projection of facts into rows are shared here so that
+every game reports them the same way; `replay.engine` runs a log through it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from random import Random
+from typing import Any, ClassVar
+
+from .cards import Card, CardTable
+from .errors import FormatError, RuleError
+from .events import EVENT_TYPES, Event, Header, field_of, int_dict, kind
+
+Move = dict[str, Any]
+Renderer = Callable[[Any, tuple[str, ...]], list[str]]
+Projection = Callable[[Any, "RowSink"], None]
+Heuristic = Callable[[Any, Move], float]
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """A game's metadata and the parts that the generic layers need, declared as data.
+
+    - `render`: for each of the game's fact types, the lines `trickledger replay` prints
+      (a game may also render the core `RoundDealt` its own way);
+    - `project`: for each of the game's fact types, how it becomes rows of the database
+      tables (by column name);
+    - `heuristic`: the greedy bot's score of a legal move (higher is better);
+    - `cards`: every card name of the game (the conformance test tries them all);
+    - `step`: what the viewer steps through ("trick" or "turn"), and `step_facts`: the
+      fact types that close one.
+    """
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    state_class: type[GameState]
+    cards: CardTable[Any]
+    render: Mapping[type, Renderer]
+    project: Mapping[type, Projection]
+    heuristic: Heuristic
+    variants: tuple[str, ...] = ()
+    editions: tuple[str, ...] = ()
+    needs_suits: bool = False
+    lowest_wins: bool = False
+    step: str = "trick"
+    step_facts: tuple[type, ...] = ()
+    aliases: tuple[str, ...] = field(default=())
+
+
+
+# ------------------------------------------------------------------- facts
+
+
+class Fact:
+    """Base of every derived fact. Facts are frozen dataclasses (slots, past tense) that
+    carry seats (0-based, clockwise) and `Card`s; names are looked up when a fact is
+    rendered, projected into rows or turned into a verdict."""
+
+    __slots__ = ()
+
+
+class RoundOutcome:
+    """What a game says about a finished round beyond its scores (a frozen dataclass per
+    game): `summary` gives the verdict's keys, `columns` the `rounds` table's columns."""
+
+    __slots__ = ()
+
+    def summary(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {}
+
+    def columns(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {}
+
+
+@dataclass(frozen=True, slots=True)
+class RoundDealt(Fact):
+    """A round was dealt: who dealt, who leads (or starts), every hand in deck order."""
+
+    round: int
+    dealer: int
+    leader: int
+    hands: tuple[tuple[Card, ...], ...]  # by seat
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundScored(Fact):
+    """A round finished and was scored: per-seat scores with their derivations."""
+
+    round: int
+    dealer: int
+    scores: tuple[int, ...]
+    derivations: tuple[str, ...]
+    outcome: RoundOutcome
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimChecked(Fact):
+    """One claimed score of a `claim` line, checked against the computed one."""
+
+    round: int | None  # None: a totals claim
+    player: int
+    claimed: int
+    computed: int
+    match: bool
+    derivation: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class TrickAbandoned(Fact):
+    """The log ended, or broke, with a trick unfinished: its cards were played all the same."""
+
+    round: int
+    trick: int
+    cards: tuple[tuple[int, Card, str | None], ...]  # (seat, card, a Joker's colour)
+
+
+# ------------------------------------------------------------------- rows
+
+
+class RowSink:
+    """Where projections put a game's rows: per table, per column name, one list each.
+
+    A projection calls `add(table, column=value, ...)`; a column the table lacks is an
+    error (`KeyError` naming it), a column it leaves out is NULL. The loader turns the
+    column lists into typed Arrow tables as they are."""
+
+    __slots__ = ("game_id", "players", "tables", "columns", "notes", "_lists")
+
+    def __init__(self, game_id: str, players: tuple[str, ...],
+                 tables: Mapping[str, tuple[str, ...]]) -> None:
+        self.game_id = game_id
+        self.players = players
+        self.tables = tables
+        self.columns: dict[str, dict[str, list[Any]]] = {}
+        self.notes: dict[Any, Any] = {}  # what one projection leaves for a later one
+        self._lists: dict[str, list[tuple[str, list[Any]]]] = {}
+
+    def add(self, table: str, **values: Any) -> None:
+        lists = self._lists.get(table)
+        if lists is None:
+            cols = self.tables[table]
+            by_name: dict[str, list[Any]] = {c: [] for c in cols}
+            self.columns[table] = by_name
+            lists = self._lists[table] = list(by_name.items())
+        if "game_id" not in values and "game_id" in self.columns[table]:
+            values["game_id"] = self.game_id
+        n = 0
+        for name, column in lists:
+            if name in values:
+                column.append(values[name])
+                n += 1
+            else:
+                column.append(None)
+        if n != len(values):
+            known = set(self.tables[table])
+            unknown = sorted(k for k in values if k not in known)
+            raise KeyError(f"table {table} has no column {', '.join(unknown)}")
+
+    def rows(self, table: str) -> int:
+        cols = self.columns.get(table)
+        return len(next(iter(cols.values()))) if cols else 0
+
+
+def plays_rows(sink: RowSink, round_no: int, trick: int,
+               cards: Iterable[tuple[int, Card, str | None]], kind: str = "play") -> None:
+    """One `plays` row per card, in play order (`trick` is the turn for turn games)."""
+    P = sink.players
+    for seq, (s, c, joker_as) in enumerate(cards, 1):
+        sink.add("plays", round=round_no, trick=trick, seq=seq, player=P[s], card=c.name,
+                 joker_as=joker_as, kind=kind)
+
+
+def _project_dealt(f: RoundDealt, sink: RowSink) -> None:
+    sink.notes[("leader", f.round)] = sink.players[f.leader]
+
+
+def _project_scored(f: RoundScored, sink: RowSink) -> None:
+    P = sink.players
+    sink.add("rounds", round=f.round, dealer=P[f.dealer],
+             leader=sink.notes.get(("leader", f.round)), line=f.line,
+             **f.outcome.columns(P))
+    running = sink.notes.setdefault("running", [0] * len(P))
+    for s, p in enumerate(P):
+        running[s] += f.scores[s]
+        sink.add("round_scores", round=f.round, player=p, score=f.scores[s],
+                 running_total=running[s], derivation=f.derivations[s])
+
+
+def _project_claim(f: ClaimChecked, sink: RowSink) -> None:
+    sink.add("claims", line=f.line, round=f.round, player=sink.players[f.player],
+             claimed=f.claimed, computed=f.computed, match=f.match, derivation=f.derivation)
+
+
+def _project_abandoned(f: TrickAbandoned, sink: RowSink) -> None:
+    plays_rows(sink, f.round, f.trick, f.cards)
+
+
+CORE_PROJECT: dict[type, Callable[[Any, RowSink], None]] = {
+    RoundDealt: _project_dealt, RoundScored: _project_scored, ClaimChecked: _project_claim,
+    TrickAbandoned: _project_abandoned,
+}
+
+
+def project(info: GameInfo, facts: Iterable[Fact], sink: RowSink) -> None:
+    """Every fact into rows, through its game's projection (or the core's)."""
+    own = info.project
+    for f in facts:
+        t = type(f)
+        fn = own.get(t) or CORE_PROJECT.get(t)
+        if fn is None:
+            raise TypeError(f"{info.name}: no projection for fact type {t.__name__}")
+        fn(f, sink)
+
+
+# ------------------------------------------------------------------- state
+
+
+class GameState(ABC):
+    """The state of one game, folded from events by `apply`.
+
+    A game implements `on_<type>` for each event type it takes (the dispatch table is
+    built from those names), the uniform API below, and calls `finish_round` when a
+    round is scored. Handlers raise `FormatError` for a malformed field and `RuleError`
+    for a broken rule; each legality rule is one predicate that both the handler and
+    `legal_moves` use.
+    """
+
+    info: ClassVar[GameInfo]
+    handlers: ClassVar[dict[str, Callable[[Any, Event], None]]] = {}
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        cls.handlers = {t: getattr(cls, f"on_{t}") for t in EVENT_TYPES
+                        if callable(getattr(cls, f"on_{t}", None))}
+
+    def __init__(self, header: Header) -> None:
+        self.header = header
+        self.players = header.players
+        self.n = len(header.players)
+        self.seat = {p: i for i, p in enumerate(header.players)}
+        self.rounds_total = header.rounds
+        self.round_no = 0
+        self.dealer = self.seat[header.dealer]  # dealer of the current (or first) round
+        self.rounds: list[RoundScored] = []
+        self.totals = [0] * self.n
+        self.claims: list[ClaimChecked] = []
+        self.facts: list[Fact] = []
+        self.over = False
+        self.in_round = False
+
+    # -- what every game declares
+    @classmethod
+    @abstractmethod
+    def check_header(cls, header: Header) -> int:
+        """Validate the game's own header keys; return the number of rounds (ValueError)."""
+
+    @classmethod
+    def random_setup(cls, rng: Random, players: int) -> dict[str, Any]:
+        """Header keys a simulated game of this many players needs beyond the generic ones."""
+        return {}
+
+    @abstractmethod
+    def hand(self, seat: int) -> list[Card]:
+        """The cards a player holds now, in deck order."""
+
+    @abstractmethod
+    def to_move(self) -> str | None:
+        """The player whose decision comes next (None while a chance event is due or the
+        game is over). Others may have legal moves too (hidden bids, a second keep)."""
+
+    @abstractmethod
+    def legal_moves(self) -> list[Move]:
+        """Every move event (any player's) that `apply` accepts now; [] when a chance
+        event is due or the game is over. Claims are not moves."""
+
+    def choices(self) -> list[Move]:
+        """The moves the player to move chooses among when the table is simulated: by
+        default their legal moves (a game may keep to a canonical order, such as bids
+        before plays)."""
+        who = self.to_move()
+        return [m for m in self.legal_moves() if m.get("player") == who]
+
+    @abstractmethod
+    def next_chance(self) -> str | None:
+        """The chance event due next ('deal', or a game's own such as rage's 'trump'), or
+        None when a player moves next or the game is over."""
+
+    @abstractmethod
+    def draw_chance(self, rng: Random) -> Move:
+        """The chance event due now, drawn from `rng` (a shuffled deal, a turned card)."""
+
+    def close(self) -> None:
+        """The log ended here (complete, incomplete or at an illegal line): emit facts for
+        what is still open, such as the cards of an unfinished trick."""
+        return None  # a game without tricks leaves nothing open
+
+    def check_claim_now(self) -> None:
+        """Raise RuleError when a claim cannot come now (e.g. a keep is owed)."""
+        return None  # by default a claim may come between any two events
+
+    # -- the uniform API
+    def apply(self, ev: Event) -> None:
+        fn = self.handlers.get(ev.type)
+        if fn is None:
+            if ev.type in EVENT_TYPES:
+                raise FormatError(f"'{ev.type}' events are not part of {self.info.name}")
+            raise FormatError(f"unknown event type {ev.type!r}")
+        d = ev.data
+        if "t" in d and type(d["t"]) is not str:
+            raise FormatError(f"'t' must be a timestamp string, got {kind(d['t'])}")
+        if "note" in d and type(d["note"]) is not str:
+            raise FormatError(f"'note' must be a string, got {kind(d['note'])}")
+        if self.over and ev.type != "claim":
+            raise RuleError(f"the game is over (all {self.rounds_total} rounds were played): "
+                            f"no '{ev.type}' may follow")
+        fn(self, ev)
+
+    def is_over(self) -> bool:
+        return self.over
+
+    def scores(self) -> dict[str, int]:
+        return dict(zip(self.players, self.totals))
+
+    # -- helpers for games
+    def emit(self, fact: Fact) -> None:
+        self.facts.append(fact)
+
+    def seat_of(self, ev: Event) -> int:
+        """The seat of `ev`'s player: one lookup when valid, else `player()` says what is wrong."""
+        name = ev.data.get("player")
+        if type(name) is str:
+            s = self.seat.get(name)
+            if s is not None:
+                return s
+        return self.player(ev)
+
+    def player(self, ev: Event, key: str = "player") -> int:
+        name = field_of(ev, key, str, "a player's name")
+        s = self.seat.get(name)
+        if s is None:
+            raise RuleError(f"{ev.type} event names {name!r}, who is not a player "
+                            f"({', '.join(self.players)})")
+        return s
+
+    def left_of(self, s: int) -> int:
+        return (s + 1) % self.n
+
+    def begin_deal(self, ev: Event) -> dict[str, list[str]]:
+        """Common checks of a `deal`: round number, dealer, hands keyed by every player."""
+        if self.in_round:
+            raise RuleError(f"a deal came before round {self.round_no} was finished")
+        self.round_no += 1
+        if self.round_no > 1:
+            self.dealer = self.left_of(self.dealer)
+        if "dealer" in ev.data:
+            d = self.player(ev, "dealer")
+            if d != self.dealer:
+                raise RuleError(f"round {self.round_no} is dealt by {self.players[self.dealer]} "
+                                f"(the dealer moves one seat left each round), "
+                                f"not {self.players[d]}")
+        hands: dict[str, Any] = field_of(ev, "hands", dict, "an object {player: [cards]}")
+        for name in hands:
+            if name not in self.seat:
+                raise RuleError(f"deal gives a hand to {name!r}, who is not a player")
+        for name in self.players:
+            if name not in hands:
+                raise RuleError(f"deal has no hand for {name}")
+            if type(hands[name]) is not list:
+                raise FormatError(f"deal: {name}'s hand must be a list of cards, "
+                                  f"got {kind(hands[name])}")
+            for c in hands[name]:
+                if type(c) is not str:
+                    raise FormatError(f"deal: {name}'s hand holds {kind(c)}, expected card names")
+        self.in_round = True
+        return hands
+
+    def named_leader(self, ev: Event) -> int | None:
+        """The seat a deal names as `leader`, or None when it names none."""
+        if "leader" not in ev.data:
+            return None
+        return self.player(ev, "leader")
+
+    def finish_round(self, scores: list[int], derivations: list[str], outcome: RoundOutcome,
+                     line: int) -> None:
+        fact = RoundScored(self.round_no, self.dealer, tuple(scores), tuple(derivations),
+                           outcome, line)
+        self.rounds.append(fact)
+        self.facts.append(fact)
+        totals = self.totals
+        for s, v in enumerate(scores):
+            totals[s] += v
+        self.in_round = False
+        if self.round_no >= self.rounds_total:
+            self.over = True
+
+    def on_claim(self, ev: Event) -> None:
+        self.check_claim_now()
+        d = ev.data
+        round_no: int | None
+        if "round" in d:
+            if "totals" in d:
+                raise RuleError("a claim has either 'round' with 'scores' or 'totals', not both")
+            r: int = field_of(ev, "round", int, "a round number")
+            claimed = int_dict(ev, "scores", "an object {player: score}")
+            if not 1 <= r <= len(self.rounds):
+                if 1 <= r <= self.rounds_total:
+                    raise RuleError(f"claim for round {r}, which has not finished "
+                                    f"({len(self.rounds)} finished so far)")
+                raise RuleError(f"claim for round {r}: the game has rounds 1-{self.rounds_total}")
+            rs = self.rounds[r - 1]
+            computed, derivs = rs.scores, rs.derivations
+            round_no = r
+        elif "totals" in d:
+            claimed = int_dict(ev, "totals", "an object {player: total}")
+            computed = tuple(self.totals)
+            derivs = tuple(totals_derivation(self.rounds, s) for s in range(self.n))
+            round_no = None
+        else:
+            raise FormatError("claim event needs 'round' and 'scores', or 'totals'")
+        for name in claimed:
+            if name not in self.seat:
+                raise RuleError(f"claim names {name!r}, who is not a player")
+        for name, v in claimed.items():
+            s = self.seat[name]
+            c = computed[s]
+            fact = ClaimChecked(round_no, s, v, c, v == c, derivs[s], ev.line)
+            self.claims.append(fact)
+            self.facts.append(fact)
+
+
+def totals_derivation(rounds: Iterable[RoundScored], seat: int) -> str:
+    parts = [r.scores[seat] for r in rounds]
+    if not parts:
+        return "no round finished -> 0"
+    return " + ".join(str(x) for x in parts) + f" = {sum(parts)}"
+
+
+def check_rounds(header: Header, default: int, maximum: int | None = None) -> int:
+    r = header.raw.get("rounds", default)
+    if type(r) is not int or r < 1:
+        raise ValueError(f"'rounds' must be a positive integer, got {r!r}")
+    if maximum is not None and r > maximum:
+        raise ValueError(f"'rounds' may be at most {maximum} for {header.game}, got {r}")
+    return r
+
+
+# --------------------------------------------------------------- rendering
+
+
+def claim_text(c: ClaimChecked, players: tuple[str, ...]) -> str:
+    what = f"round {c.round}" if c.round is not None else "totals"
+    who = players[c.player]
+    if c.match:
+        return f"   claim (line {c.line}): {who} {what} {c.claimed} - matches"
+    return (f"   claim (line {c.line}): {who} {what}: {c.derivation}, "
+            f"sheet says {c.claimed}  ** MISMATCH **")
+
+
+def hands_lines(f: RoundDealt, players: tuple[str, ...]) -> list[str]:
+    return [f"   {p:<10} {' '.join(c.name for c in hand)}" for p, hand in zip(players, f.hands)]
+
+
+def deal_lines(f: RoundDealt, players: tuple[str, ...], verb: str = "leads") -> list[str]:
+    """The usual rendering of a deal: who deals and who leads, then every hand."""
+    return [f"== Round {f.round}: {players[f.dealer]} deals, {players[f.leader]} {verb}",
+            *hands_lines(f, players)]
+
+
+def _render_scored(f: RoundScored, players: tuple[str, ...]) -> list[str]:
+    return [f"   {p:<10} {d}" for p, d in zip(players, f.derivations)]
+
+
+def _render_claim(f: ClaimChecked, players: tuple[str, ...]) -> list[str]:
+    return [claim_text(f, players)]
+
+
+def _render_nothing(f: Fact, players: tuple[str, ...]) -> list[str]:
+    return []
+
+
+CORE_RENDER: dict[type, Callable[[Any, tuple[str, ...]], list[str]]] = {
+    RoundDealt: deal_lines, RoundScored: _render_scored, ClaimChecked: _render_claim,
+    TrickAbandoned: _render_nothing,
+}
+
+
+def render(info: GameInfo, facts: Iterable[Fact], players: tuple[str, ...]) -> list[str]:
+    """The replay as a person reads it: every fact through its game's renderer (a game may
+    render a core fact its own way)."""
+    out: list[str] = []
+    own = info.render
+    for f in facts:
+        t = type(f)
+        fn = own.get(t) or CORE_RENDER[t]
+        out.extend(fn(f, players))
+    return out
+
+
