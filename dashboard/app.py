@@ -1,20 +1,33 @@
-"""trickledger's dashboard: `trickledger dashboard` runs this with Streamlit."""
+"""trickledger's dashboard: `trickledger dashboard` runs this with Streamlit.
+
+This is the app frame: the page list and the sidebar filter, declared once here and
+kept in session state, so every page reads the same filter and it survives a change of
+page. Icons are Streamlit's bundled Material icons (no emoji font needed).
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
-st.set_page_config(page_title="trickledger", page_icon="🃏", layout="wide")
+from dashboard import ui
+
+st.set_page_config(page_title="trickledger", page_icon=":material/playing_cards:",
+                   layout="wide")
 
 PAGES = [
-    st.Page("views/overview.py", title="Overview", icon="🃏", url_path="overview", default=True),
-    st.Page("views/splits.py", title="Splits", icon="✂️", url_path="splits"),
-    st.Page("views/early_ends.py", title="Early ends", icon="⏹️", url_path="early_ends"),
-    st.Page("views/bidding.py", title="Bidding", icon="🎯", url_path="bidding"),
-    st.Page("views/results.py", title="Results", icon="🏆", url_path="results"),
-    st.Page("views/viewer.py", title="Game viewer", icon="🔎", url_path="viewer"),
-    st.Page("views/verify.py", title="Verify", icon="⚖️", url_path="verify"),
-    st.Page("views/upload.py", title="Upload", icon="📤", url_path="upload"),
-    st.Page("views/sql.py", title="SQL", icon="🧮", url_path="sql"),
+    st.Page("views/overview.py", title="Overview", icon=":material/dashboard:",
+            url_path="overview", default=True),
+    st.Page("views/splits.py", title="Splits", icon=":material/call_split:", url_path="splits"),
+    st.Page("views/early_ends.py", title="Early ends", icon=":material/timer_off:",
+            url_path="early_ends"),
+    st.Page("views/bidding.py", title="Bidding", icon=":material/target:", url_path="bidding"),
+    st.Page("views/results.py", title="Results", icon=":material/emoji_events:",
+            url_path="results"),
+    st.Page("views/viewer.py", title="Game viewer", icon=":material/search:", url_path="viewer"),
+    st.Page("views/verify.py", title="Verify", icon=":material/gavel:", url_path="verify"),
+    st.Page("views/upload.py", title="Upload", icon=":material/upload:", url_path="upload"),
+    st.Page("views/sql.py", title="SQL", icon=":material/terminal:", url_path="sql"),
 ]
-st.navigation(PAGES).run()
+page = st.navigation(PAGES)
+ui.sidebar_filters()
+page.run()

@@ -19,6 +19,7 @@ def streamlit_command(address: str, port: int) -> list[str]:
             "--server.headless", "true", "--server.enableXsrfProtection", "true",
             "--server.enableCORS", "true", "--server.maxUploadSize", "50",
             "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
+            "--client.toolbarMode", "minimal",
             "--theme.base", "light"]
 
 

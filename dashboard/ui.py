@@ -24,13 +24,17 @@ def page(title: str) -> None:
     st.title(title)
 
 
+FILTERS_KEY = "filters"
+
+
 def sidebar_filters() -> data.Filters:
-    """The filter every page honours: game, player count, players, date."""
+    """The filter every page honours: game, player count, players, date. Drawn once by the
+    app frame (dashboard/app.py); the choice is kept in session state for the pages."""
     try:
         opts = data.options()
     except data.Busy as e:
         busy(e)
-        return data.Filters()
+        return filters()
     sb = st.sidebar
     sb.header("Filter")
     games = sb.multiselect("Game", opts["games"], key="f_games")
@@ -43,8 +47,16 @@ def sidebar_filters() -> data.Filters:
                                key="f_dates")
         if isinstance(picked, tuple) and len(picked) == 2:
             date_from, date_to = picked
-    return data.Filters(tuple(games), tuple(int(c) for c in counts), tuple(players),
-                        date_from, date_to)
+    chosen = data.Filters(tuple(games), tuple(int(c) for c in counts), tuple(players),
+                          date_from, date_to)
+    st.session_state[FILTERS_KEY] = chosen
+    return chosen
+
+
+def filters() -> data.Filters:
+    """The sidebar's current choice (no filter when a page runs on its own)."""
+    chosen = st.session_state.get(FILTERS_KEY)
+    return chosen if isinstance(chosen, data.Filters) else data.Filters()
 
 
 def busy(e: Exception) -> None:

@@ -69,10 +69,27 @@ def test_overview_counts(db):
     assert int(verdicts.set_index("verdict").at["illegal", "games"]) == illegal
 
 
+def app() -> AppTest:
+    """The whole app (its frame draws the sidebar filter), on its default page."""
+    return ok(AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=90))
+
+
 def test_overview_honours_the_game_filter(db):
-    at = ok(page("overview"))
+    at = app()
     at.multiselect(key="f_games").set_value(["rage"]).run()
     assert not at.exception
+    rage = sql(db, "SELECT count(*) FROM games WHERE game = 'rage'")[0][0]
+    assert metrics(at)["Games"] == f"{rage:,}"
+
+
+def test_the_filter_survives_a_change_of_page(db):
+    at = app()
+    at.multiselect(key="f_games").set_value(["rage"]).run()
+    at.switch_page("views/results.py").run()
+    assert not at.exception
+    assert at.multiselect(key="f_games").value == ["rage"]
+    assert [t.label for t in at.tabs] == ["rage"]  # results for rage only
+    at.switch_page("views/overview.py").run()
     rage = sql(db, "SELECT count(*) FROM games WHERE game = 'rage'")[0][0]
     assert metrics(at)["Games"] == f"{rage:,}"
 

@@ -7,7 +7,7 @@ from dashboard import data, ui
 
 ui.page("Bidding")
 st.caption("Rage: bid error = tricks won − bid; negative means overbid.")
-f = ui.sidebar_filters()
+f = ui.filters()
 
 
 def render() -> None:

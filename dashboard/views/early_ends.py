@@ -8,7 +8,7 @@ from dashboard import data, ui
 ui.page("Early ends")
 st.caption("A plotters round ends at once when the next player holds only the colour a "
            "three-colour trick cannot take.")
-f = ui.sidebar_filters()
+f = ui.filters()
 
 
 def render() -> None:

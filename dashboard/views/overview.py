@@ -6,7 +6,7 @@ import streamlit as st
 from dashboard import data, ui
 
 ui.page("Overview")
-f = ui.sidebar_filters()
+f = ui.filters()
 
 
 def render() -> None:

@@ -7,7 +7,7 @@ from dashboard import data, ui
 
 ui.page("Results")
 st.caption("under_the_radar is won by the lowest total; the other games by the highest.")
-f = ui.sidebar_filters()
+f = ui.filters()
 
 
 def render() -> None:

@@ -8,7 +8,7 @@ from dashboard import data, ui
 ui.page("Splits")
 st.caption("Plotters: the highest card of the led colour picks first; the lowest card of "
            "another colour gets the rest and leads next.")
-f = ui.sidebar_filters()
+f = ui.filters()
 
 
 def render() -> None:

@@ -8,7 +8,7 @@ from dashboard import data, ui
 from replay.timeline import Step, Timeline
 
 ui.page("Game viewer")
-f = ui.sidebar_filters()
+f = ui.filters()
 
 
 def _int_param(name: str) -> tuple[int | None, str | None]:
