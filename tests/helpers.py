@@ -66,14 +66,29 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def wait_for_health(url: str, proc: Any, limit_s: float = 180) -> bool:
+    """Poll Streamlit's health endpoint until the server answers, the process ends, or a
+    generous limit passes (a loaded CI machine starts slowly)."""
+    import time
+    import urllib.request
+
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return True
+        except OSError:
+            time.sleep(0.3)
+    return False
+
+
 @contextmanager
 def dashboard_server(db: str, log_path: str, no_samples: bool = False) -> Iterator[str]:
     """`trickledger dashboard` for real on a free port; yields its URL."""
     import os
     import subprocess
     import sys
-    import time
-    import urllib.request
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
@@ -85,16 +100,7 @@ def dashboard_server(db: str, log_path: str, no_samples: bool = False) -> Iterat
     proc = subprocess.Popen(cmd, cwd=root, stdout=log, stderr=subprocess.STDOUT,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    up = False
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                up = r.status == 200
-                if up:
-                    break
-        except OSError:
-            time.sleep(0.3)
+    up = wait_for_health(url, proc)
     try:
         if not up:
             log.seek(0)

@@ -1,0 +1,75 @@
+"""An installed wheel, not only an editable checkout, runs every command: the sample logs
+and the SQL examples it needs travel inside the package."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+from helpers import free_port, wait_for_health
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_every_command_runs_from_the_installed_wheel(installed_wheel, tmp_path):
+    site = installed_wheel
+    where = run(site, tmp_path, "-c", "import cli, replay, ingest, dashboard, sample_logs, bench;"
+                "print(cli.__file__, sample_logs.SAMPLES)")
+    assert where.returncode == 0, where.stderr
+    cli_file, samples = where.stdout.split()
+    assert cli_file.startswith(str(site)) and samples.startswith(str(site))
+    sample = Path(samples) / "plotters" / "plotters-5p-claims.jsonl"
+    assert sample.is_file()
+
+    version = run(site, tmp_path, "-m", "cli", "--version")
+    assert version.returncode == 0 and version.stdout.startswith("trickledger ")
+    verify = run(site, tmp_path, "-m", "cli", "verify", "--json", str(sample))
+    assert verify.returncode == 1  # the sample carries one wrong claim on purpose
+    assert orjson.loads(verify.stdout)["status"] == "complete"
+    replay = run(site, tmp_path, "-m", "cli", "replay", str(sample))
+    assert "first winner" in replay.stdout
+    sim = run(site, tmp_path, "-m", "cli", "simulate", "--game", "rage", "--games", "3",
+              "--out", "sim")
+    assert sim.returncode == 0, sim.stderr
+    ingest = run(site, tmp_path, "-m", "cli", "ingest", "sim", "--db", "t.duckdb")
+    assert ingest.returncode == 0, ingest.stdout + ingest.stderr
+    sql = run(site, tmp_path, "-m", "cli", "sql", "SELECT count(*) AS n FROM games",
+              "--db", "t.duckdb", "--format", "json")
+    assert orjson.loads(sql.stdout) == [{"n": 3}]
+    examples = run(site, tmp_path, "-c", "from ingest.examples import EXAMPLES; "
+                   "print(len(EXAMPLES))")
+    assert int(examples.stdout) > 5
+    bench = run(site, tmp_path, "-m", "cli", "bench", "--help")
+    assert bench.returncode == 0 and "--quick" in bench.stdout
+
+
+def test_the_installed_dashboard_starts_on_the_shipped_samples(installed_wheel, tmp_path):
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(installed_wheel)}
+    log = open(tmp_path / "server.log", "w+")
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "dashboard", "--port", str(port),
+                             "--db", "d.duckdb"], cwd=tmp_path, env=env, stdout=log,
+                            stderr=subprocess.STDOUT)
+    try:
+        up = wait_for_health(f"http://127.0.0.1:{port}", proc)
+        log.seek(0)
+        text = log.read()
+        assert up, text
+        assert "loading" in text and "sample logs" in text
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        log.close()
+    count = run(installed_wheel, tmp_path, "-m", "cli", "sql", "SELECT count(*) AS n FROM logs",
+                "--db", "d.duckdb", "--format", "json")
+    shipped = len(list((ROOT / "sample_logs").rglob("*.jsonl")))
+    assert orjson.loads(count.stdout) == [{"n": shipped}]
