@@ -66,6 +66,31 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@contextmanager
+def dashboard_database(path: str) -> Iterator[str]:
+    """Point the dashboard's data module at the database `path` (for AppTest runs in this
+    process), with its caches emptied before and after."""
+    import os
+
+    from dashboard import data
+
+    old = os.environ.get("TRICKLEDGER_DB")
+    os.environ["TRICKLEDGER_DB"] = path
+    data.database.clear()
+    data.query.clear()
+    data.timeline.clear()
+    try:
+        yield path
+    finally:
+        data.database.clear()
+        data.query.clear()
+        data.timeline.clear()
+        if old is None:
+            os.environ.pop("TRICKLEDGER_DB", None)
+        else:
+            os.environ["TRICKLEDGER_DB"] = old
+
+
 def wait_for_health(url: str, proc: Any, limit_s: float = 180) -> bool:
     """Poll Streamlit's health endpoint until the server answers, the process ends, or a
     generous limit passes (a loaded CI machine starts slowly)."""

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import gzip
-import os
 from pathlib import Path
 
 import orjson
 import pytest
+from helpers import dashboard_database
 from streamlit.testing.v1 import AppTest
 
 from ingest.db import reading
@@ -23,19 +23,8 @@ def db(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("dash") / "dash.duckdb")
     sources, _ = expand([str(SAMPLES)])
     ingest(sources, path, jobs=2)
-    old = os.environ.get("TRICKLEDGER_DB")
-    os.environ["TRICKLEDGER_DB"] = path
-    from dashboard import data
-
-    data.database.clear()
-    data.query.clear()
-    yield path
-    data.database.clear()
-    data.query.clear()
-    if old is None:
-        os.environ.pop("TRICKLEDGER_DB", None)
-    else:
-        os.environ["TRICKLEDGER_DB"] = old
+    with dashboard_database(path):
+        yield path
 
 
 def sql(db, text, params=()):

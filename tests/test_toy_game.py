@@ -4,11 +4,11 @@ other file of trickledger."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import orjson
 import toy_game
+from helpers import dashboard_database
 from streamlit.testing.v1 import AppTest
 
 from cli import main
@@ -52,13 +52,7 @@ def test_ingested_and_shown_in_the_viewer(tmp_path):
                                      WHERE round = 1 AND trick = 1 ORDER BY game_id
                                      LIMIT 1""").fetchone()
     assert counts[0] == 3 and counts[1] >= 3 * 2 * 3
-    old = os.environ.get("TRICKLEDGER_DB")
-    os.environ["TRICKLEDGER_DB"] = db
-    from dashboard import data
-
-    data.database.clear()
-    data.query.clear()
-    try:
+    with dashboard_database(db):
         at = AppTest.from_file(str(VIEWER), default_timeout=60)
         at.query_params["game"] = gid
         at.run()
@@ -67,13 +61,6 @@ def test_ingested_and_shown_in_the_viewer(tmp_path):
         engine = "\n".join(c.value for c in at.code)
         assert "Trick 1 (line" in engine and f"; {winner} wins" in engine
         assert any("Toy high card" in c.value for c in at.caption)
-    finally:
-        data.database.clear()
-        data.query.clear()
-        if old is None:
-            os.environ.pop("TRICKLEDGER_DB", None)
-        else:
-            os.environ["TRICKLEDGER_DB"] = old
 
 
 def test_benchmarked(tmp_path):
