@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import ui
+from dashboard import auth, ui
 
 st.set_page_config(page_title="trickledger", page_icon=":material/playing_cards:",
                    layout="wide")
@@ -30,4 +30,5 @@ PAGES = [
 ]
 page = st.navigation(PAGES)
 ui.sidebar_filters()
+auth.login_panel()
 page.run()

@@ -8,40 +8,130 @@ import sys
 from pathlib import Path
 from typing import Any
 
-APP = Path(__file__).resolve().parent / "app.py"
+SERVER = Path(__file__).resolve().parent / "server.py"
 
 
 def streamlit_command(address: str, port: int) -> list[str]:
-    """How the dashboard is served: on `address` only, XSRF protection on, uploads capped."""
-    app = APP
-    return [sys.executable, "-m", "streamlit", "run", str(app),
+    """How the dashboard is served: on `address` only, XSRF protection on, one upload's size
+    capped, error details kept for the server's log, no developer toolbar."""
+    from dashboard.limits import MAX_FILE_MB
+
+    return [sys.executable, "-m", "streamlit", "run", str(SERVER),
             "--server.address", address, "--server.port", str(port),
             "--server.headless", "true", "--server.enableXsrfProtection", "true",
-            "--server.enableCORS", "true", "--server.maxUploadSize", "50",
+            "--server.enableCORS", "true", "--server.maxUploadSize", str(MAX_FILE_MB),
             "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
-            "--client.toolbarMode", "minimal",
+            "--client.toolbarMode", "minimal", "--client.showErrorDetails", "none",
             "--theme.base", "light"]
+
+
+def allowed_hosts(address: str, extra: list[str]) -> list[str]:
+    """The Host names the server answers to: this machine's, the listening address, its
+    host names, and those given with --allowed-host (a proxy's public name)."""
+    import socket
+
+    names = ["localhost", "127.0.0.1"]
+    if address not in ("0.0.0.0", "::", ""):
+        names.append(address)
+    if not is_loopback(address):
+        for n in (socket.gethostname(), socket.getfqdn()):
+            if n and n not in names:
+                names.append(n)
+    names.extend(h for h in extra if h not in names)
+    return names
+
+
+def port_problem(address: str, port: int) -> str | None:
+    """Why the server could not listen on (address, port), checked before anything loads."""
+    import socket
+
+    if not 1 <= port <= 65535:
+        return f"--port must be 1-65535, got {port}"
+    try:
+        infos = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM)
+    except OSError as e:
+        return f"cannot listen on {address}: {e.strerror or e}"
+    family, _, _, _, where = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(where)
+        except OSError as e:
+            if e.errno in (98, 48):  # EADDRINUSE (Linux, macOS)
+                return (f"port {port} on {address} is already in use (another dashboard?); "
+                        f"choose another with --port, e.g. --port {port + 1}")
+            return f"cannot listen on {address}:{port}: {e.strerror or e}"
+    return None
+
+
+def is_loopback(address: str) -> bool:
+    import ipaddress
+
+    if address == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
     from ingest.db import db_path, is_empty
-    from ingest.load import expand, ingest
+    from ingest.load import Source, expand, ingest
     from sample_logs import SAMPLES
 
+    problem = port_problem(args.address, args.port)
+    if problem:
+        print(f"trickledger dashboard: {problem}", file=sys.stderr)
+        return 2
+    if not is_loopback(args.address):
+        print(f"warning: the dashboard listens on {args.address}, beyond this machine. Put it "
+              f"behind a TLS reverse proxy and set up accounts for writing (see "
+              f"docs/reliability.md, 'Hosting').", file=sys.stderr)
     path = os.path.abspath(db_path(args.db))
     if not args.no_samples:
         samples = SAMPLES
         if samples.is_dir() and is_empty(path):
-            sources, _ = expand([str(samples)])
+            found, _ = expand([str(samples)])
+            # stored under names relative to the samples folder: no server path in the data
+            sources = [Source(Path(s.name).relative_to(samples).as_posix(), path=s.path)
+                       for s in found]
             print(f"{path} is empty: loading {len(sources)} sample logs...", flush=True)
             print(ingest(sources, path).line(), flush=True)
-    env = dict(os.environ, TRICKLEDGER_DB=path)
+    env = dict(os.environ, TRICKLEDGER_DB=path, TRICKLEDGER_LISTEN=args.address,
+               TRICKLEDGER_ALLOWED_HOSTS=",".join(allowed_hosts(args.address,
+                                                                args.allowed_host)))
+    if args.users:
+        env["TRICKLEDGER_USERS"] = os.path.abspath(args.users)
     cmd = streamlit_command(args.address, args.port)
     print(f"dashboard on http://{args.address}:{args.port} (database {path})", flush=True)
     # become the server: signals sent to `trickledger dashboard` (Ctrl-C, a supervisor's
     # SIGTERM) reach Streamlit itself instead of orphaning a child process
     os.execve(sys.executable, cmd, env)
     return 0  # not reached
+
+
+def cmd_users_add(args: argparse.Namespace) -> int:
+    import getpass
+
+    from dashboard.auth import add_user
+
+    password: str | None = None
+    if not args.provider:
+        if args.password_stdin:
+            password = sys.stdin.readline().rstrip("\n")
+        else:
+            password = getpass.getpass(f"password for {args.name}: ")
+            if getpass.getpass("again: ") != password:
+                print("trickledger users: the passwords differ", file=sys.stderr)
+                return 2
+    try:
+        add_user(args.users, args.name, password, args.role)
+    except (ValueError, OSError) as e:
+        print(f"trickledger users: {e}", file=sys.stderr)
+        return 2
+    print(f"{args.name.strip().casefold()}: {args.role} account saved in {args.users}")
+    return 0
 
 
 def register_commands(sub: Any) -> None:
@@ -53,4 +143,24 @@ def register_commands(sub: Any) -> None:
                    help="address to listen on (default: this machine only)")
     d.add_argument("--no-samples", action="store_true",
                    help="do not load the sample logs into an empty database")
+    d.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                   help="a Host name the server answers to besides this machine's (the "
+                        "public name behind a reverse proxy); repeatable")
+    d.add_argument("--users", metavar="FILE", default=None,
+                   help="accounts for writing when listening beyond this machine (see "
+                        "`trickledger users add`)")
     d.set_defaults(fn=cmd_dashboard)
+    u = sub.add_parser("users", help="manage dashboard accounts (a users file)")
+    usub = u.add_subparsers(dest="users_command", required=True)
+    add = usub.add_parser("add", help="add or change an account; asks for the password")
+    add.add_argument("name")
+    add.add_argument("--users", metavar="FILE", required=True, help="the users file")
+    add.add_argument("--role", choices=("member", "admin"), default="member",
+                     help="member: may upload, save and query; admin: also the audit log, "
+                          "quarantine and delete")
+    add.add_argument("--provider", action="store_true",
+                     help="an identity-provider account (its e-mail as NAME): a role, no "
+                          "password")
+    add.add_argument("--password-stdin", action="store_true",
+                     help="read the password from standard input (for scripts)")
+    add.set_defaults(fn=cmd_users_add)

@@ -27,7 +27,6 @@ from ingest.sql import Result, SqlRefused
 from ingest.sql import run as run_sql
 
 CACHE_TTL_S = 5
-MAX_UPLOAD_DECOMPRESSED = 64 * 1024 * 1024
 
 
 class Busy(RuntimeError):
@@ -73,12 +72,13 @@ def console(sql: str, max_rows: int = 5000, timeout_s: float = 10.0) -> Result:
             raise Busy(str(e)) from None
 
 
-def load(items: list[tuple[str, bytes]]) -> Summary:
-    """Ingest uploaded logs (name, bytes); clears the query cache so pages show them."""
+def load(items: list[tuple[str, bytes]], who: Any = None) -> Summary:
+    """Ingest uploaded logs (name, bytes) on behalf of `who` (an auth.Visitor); clears the
+    query cache so pages show them. Names are kept as names only (a browser may send a
+    path); every log is read within the one cap of the reader."""
     db = database()
-    # names only (a browser may send a path); decompressed uploads capped well below the CLI's
-    sources = [Source(Path(name.replace("\\", "/")).name or "upload.jsonl", data=data,
-                      max_bytes=MAX_UPLOAD_DECOMPRESSED) for name, data in items]
+    sources = [Source(Path(name.replace("\\", "/")).name or "upload.jsonl", data=data)
+               for name, data in items]
     with db.lock:
         try:
             summary = ingest(sources, db.path, jobs=1)
@@ -86,6 +86,31 @@ def load(items: list[tuple[str, bytes]]) -> Summary:
             raise Busy(str(e)) from None
     query.clear()
     return summary
+
+
+def has_log(sha256: str) -> bool:
+    """Whether the database holds the file with these bytes."""
+    return not query("SELECT 1 FROM logs WHERE sha256 = ? AND game_id IS NOT NULL",
+                     (sha256,)).empty
+
+
+def claims_not_matching(game_ids: tuple[str, ...]) -> pd.DataFrame:
+    """The claimed scores that do not match, for these games, in words."""
+    if not game_ids:
+        return pd.DataFrame()
+    return query("""
+        SELECT c.game_id, g.file_name AS file, c.line, c.round, c.player,
+               c.claimed AS "sheet says", c.computed AS "replay computes", c.derivation AS how
+        FROM claims c JOIN games g USING (game_id)
+        WHERE NOT c.match AND list_contains(?, c.game_id)
+        ORDER BY g.file_name, c.line, c.player""", (game_ids,))
+
+
+def timeline_of_bytes(raw: bytes, name: str) -> Any:
+    """The engine's step-by-step replay of a log that is not (yet) in the database."""
+    from replay.timeline import timeline_bytes
+
+    return timeline_bytes(raw, name)
 
 
 # ----------------------------------------------------------------- filters
@@ -254,5 +279,5 @@ def example_queries() -> list[tuple[str, str]]:
     return list(EXAMPLES)
 
 
-__all__ = ["Busy", "Filters", "SqlRefused", "console", "database", "filtered", "load",
-           "options", "query"]
+__all__ = ["Busy", "Filters", "Result", "SqlRefused", "console", "database", "filtered",
+           "load", "options", "query"]

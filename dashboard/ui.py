@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -72,17 +73,36 @@ def guarded(render: Callable[[], Any]) -> None:
         busy(e)
 
 
-# Characters that markdown (and Streamlit's KaTeX: $...$) would read as syntax.
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:&])")
+# Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping all of
+# them defuses markdown, raw HTML, KaTeX ($...$), Streamlit's :color[...] and :material/...:.
+_MD_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
+# Autolinks (www.x.y, http://x, a@b.c) are linked even when escaped: an invisible word
+# joiner (U+2060) before : @ . stops them.
+_AUTOLINK_BREAK = re.compile(r"(\\[:@.])")
 
 
 def md(text: object) -> str:
     """A name, file name or message made literal for any Streamlit text that renders
-    markdown (st.markdown, st.error, st.caption, metric labels...): every markdown, HTML
-    and math character is backslash-escaped once, and line breaks become spaces. Use it
-    there and only there; HTML (chips) uses `html.escape` instead."""
+    markdown (st.markdown, st.error, st.caption, metric labels and values, tab and button
+    labels...): punctuation is backslash-escaped once, line breaks become spaces. Use it
+    there and only there: widgets' options and dataframe cells show text as it is, and
+    HTML we build uses `html.escape`."""
     flat = " ".join(str(text).split())
-    return _MD_SPECIAL.sub(r"\\\1", flat)
+    return _AUTOLINK_BREAK.sub("\u2060\\1", _MD_PUNCT.sub(r"\\\1", flat))
+
+
+def plot_text(text: object) -> str:
+    """Text made literal for plotly (trace names, tick labels, hover): plotly reads a subset
+    of HTML, so <, > and & are escaped."""
+    return html.escape(str(text), quote=False)
+
+
+def plot_frame(frame: pd.DataFrame, *columns: str) -> pd.DataFrame:
+    """A copy of `frame` whose text `columns` (player names...) plotly shows literally."""
+    out = frame.copy()
+    for c in columns:
+        out[c] = out[c].map(plot_text)
+    return out
 
 
 plain = md
@@ -105,6 +125,23 @@ def chip(card: str, note: str = "") -> str:
     label = html.escape(card) + (f" <small>{html.escape(note)}</small>" if note else "")
     return (f'<span style="display:inline-block;padding:2px 8px;margin:2px;border-radius:6px;'
             f'background:{color};color:white;font-weight:600">{label}</span>')
+
+
+def viewer_link(params: dict[str, str], label: str) -> None:
+    """A link that opens the game viewer at a game (and round, trick) in this session."""
+    from streamlit.errors import StreamlitPageNotFoundError
+
+    try:
+        st.page_link("views/viewer.py", label=label, icon=":material/search:",
+                     query_params=params)
+    except StreamlitPageNotFoundError:  # the page runs on its own (tests): a plain link
+        query = "&".join(f"{k}={v}" for k, v in params.items())
+        st.markdown(f"[{md(label)}](viewer?{query})")
+
+
+def file_name(name: str) -> str:
+    """A file as the dashboard shows it: its name, never a server's folders."""
+    return Path(name.replace("\\", "/")).name or name
 
 
 def hand_row(hand: tuple[str, ...], legal: tuple[str, ...] | None = None,

@@ -8,6 +8,8 @@ from typing import Any
 
 import orjson
 
+from replay.commands import EXIT_CODES, say
+
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from tqdm import tqdm
@@ -40,10 +42,16 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     for p in summary.results:
         if p.status in ("illegal", "unreadable", "conflict"):
             where = f"{p.name}:{p.line}" if p.line else p.name
-            print(f"{where}: {p.status}: {p.message}")
-    print(summary.line())
-    print(f"database: {path}")
-    return 1 if missing or summary.unreadable or summary.conflicts else 0
+            say(f"{where}: {p.status}: {p.message}", error=True)
+        if p.disputed and p.status != "already loaded":
+            say(f"{p.name}: disputed: {p.disputed} claimed "
+                f"{'score does' if p.disputed == 1 else 'scores do'} not match the replay "
+                f"(trickledger verify {p.name})", error=True)
+    say(summary.line())
+    say(f"database: {path}")
+    if missing or summary.unreadable or summary.conflicts:
+        return 2
+    return 1 if summary.illegal or summary.disputed else 0
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
@@ -91,7 +99,12 @@ def _cell(v: Any) -> str:
 
 def register_commands(sub: Any) -> None:
     """Add this package's subcommands to the `trickledger` parser."""
-    i = sub.add_parser("ingest", help="load logs into the DuckDB database")
+    i = sub.add_parser("ingest", help="load logs into the DuckDB database",
+                       description="Load logs into the database: each file once (by the "
+                                   "SHA-256 of its bytes), one transaction per batch.",
+                       epilog=EXIT_CODES.replace("every log is", "every log loaded is")
+                       + "; a file not loaded (unreadable, an id conflict, a path that "
+                         "names nothing) counts as unreadable")
     i.add_argument("paths", nargs="+", metavar="PATH", help="files, folders or globs")
     i.add_argument("--db", default=None, help="database file (default: $TRICKLEDGER_DB or "
                    "trickledger.duckdb)")

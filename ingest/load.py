@@ -114,6 +114,7 @@ class Processed:
     message: str | None = None
     game_id: str | None = None
     now: dt.datetime | None = None
+    disputed: int = 0  # claimed scores that do not match the replay
 
 
 def process(src: Source) -> Processed:
@@ -148,6 +149,7 @@ def process(src: Source) -> Processed:
     p = Processed(src.name, sha, r.status, r.events, sink.columns, err.line if err else None,
                   err.message if err else None)
     p.game_id = r.header.id if r.header else None
+    p.disputed = len(r.mismatched_claims())
     return p
 
 
@@ -171,6 +173,7 @@ class Summary:
     illegal: int = 0
     unreadable: int = 0
     conflicts: int = 0
+    disputed: int = 0  # loaded logs whose claims do not all match
     events: int = 0
     seconds: float = 0.0
     results: list[Processed] = field(default_factory=list)
@@ -185,6 +188,7 @@ class Summary:
                 f"{self.illegal} illegal), already loaded {self.already}, unreadable "
                 f"{self.unreadable}" + (f", id conflicts {self.conflicts}" if self.conflicts
                                         else "")
+                + (f", disputed {self.disputed}" if self.disputed else "")
                 + f"; {self.events} events in {self.seconds:.1f} s "
                   f"({self.events_per_s:,.0f} events/s)")
 
@@ -318,7 +322,8 @@ class BatchWriter:
     @staticmethod
     def count(outcome: list[tuple[Processed, str]], summary: Summary) -> None:
         for p, status in outcome:
-            if summary.keep_all or status not in ("complete", "incomplete", "already loaded"):
+            if summary.keep_all or p.disputed or \
+                    status not in ("complete", "incomplete", "already loaded"):
                 summary.results.append(p)
             if status == "already loaded":
                 summary.already += 1
@@ -332,6 +337,7 @@ class BatchWriter:
                 summary.unreadable += 1
                 continue
             summary.loaded += 1
+            summary.disputed += p.disputed > 0
             setattr(summary, status, getattr(summary, status) + 1)
 
 

@@ -4,12 +4,15 @@ by the top-level `cli`)."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from pathlib import Path
 from typing import Any
 
 import orjson
 
 from .engine import Replay, exit_status, replay_path, verdict
+from .files import STDIN, find_logs
 from .registry import registry
 
 
@@ -55,41 +58,74 @@ def human_report(r: Replay) -> str:
     return "\n".join(out)
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal(text: str) -> str:
+    """Text made safe to print: control and text-direction characters are shown as escapes,
+    so nothing read from a log (a file name, a message quoting a value) can rewrite what
+    the terminal shows."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode(), text)
+
+
+def say(text: str = "", error: bool = False) -> None:
+    print(terminal(text), file=sys.stderr if error else sys.stdout)
+
+
+EXIT_CODES = ("exit status: 0 when every log is complete or incomplete and every claim "
+              "matches; 1 when a move is illegal or a claim does not match (disputed); 2 "
+              "when a log is unreadable or the command is misused")
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
-    worst = 0
+    found = find_logs(args.files, follow_symlinks=args.follow_symlinks)
+    worst = 2 if found.refused else 0
+    for name, why in found.refused:
+        say(f"{name}: {why}", error=True)
     results: list[dict[str, Any]] = []
-    for i, f in enumerate(args.files):
-        r = replay_path(f)
+    for i, f in enumerate(found.paths):
+        r = replay_path("/dev/stdin", "<stdin>") if f == STDIN else replay_path(f)
         worst = max(worst, exit_status(r))
+        if r.status == "unreadable":
+            say(f"{r.error}", error=True)
         if args.json:
             results.append(verdict(r))
-        else:
+        elif r.status != "unreadable":
             if i:
-                print()
-            print(human_report(r))
+                say()
+            say(human_report(r))
     if args.json:
-        payload = results[0] if len(results) == 1 else results
+        payload = results[0] if len(results) == 1 and len(args.files) == 1 and \
+            not Path(args.files[0]).is_dir() else results
         sys.stdout.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode() + "\n")
+    elif not found.paths and not found.refused:
+        say("trickledger verify: no log given", error=True)
+        return 2
     return worst
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    r = replay_path(args.file)
+    r = replay_path("/dev/stdin", "<stdin>") if args.file == STDIN else replay_path(args.file)
     if r.state is None:
-        print(f"{r.error}", file=sys.stderr)
+        say(f"{r.error}", error=True)
         return 2
     h = r.header
     assert h is not None
-    print(f"{r.file}: {h.game}, players {', '.join(h.players)}"
-          + (f", edition {h.edition}" if h.edition else "")
-          + (f", variants {', '.join(sorted(h.variants))}" if h.variants else ""))
+    say(f"{r.file}: {h.game}, players {', '.join(h.players)}"
+        + (f", edition {h.edition}" if h.edition else "")
+        + (f", variants {', '.join(sorted(h.variants))}" if h.variants else ""))
     for line in r.render():
-        print(line)
+        say(line)
     if r.error is not None:
-        print(f"ILLEGAL: {r.error}")
-    print(f"status: {r.status}")
+        say(f"ILLEGAL: {r.error}")
+    say(f"status: {r.status}")
     for line in _score_table(r):
-        print("  " + line)
+        say("  " + line)
+    mismatched = r.mismatched_claims()
+    if mismatched:
+        say(f"DISPUTED: {len(mismatched)} claimed "
+            f"{'score does' if len(mismatched) == 1 else 'scores do'} not match (see the "
+            f"claim lines above)")
     return exit_status(r)
 
 
@@ -197,11 +233,23 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def register_commands(sub: Any) -> None:
     """Add this package's subcommands to the `trickledger` parser."""
-    v = sub.add_parser("verify", help="check logs and print their verdicts")
-    v.add_argument("files", nargs="+", metavar="FILE")
-    v.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    v = sub.add_parser("verify", help="check logs and print their verdicts",
+                       description="Check logs: every move under the rules, every claimed "
+                                   "score against the replay. Verdicts go to standard "
+                                   "output, errors to standard error.",
+                       epilog=EXIT_CODES)
+    v.add_argument("files", nargs="+", metavar="FILE",
+                   help="a log, a folder (searched for *.jsonl and *.jsonl.gz), or - for "
+                        "standard input")
+    v.add_argument("--json", action="store_true",
+                   help="print the verdict as JSON (a list when several logs are checked)")
+    v.add_argument("--follow-symlinks", action="store_true",
+                   help="in folders, also read symlinks that lead out of the folder")
     v.set_defaults(fn=cmd_verify)
-    r = sub.add_parser("replay", help="print a game trick by trick")
-    r.add_argument("file", metavar="FILE")
+    r = sub.add_parser("replay", help="print a game trick by trick",
+                       description="Print a game as a person reads it: every trick, the "
+                                   "picks, stacks, early ends and score derivations.",
+                       epilog=EXIT_CODES)
+    r.add_argument("file", metavar="FILE", help="a log, or - for standard input")
     r.set_defaults(fn=cmd_replay)
     _simulate_parser(sub)

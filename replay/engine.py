@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from .errors import FormatError, IllegalLine, LogError, RuleError, UnreadableLog
 from .events import Event, Header, Status
-from .reader import Log, read_bytes
+from .reader import Log, read_bytes, read_file
 from .registry import registry
 from .state import ClaimChecked, Fact, GameState, render
 
@@ -87,12 +86,12 @@ def replay_bytes(data: bytes, name: str, max_bytes: int | None = None) -> Replay
 
 
 def replay_path(path: str, name: str | None = None) -> Replay:
+    """Replay the log at `path` (a file, a pipe or `/dev/stdin`), read within the caps."""
     label = name or str(path)
     try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        return Replay(label, None, None, None, "unreadable",
-                      UnreadableLog(label, None, f"cannot read the file ({e.strerror or e})"))
+        data = read_file(path, label)
+    except UnreadableLog as e:
+        return Replay(label, None, None, None, "unreadable", e)
     return replay_bytes(data, label)
 
 

@@ -9,6 +9,12 @@ so that a replay can report the rounds finished before the bad line.
 from __future__ import annotations
 
 import hashlib
+import json
+import os
+import re
+import select
+import stat
+import unicodedata
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,9 +27,17 @@ from .events import Event, Header, kind
 from .registry import game_info, registry
 
 FORMAT = "trickledger/1"
-# A gzip bomb must not exhaust memory: decompressed logs above this are refused.
-MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024
+# Limits on what one log may cost, the same wherever a log is read (CLI, ingest, the
+# dashboard's Verify and Upload pages). A real game is well under 100 KB and 1,000 lines.
+MAX_LOG_BYTES = 64 * 1024 * 1024  # the log's text, after gunzip (and the file read)
+MAX_LINES = 100_000
+MAX_NAME_CHARS = 64  # a player's name
+READ_IDLE_S = 10.0  # a pipe or device that sends nothing for this long is given up
 _BOM = b"\xef\xbb\xbf"
+# A run of 19 or more digits may be an integer beyond 64 bits, which orjson turns into a
+# float: such lines are parsed again by the standard library, which keeps them exact.
+_LONG_NUMBER = re.compile(rb"[0-9]{19}")
+_JSON_WHERE = re.compile(r": line \d+ column (\d+) \(char \d+\)$")
 
 
 @dataclass(slots=True)
@@ -40,13 +54,17 @@ class Log:
         return iter_events(self.name, self.lines, self.body_start)
 
 
+def mib(n: int) -> str:
+    return f"{n / (1024 * 1024):g} MiB"
+
+
 def decompress(data: bytes, name: str, max_bytes: int | None = None) -> bytes:
-    """Gunzip `data` when it is gzip (by its magic bytes, not its name), with a size cap."""
-    cap = max_bytes or MAX_DECOMPRESSED_BYTES
+    """Gunzip `data` when it is gzip (by its magic bytes, not its name), never inflating
+    more than the cap (MAX_LOG_BYTES unless `max_bytes` is smaller)."""
+    cap = min(max_bytes or MAX_LOG_BYTES, MAX_LOG_BYTES)
     if data[:2] != b"\x1f\x8b":
         if len(data) > cap:
-            raise UnreadableLog(name, None, f"the log is larger than {cap // (1024 * 1024)} "
-                                            f"MiB; refused")
+            raise UnreadableLog(name, None, f"the log is larger than {mib(cap)}; refused")
         return data
     d = zlib.decompressobj(wbits=31)
     try:
@@ -54,8 +72,8 @@ def decompress(data: bytes, name: str, max_bytes: int | None = None) -> bytes:
     except zlib.error as e:
         raise UnreadableLog(name, None, f"not a valid gzip file ({e})") from None
     if len(out) > cap or d.unconsumed_tail:
-        raise UnreadableLog(name, None, f"decompresses to more than {cap // (1024 * 1024)} "
-                                        f"MiB; refused (a gzip bomb?)")
+        raise UnreadableLog(name, None, f"decompresses to more than {mib(cap)}; refused "
+                                        f"(a gzip bomb?)")
     if not d.eof:
         raise UnreadableLog(name, None, "gzip file is truncated")
     return out
@@ -66,24 +84,49 @@ def is_comment(raw: bytes) -> bool:
     return not s or s[:1] == b"#"
 
 
+def _reject_constant(word: str) -> Any:
+    raise ValueError(f"{word} is not a JSON value")
+
+
+def exact_loads(raw: bytes) -> Any:
+    """Parse a line keeping integers of any size exact (orjson gives floats beyond 64 bits)."""
+    return json.loads(raw, parse_constant=_reject_constant)
+
+
 def _json_line(name: str, lineno: int, raw: bytes, error: type) -> Any:
+    """Parse one line, or raise `error` saying (in one line, with this line's number only)
+    why it is not a JSON value."""
     try:
-        return orjson.loads(raw)
+        obj = orjson.loads(raw)
     except orjson.JSONDecodeError as e:
         msg = str(e)
-        if "utf-8" in msg.lower() or "utf8" in msg.lower() or "surrogate" in msg.lower():
+        low = msg.lower()
+        if "utf-8" in low or "utf8" in low or "surrogate" in low:
             raise error(name, lineno, "line is not valid UTF-8 text") from None
+        where = _JSON_WHERE.search(msg)
+        if where:  # the decoder counts within the line: keep its column, not its "line 1"
+            msg = msg[:where.start()] + f" at column {where.group(1)}"
         raise error(name, lineno, f"line is not valid JSON ({msg})") from None
     except RecursionError:
         raise error(name, lineno, "line is nested too deeply to be a log event") from None
+    if _LONG_NUMBER.search(raw):
+        try:
+            return exact_loads(raw)
+        except (ValueError, RecursionError):
+            pass  # orjson read it; keep that reading
+    return obj
 
 
 def iter_events(name: str, lines: list[bytes], start: int) -> Iterator[Event]:
     """Yield the event lines from index `start`; a malformed line raises IllegalLine."""
     loads = orjson.loads
+    long_number = _LONG_NUMBER.search
     for i in range(start, len(lines)):
         raw = lines[i]
         lineno = i + 1
+        if lineno > MAX_LINES:
+            raise IllegalLine(name, lineno, f"a log holds at most {MAX_LINES:,} lines; "
+                                            f"the rest of this one is not read")
         try:
             obj = loads(raw)
         except orjson.JSONDecodeError:
@@ -99,6 +142,8 @@ def iter_events(name: str, lines: list[bytes], start: int) -> Iterator[Event]:
             if etype is None:
                 raise IllegalLine(name, lineno, "event has no 'type'")
             raise IllegalLine(name, lineno, f"'type' must be a string, got {kind(etype)}")
+        if (etype == "claim" or etype == "bid") and long_number(raw):
+            obj = _json_line(name, lineno, raw, IllegalLine)  # numbers that count, exact
         yield Event(lineno, etype, obj)
 
 
@@ -108,7 +153,8 @@ def read_bytes(data: bytes, name: str, max_bytes: int | None = None) -> Log:
     text = decompress(data, name, max_bytes)
     if text.startswith(_BOM):
         text = text[len(_BOM):]
-    lines = text.split(b"\n")
+    # never more than MAX_LINES + 1 pieces, however many newlines (a bomb of blank lines)
+    lines = text.split(b"\n", MAX_LINES + 1)
     if lines and lines[-1] == b"":
         lines.pop()
     for i, raw in enumerate(lines):
@@ -143,6 +189,10 @@ def parse_header(name: str, lineno: int, raw: bytes, sha: str) -> Header:
         raise bad("'players' must be a list of player names (strings), in seating order")
     if any(not p.strip() for p in players):
         raise bad("'players' holds an empty name")
+    for p in players:
+        why = bad_name(p)
+        if why:
+            raise bad(f"player name {p!r}: {why}")
     if len(set(players)) != len(players):
         dup = next(p for p in players if players.count(p) > 1)
         raise bad(f"'players' names {dup!r} twice: names must be unique")
@@ -189,3 +239,63 @@ def parse_header(name: str, lineno: int, raw: bytes, sha: str) -> Header:
         raise bad(str(e)) from None
     return Header(game, tuple(players), dealer, edition, frozenset(variants), rounds,
                   suits, gid, meta, lineno, obj)
+
+
+_BIDI = {"\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068",
+         "\u2069", "\u200e", "\u200f", "\u061c"}
+
+
+def bad_name(name: str, limit: int = MAX_NAME_CHARS) -> str | None:
+    """Why `name` cannot be a player's (or a file's) name, or None: a name is plain text of
+    at most `limit` characters, not blank, without control or text-direction characters
+    (which could rewrite what a terminal or a page shows)."""
+    if not name.strip():
+        return "a name cannot be empty"
+    if len(name) > limit:
+        return f"a name has at most {limit} characters, this one {len(name)}"
+    for ch in name:
+        if ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co"):
+            return f"a name cannot hold the control character U+{ord(ch):04X}"
+    return None
+
+
+def read_file(path: str, name: str | None = None, cap: int = MAX_LOG_BYTES) -> bytes:
+    """The bytes of the file at `path`, read incrementally and never more than `cap`
+    (UnreadableLog beyond it). A pipe or device is read as it comes, and given up when it
+    sends nothing for READ_IDLE_S seconds; a FIFO without a writer reads as empty."""
+    label = name or path
+    try:
+        info = os.stat(path)
+        if stat.S_ISDIR(info.st_mode):
+            raise UnreadableLog(label, None, "is a folder, not a log file")
+        regular = stat.S_ISREG(info.st_mode)
+        if regular and info.st_size > cap:
+            raise UnreadableLog(label, None, f"the file is {info.st_size:,} bytes, more than "
+                                             f"{mib(cap)}; refused")
+        fd = os.open(path, os.O_RDONLY | (0 if regular else os.O_NONBLOCK))
+    except OSError as e:
+        raise UnreadableLog(label, None, f"cannot read the file ({e.strerror or e})") from None
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        while True:
+            try:
+                chunk = os.read(fd, min(1 << 20, cap + 1 - size))
+            except BlockingIOError:  # a pipe with a writer and nothing to read yet
+                ready, _, _ = select.select([fd], [], [], READ_IDLE_S)
+                if not ready:
+                    raise UnreadableLog(label, None, f"nothing arrived for {READ_IDLE_S:g} s; "
+                                                     f"gave up reading") from None
+                continue
+            if not chunk:  # the end (a FIFO without a writer ends at once)
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > cap:
+                raise UnreadableLog(label, None, f"the file holds more than {mib(cap)}; "
+                                                 f"refused")
+    except OSError as e:
+        raise UnreadableLog(label, None, f"cannot read the file ({e.strerror or e})") from None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)

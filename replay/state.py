@@ -36,8 +36,9 @@ class GameInfo:
       tables (by column name);
     - `heuristic`: the greedy bot's score of a legal move (higher is better);
     - `cards`: every card name of the game (the conformance test tries them all);
-    - `step`: what the viewer steps through ("trick" or "turn"), and `step_facts`: the
-      fact types that close one.
+    - `step`: what the viewer steps through ("trick" or "turn"), `step_facts`: the fact
+      types that close one, and `step_label`: how one is named from its closing fact
+      (default "Trick 3"), the same in `replay` and the viewer.
     """
 
     name: str
@@ -55,6 +56,7 @@ class GameInfo:
     lowest_wins: bool = False
     step: str = "trick"
     step_facts: tuple[type, ...] = ()
+    step_label: Callable[[Any], str] | None = None
     aliases: tuple[str, ...] = field(default=())
 
 

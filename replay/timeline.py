@@ -47,6 +47,7 @@ class Step:
     lines: list[str] = field(default_factory=list)  # the engine's words for this step
     facts: list[Fact] = field(default_factory=list)
     finished: bool = False  # closed by a step fact (not by an early end or the log's end)
+    label: str = ""  # as the engine names it ("Trick 3", "Turn 2", "Draw after turn 2")
     error: str | None = None  # the illegal move that ends the log here, with its line
     error_line: int | None = None
     illegal: Move | None = None  # that move, when it was a card move: what the mover held
@@ -105,6 +106,13 @@ def timeline_of(log: Log) -> Timeline:
     def hands() -> dict[str, tuple[str, ...]]:
         return {p: tuple(c.name for c in state.hand(s)) for s, p in enumerate(players)}
 
+    def new_step() -> Step:
+        number = len([s for s in steps if s.round == state.round_no]) + 1
+        step = Step(state.round_no, number, hands(),
+                    label=f"{info.step.capitalize()} {number}")
+        steps.append(step)
+        return step
+
     def target() -> Step | None:
         """Where the facts of a move that is not a card move go: the open step, else the
         round's last step (a keep after its trick, secret bids after the last trick),
@@ -124,9 +132,7 @@ def timeline_of(log: Log) -> Timeline:
         except IllegalLine as e:  # a malformed line: the log ends there
             step = current or (target() if state.in_round else None)
             if step is None and state.in_round:
-                current = step = Step(state.round_no, len([s for s in steps
-                                                           if s.round == state.round_no]) + 1,
-                                      hands())
+                current = step = new_step()
                 steps.append(step)
             if step is not None:
                 step.error, step.error_line = e.message, e.line
@@ -134,9 +140,7 @@ def timeline_of(log: Log) -> Timeline:
         pending: Move | None = None
         card_move = ev.type not in ("deal", "claim") and _is_card_move(ev.data)
         if card_move and state.in_round and current is None:
-            number = len([s for s in steps if s.round == state.round_no]) + 1
-            current = Step(state.round_no, number, hands())
-            steps.append(current)
+            current = new_step()
         if card_move and current is not None:
             who = ev.data.get("player")
             name = who if isinstance(who, str) else ""
@@ -149,9 +153,7 @@ def timeline_of(log: Log) -> Timeline:
         except (RuleError, FormatError) as e:
             step = where if where is not None else current
             if step is None and state.in_round:
-                number = len([s for s in steps if s.round == state.round_no]) + 1
-                step = Step(state.round_no, number, hands())
-                steps.append(step)
+                step = new_step()
             if step is not None:
                 step.error, step.error_line = str(e), ev.line
                 step.illegal = pending
@@ -168,6 +170,8 @@ def timeline_of(log: Log) -> Timeline:
             where.lines.extend(render(info, [f], players))
             if where is current and type(f) in info.step_facts:
                 current.finished = True
+                current.label = (info.step_label(f) if info.step_label is not None
+                                 else f"{info.step.capitalize()} {current.number}")
                 current = None
         if current is not None and not state.in_round:
             current = None  # the round ended inside the step (an early end)

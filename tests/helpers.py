@@ -76,6 +76,7 @@ def dashboard_database(path: str) -> Iterator[str]:
 
     old = os.environ.get("TRICKLEDGER_DB")
     os.environ["TRICKLEDGER_DB"] = path
+    os.environ.setdefault("TRICKLEDGER_LISTEN", "127.0.0.1")  # as `trickledger dashboard`
     data.database.clear()
     data.query.clear()
     data.timeline.clear()

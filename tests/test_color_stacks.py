@@ -57,7 +57,7 @@ def test_game_ends_at_seven_two_cards_onto_five():
     ann = next(f for f in r.facts if isinstance(f, HandScored) and f.player == seat("Ann"))
     assert ann.breakdown == (("R", 1, 7, 0), ("Y", 5, 1, 5)) and ann.score == 7
     assert r.state.rounds[0].derivations[seat("Ann")] == \
-        "R x1 (stack 7) = 0, Y x5 (stack 1) = 5, ender +2 -> 7"
+        "R: 1 in hand × stack 7 = 0, Y: 5 in hand × stack 1 = 5, ender +2 -> 7"
 
 
 def test_anything_after_the_game_ended():

@@ -91,6 +91,88 @@ def test_unreadable_headers(first, words):
         assert w in v["error"]["message"]
 
 
+def test_a_json_error_names_the_files_line_only():
+    deal = SAMPLE_4P.read_bytes().splitlines()[1]
+    data = orjson.dumps(H4) + b"\n" + deal + b'\n{"type": "play",, "player": "x"}\n'
+    v = v_of(data)
+    assert_illegal(v, 3, "not valid JSON", "at column 17")
+    assert "line 1" not in v["error"]["message"]
+
+
+@pytest.mark.parametrize("extra,words", [
+    ({"t": 5}, ["'t' must be a timestamp string"]),
+    ({"t": None}, ["'t' must be a timestamp string, got null"]),
+    ({"note": ["a"]}, ["'note' must be a string, got a list"]),
+])
+def test_every_known_key_of_the_wrong_kind_is_an_error_on_its_line(extra, words):
+    deal = orjson.loads(SAMPLE_4P.read_bytes().splitlines()[1])
+    data = log_bytes(H4, [{**deal, **extra}])
+    assert_illegal(v_of(data), 2, *words)
+    # keys this version does not know are ignored, whatever their value
+    assert v_of(log_bytes(H4, [{**deal, "later": None, "x": [1, {}]}]))["status"] == "incomplete"
+
+
+def test_optional_list_keys_given_as_null_are_the_wrong_kind():
+    lines = (ROOT / "sample_logs" / "color_stacks" / "color-stacks-3p.jsonl").read_bytes().splitlines()
+    deal = orjson.loads(lines[1])
+    head = orjson.loads(lines[0])
+    assert_illegal(v_of(log_bytes(head, [{**deal, "pile": None}])), 2, "'pile' must be",
+                   "got null")
+    assert_illegal(v_of(log_bytes(head, [{**deal, "aside": None}])), 2, "'aside' must be")
+    utr = (ROOT / "sample_logs" / "under_the_radar" / "under-the-radar-3p.jsonl")
+    head, deal = (orjson.loads(x) for x in utr.read_bytes().splitlines()[:2])
+    assert_illegal(v_of(log_bytes(head, [{**deal, "removed": None}])), 2, "'removed' must be")
+    assert v_of(log_bytes(head, [{**deal, "removed": []}]))["status"] == "incomplete"
+
+
+def test_a_rage_as_of_the_wrong_kind_is_an_error_even_on_a_plain_card():
+    data = (ROOT / "sample_logs" / "rage" / "rage-5p-hidden-bid.jsonl").read_bytes().splitlines()
+    i = next(k for k, ln in enumerate(data) if b'"type":"play"' in ln and b"JOKER" not in ln)
+    ev = orjson.loads(data[i])
+    assert v_of(b"\n".join(data[:i] + [orjson.dumps({**ev, "as": "G"})]))["status"] != "illegal"
+    bad = b"\n".join(data[:i] + [orjson.dumps({**ev, "as": 3})])
+    assert_illegal(v_of(bad), i + 1, "'as' must be a colour letter, got an integer")
+
+
+def test_an_integer_of_any_size_is_an_integer():
+    data = SAMPLE.read_bytes()
+    v = v_of(data)
+    player = v["players"][0]
+    huge = 10**20 + 7
+    line = b'{"type":"claim","round":1,"scores":{"%s":%d}}' % (player.encode(), huge)
+    v2 = v_of(data + line + b"\n")
+    last = v2["claims"][-1]
+    assert last["claimed"] == huge and last["match"] is False and v2["status"] == "complete"
+
+
+@pytest.mark.parametrize("name,words", [
+    ("A" * 65, ["at most 64 characters"]),
+    ("Ann\u001b[2J", ["control character U+001B"]),
+    ("Ann\u202eevil", ["control character U+202E"]),
+    ("Ann\nBen", ["control character U+000A"]),
+])
+def test_player_names_are_plain_text_of_bounded_length(name, words):
+    head = {**H4, "players": [name, *H4["players"][1:]]}
+    v = v_of(orjson.dumps(head) + b"\n")
+    assert v["status"] == "unreadable" and v["error"]["line"] == 1
+    for w in words:
+        assert w in v["error"]["message"]
+
+
+def test_verify_reads_devices_and_pipes_within_bounds(tmp_path):
+    import os
+    import time
+
+    t = time.perf_counter()
+    zero = run_cli("verify", "--json", "/dev/zero")
+    assert zero.returncode == 2 and "more than 64 MiB" in orjson.loads(zero.stdout)["error"]["message"]
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    nobody = run_cli("verify", "--json", str(fifo))  # no writer: read as empty
+    assert nobody.returncode == 2 and "no header" in orjson.loads(nobody.stdout)["error"]["message"]
+    assert time.perf_counter() - t < 120
+
+
 # ------------------------------------------------------------ claims
 def test_claims_are_checked_and_never_change_the_status():
     data = SAMPLE.read_bytes()
@@ -153,9 +235,80 @@ def test_verify_json_and_exit_status(tmp_path):
     bad = tmp_path / "b.jsonl"
     bad.write_bytes(b"nothing")
     p = run_cli("verify", str(bad))
-    assert p.returncode == 2 and "unreadable" in p.stdout and "Traceback" not in p.stderr
+    assert p.returncode == 2 and p.stdout == "" and "Traceback" not in p.stderr
+    assert "b.jsonl:1: line is not valid JSON" in p.stderr  # errors go to standard error
     assert run_cli("verify").returncode == 2
-    assert run_cli("verify", str(tmp_path / "missing.jsonl")).returncode == 2
+    missing = run_cli("verify", str(tmp_path / "missing.jsonl"))
+    assert missing.returncode == 2 and "no such file or folder" in missing.stderr
+
+
+def test_verify_takes_folders_and_standard_input(tmp_path):
+    folder = tmp_path / "logs"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.jsonl").write_bytes(SAMPLE.read_bytes())
+    (folder / "sub" / "b.jsonl.gz").write_bytes(gzip.compress(SAMPLE_4P.read_bytes()))
+    (folder / "notes.txt").write_text("not a log")
+    p = run_cli("verify", "--json", str(folder))
+    verdicts = orjson.loads(p.stdout)
+    assert [Path(v["file"]).name for v in verdicts] == ["a.jsonl", "b.jsonl.gz"]
+    assert p.returncode == 1  # the first carries a wrong claim
+    piped = subprocess.run([sys.executable, "-m", "cli", "verify", "--json", "-"],
+                           input=SAMPLE_4P.read_bytes(), capture_output=True, cwd=ROOT)
+    v = orjson.loads(piped.stdout)
+    assert v["file"] == "<stdin>" and v["status"] == "complete" and piped.returncode == 0
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    p = run_cli("verify", str(empty))
+    assert p.returncode == 2 and "holds no .jsonl" in p.stderr
+
+
+def test_folders_refuse_what_is_not_a_regular_file_and_links_that_leave(tmp_path):
+    import os
+
+    outside = tmp_path / "outside.jsonl"
+    outside.write_bytes(SAMPLE_4P.read_bytes())
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "ok.jsonl").write_bytes(SAMPLE_4P.read_bytes())
+    os.mkfifo(folder / "pipe.jsonl")
+    (folder / "away.jsonl").symlink_to(outside)
+    (folder / "loop").symlink_to(folder)  # a loop must not make the walk endless
+    p = run_cli("verify", "--json", str(folder))
+    assert p.returncode == 2
+    assert [Path(v["file"]).name for v in orjson.loads(p.stdout)] == ["ok.jsonl"]
+    assert "pipe.jsonl: not a regular file" in p.stderr
+    assert "away.jsonl: a symlink that leads out of" in p.stderr
+    p = run_cli("verify", "--json", "--follow-symlinks", str(folder))
+    names = sorted(Path(v["file"]).name for v in orjson.loads(p.stdout))
+    assert "away.jsonl" in names and names.count("ok.jsonl") == 1
+    glob = run_cli("verify", "--json", str(tmp_path / "**" / "*.jsonl"))
+    assert "ok.jsonl" in glob.stdout and "pipe.jsonl: not a regular file" in glob.stderr
+
+
+def test_one_set_of_exit_codes_for_verify_replay_and_ingest(tmp_path):
+    good = tmp_path / "good.jsonl"
+    good.write_bytes(SAMPLE_4P.read_bytes())
+    illegal = tmp_path / "illegal.jsonl"
+    head, rest = SAMPLE_4P.read_bytes().split(b"\n", 1)
+    other_id = orjson.dumps({**orjson.loads(head), "id": "another-game"})
+    illegal.write_bytes(other_id + b"\n" + rest.replace(b'"type":"take"', b'"type":"tak"', 1))
+    junk = tmp_path / "junk.jsonl"
+    junk.write_bytes(b"junk")
+    for cmd in (["verify"], ["replay"]):
+        assert run_cli(*cmd, str(good)).returncode == 0
+        assert run_cli(*cmd, str(SAMPLE)).returncode == 1  # disputed
+        assert run_cli(*cmd, str(illegal)).returncode == 1
+        assert run_cli(*cmd, str(junk)).returncode == 2
+    db = str(tmp_path / "t.duckdb")
+    assert run_cli("ingest", "--db", db, str(good)).returncode == 0
+    disputed = run_cli("ingest", "--db", db, str(SAMPLE))
+    assert disputed.returncode == 1 and "disputed: 1 claimed score does not match" in \
+        disputed.stderr
+    assert run_cli("ingest", "--db", db, str(illegal)).returncode == 1
+    assert run_cli("ingest", "--db", db, str(junk)).returncode == 2
+    help_text = " ".join(run_cli("verify", "--help").stdout.split())
+    assert "exit status: 0" in help_text and "2 when a log is unreadable" in help_text
+    assert run_cli("--version").stdout.startswith("trickledger ")
 
 
 def test_verify_human_report_explains_the_mismatch(capsys):

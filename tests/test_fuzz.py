@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from cli import main
 from replay.engine import replay_bytes, verdict
+from replay.reader import MAX_LINES
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "sample_logs").glob("*/*.jsonl"))
@@ -125,13 +126,21 @@ def test_valid_logs_verify_complete(path):
     assert (v["status"] == "illegal") == ("illegal" in meta)
 
 
-def test_a_file_of_a_million_lines():
+def test_a_file_of_a_million_lines_stops_at_the_line_limit():
     data = (ROOT / "sample_logs" / "rage" / "rage-3p-plus-minus-one-marching.jsonl").read_bytes()
+    limit = MAX_LINES
     t = time.perf_counter()
     v = check_verdict(data + b'{"type":"claim","totals":{}}\n' * 1_000_000)
-    assert v["status"] == "complete" and time.perf_counter() - t < 30
+    assert v["status"] == "illegal" and v["error"]["line"] == limit + 1
+    assert f"at most {limit:,} lines" in v["error"]["message"]
+    assert v["rounds"] and v["totals"]  # the game itself was replayed
     v = check_verdict(data + b"\n" * 1_000_000 + b'{"type":"deal","hands":{}}\n')
-    assert v["status"] == "illegal" and v["error"]["line"] == data.count(b"\n") + 1_000_001
+    assert v["status"] == "illegal" and v["error"]["line"] == limit + 1
+    assert time.perf_counter() - t < 60
+    # just under the limit, blank lines and all, a log is read to its end
+    short = data + b"\n" * (limit - data.count(b"\n") - 1) + b'{"type":"deal","hands":{}}\n'
+    v = check_verdict(short)
+    assert v["status"] == "illegal" and v["error"]["line"] == limit
 
 
 def test_a_gzip_bomb_is_refused_quickly(tmp_path):

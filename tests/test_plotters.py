@@ -54,7 +54,7 @@ def test_rule_book_scoring_examples(open_bgry, discards, expected):
 
 
 def test_score_derivation_text():
-    assert score([0, 5, 6, 3], 0)[1] == "open G5 R6, other 3 -> 5x6=30 // 3 = 10"
+    assert score([0, 5, 6, 3], 0)[1] == "open G×5 R×6, other 3 -> 5×6=30 // 3 = 10"
 
 
 # ------------------------------------------------------------ the trick example

@@ -1,9 +1,10 @@
 """SQL: a read-only console with the docs' example questions one click away."""
 
+import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from dashboard import data, ui
+from dashboard import auth, data, ui
 
 ui.page("SQL console")
 st.caption("Read-only: one SELECT at a time; no files, no settings, no writes. Queries are "
@@ -11,6 +12,8 @@ st.caption("Read-only: one SELECT at a time; no files, no settings, no writes. Q
 
 
 def render() -> None:
+    if auth.require_writer("The SQL console") is None:
+        return
     examples = data.example_queries()
     if "sql_text" not in st.session_state:
         st.session_state["sql_text"] = examples[0][1] if examples else "SELECT 1"
@@ -39,9 +42,7 @@ def render() -> None:
                         width="stretch")
 
 
-def res_frame(res):
-    import pandas as pd
-
+def res_frame(res: data.Result) -> pd.DataFrame:
     return pd.DataFrame(res.rows, columns=res.columns)
 
 

@@ -1,62 +1,97 @@
-"""Upload: load many logs at once and see what became of each."""
+"""Upload: load many logs at once; disputes and illegal moves are named first."""
 
 import pandas as pd
-import plotly.express as px
 import streamlit as st
 
-from dashboard import data, ui
+from dashboard import auth, data, limits, ui
 
 ui.page("Upload logs")
-MAX_FILES = 200
-MAX_BYTES = 10 * 1024 * 1024
+st.caption(limits.upload_rules() + " Files already loaded are recognised by their bytes.")
 CHUNK = 20
-st.caption(f"Up to {MAX_FILES} files per upload, {MAX_BYTES // (1024 * 1024)} MiB each "
-           f"(.jsonl or .jsonl.gz). Files already loaded are recognised by their bytes.")
 
 
 def render() -> None:
+    me = auth.require_writer("Uploading logs")
+    if me is None:
+        return
     files = st.file_uploader("Logs", type=["jsonl", "gz"], accept_multiple_files=True,
-                             key="upload_files")
-    if files and st.button(f"Load {len(files)} file(s)", key="load"):
-        if len(files) > MAX_FILES:
-            st.error(f"{len(files)} files: at most {MAX_FILES} per upload.")
-            return
-        rows = []
-        items = []
-        for fobj in files:
-            raw = fobj.getvalue()
-            if len(raw) > MAX_BYTES:
-                rows.append({"file": fobj.name, "result": "refused", "line": None,
-                             "message": f"{len(raw):,} bytes; limit {MAX_BYTES:,}"})
-            else:
-                items.append((fobj.name, raw))
-        bar = st.progress(0.0, text="loading…")
-        for i in range(0, len(items), CHUNK):
-            summary = data.load(items[i:i + CHUNK])
-            for p in summary.results:
-                rows.append({"file": p.name, "result": p.status, "line": p.line,
-                             "message": p.message})
-            bar.progress(min(1.0, (i + CHUNK) / max(len(items), 1)),
-                         text=f"{min(i + CHUNK, len(items))} of {len(items)}")
-        bar.empty()
-        st.session_state["upload_result"] = rows
-    result: list[dict[str, object]] | None = st.session_state.get("upload_result")
-    if result:
-        rows = result
-        table = pd.DataFrame(rows)
-        st.subheader("Result")
-        st.dataframe(table, hide_index=True, width="stretch")
-        counts = table.groupby("result").size().reset_index(name="files")
-        st.plotly_chart(px.bar(counts, x="result", y="files", title="This upload"),
-                        width="stretch")
-    else:
-        recent = data.query("""SELECT status, count(*) AS logs FROM logs
-                               WHERE ingested_at > now() - INTERVAL 30 DAY
-                               GROUP BY status ORDER BY status""")
-        if not recent.empty:
-            st.plotly_chart(px.bar(recent, x="status", y="logs",
-                                   title="Logs loaded in the last 30 days"),
-                            width="stretch")
+                             key="upload_files", max_upload_size=limits.MAX_FILE_MB)
+    if files and st.button(f"Load {ui.count(len(files), 'file')}", key="load"):
+        _load(files, me)
+    rows = st.session_state.get("upload_result")
+    if rows:
+        _result(rows)
+
+
+def _load(files: list, me: auth.Visitor) -> None:
+    if len(files) > limits.MAX_FILES:
+        st.error(f"{len(files)} files: at most {limits.MAX_FILES} per visit.")
+        return
+    rows: list[dict[str, object]] = []
+    items = []
+    total = 0
+    for fobj in files:
+        name = ui.file_name(fobj.name)
+        total += fobj.size
+        if fobj.size > limits.MAX_FILE_MB * 1024 * 1024 or total > limits.MAX_SESSION_MB * 1024 * 1024:
+            rows.append({"file": name, "result": "refused", "line": None, "game_id": None,
+                         "message": f"{fobj.size:,} bytes: over the upload limit"})
+        else:
+            items.append((name, fobj.getvalue()))
+    bar = st.progress(0.0, text="loading…")
+    for i in range(0, len(items), CHUNK):
+        summary = data.load(items[i:i + CHUNK], me)
+        for p in summary.results:
+            rows.append({"file": p.name, "result": p.status, "line": p.line,
+                         "game_id": p.game_id, "message": p.message or "",
+                         "disputed": p.disputed})
+        done = min(i + CHUNK, len(items))
+        bar.progress(done / max(len(items), 1), text=f"{done} of {len(items)}")
+    bar.empty()
+    st.session_state["upload_result"] = rows
+
+
+def _result(rows: list[dict[str, object]]) -> None:
+    table = pd.DataFrame(rows)
+    if "disputed" not in table:
+        table["disputed"] = 0
+    disputed = table[table["disputed"].fillna(0).astype(int) > 0]
+    illegal = table[table["result"] == "illegal"]
+    if len(disputed):
+        claims = data.claims_not_matching(tuple(str(g) for g in disputed["game_id"]))
+        lines = [f"**Disputed: {ui.count(len(disputed), 'file')} with claimed scores that do "
+                 f"not match the replay.**"]
+        for _, c in claims.iterrows():
+            what = f"round {int(c['round'])}" if pd.notna(c["round"]) else "the totals"
+            lines.append(f"- {ui.md(c['file'])}: {ui.md(c['player'])}, {what} (line "
+                         f"{int(c['line'])}): the sheet says **{c['sheet says']}**, the replay "
+                         f"computes **{c['replay computes']}** — {ui.md(c['how'])}")
+        st.warning("\n".join(lines))
+        for _, c in claims.drop_duplicates("game_id").iterrows():
+            params = {"game": str(c["game_id"])}
+            if pd.notna(c["round"]):
+                params["round"] = str(int(c["round"]))
+            ui.viewer_link(params, f"Open the disputed round of {c['file']}")
+    if len(illegal):
+        st.error("\n".join([f"**{ui.count(len(illegal), 'file')} with an illegal move:**"]
+                           + [f"- {ui.md(r['file'])}, line {int(r['line'])}: "
+                              f"{ui.md(r['message'])}" for _, r in illegal.iterrows()
+                              if pd.notna(r["line"])]))
+        for _, r in illegal.iterrows():
+            if r["game_id"]:
+                ui.viewer_link({"game": str(r["game_id"])},
+                               f"Open the illegal move of {r['file']}")
+    counts = table["result"].value_counts()
+    cols = st.columns(4)
+    for col, key, label in zip(cols, ("complete", "incomplete", "illegal", "unreadable"),
+                               ("Complete", "Incomplete", "Illegal", "Unreadable")):
+        col.metric(label, int(counts.get(key, 0)))
+    st.subheader("Every file")
+    shown = table.drop(columns=[c for c in ("game_id", "disputed") if c in table])
+    shown["line"] = shown["line"].map(lambda x: "" if pd.isna(x) else str(int(x)))
+    st.dataframe(shown.rename(columns={"file": "file", "result": "result", "line": "line",
+                                       "message": "what was wrong"}),
+                 hide_index=True, width="stretch")
 
 
 ui.guarded(render)

@@ -1,80 +1,121 @@
 """Verify: check one log (upload or paste) and settle the argument at the table."""
 
 import pandas as pd
-import plotly.express as px
 import streamlit as st
 
-from dashboard import data, ui
-from replay.engine import replay_bytes, verdict
+from dashboard import auth, data, limits, ui
+from replay.engine import Replay, replay_bytes, verdict
+from replay.state import ClaimChecked
 
 ui.page("Verify a log")
-st.caption("Upload or paste one log: the verdict names the first illegal move, or every "
-           "score-sheet claim that does not match and how the score is really made up.")
-MAX_BYTES = 10 * 1024 * 1024
+st.caption("Upload or paste one log: a disputed score is named first, with how the replay "
+           "computes it; an illegal move is named by its line, with what the player held.")
 
 
 def render() -> None:
     upload_tab, paste_tab = st.tabs(["Upload a file", "Paste the log"])
     with upload_tab:
         up = st.file_uploader("Log file (.jsonl or .jsonl.gz)", type=["jsonl", "gz"],
-                              key="verify_file")
+                              key="verify_file", max_upload_size=limits.MAX_FILE_MB)
+        st.caption(f"One file of at most {limits.MAX_FILE_MB} MB (a log may unpack to "
+                   f"{limits.MAX_LOG_MB} MB).")
     with paste_tab:
         text = st.text_area("Log lines", height=200, key="verify_text",
                             placeholder='{"format": "trickledger/1", "game": "plotters", ...}')
-    name: str = ""
+    name = ""
     raw: bytes | None = None
     if up is not None:
-        name, raw = up.name, up.getvalue()
+        if up.size > limits.MAX_FILE_MB * 1024 * 1024:
+            st.error(ui.md(f"{up.name}: {up.size:,} bytes, more than {limits.MAX_FILE_MB} MB."))
+            return
+        name, raw = ui.file_name(up.name), up.getvalue()
     elif text.strip():
         name, raw = "pasted.jsonl", text.encode("utf-8")
     if raw is None:
-        counts = data.query("SELECT status, count(*) AS logs FROM logs GROUP BY status "
-                            "ORDER BY status")
-        st.info("Give a log to check.")
-        if not counts.empty:
-            st.plotly_chart(px.bar(counts, x="status", y="logs",
-                                   title="Verdicts of the logs in the database"),
-                            width="stretch")
-        return
-    if len(raw) > MAX_BYTES:
-        st.error(f"{name}: {len(raw):,} bytes; the limit here is {MAX_BYTES:,} bytes.")
+        st.info("Give a log to check: its verdict shows here, disputes first.")
         return
     r = replay_bytes(raw, name)
+    _verdict(r, raw, name)
+
+
+def _verdict(r: Replay, raw: bytes, name: str) -> None:
     v = verdict(r)
     status = v["status"]
-    show = {"complete": st.success, "incomplete": st.info}.get(status, st.error)
-    show(f"**{status}** — {v['game'] or 'unknown game'}, players "
-         f"{ui.md(', '.join(v['players'])) or '-'} · sha256 `{v['sha256'][:16]}…`")
-    if r.error is not None:
-        where = f"line {r.error.line}" if r.error.line else "the file"
-        st.error(f"{ui.md(name)}, {where}: {ui.md(r.error.message)}")
+    if status == "unreadable":
+        st.error(ui.md(f"{name} is unreadable: {r.error.message if r.error else ''}"))
+        return
+    assert r.state is not None
+    players = r.state.players
+    mismatched = r.mismatched_claims()
+    if mismatched:
+        lines = [f"**Disputed: {ui.count(len(mismatched), 'claimed score')} on the score "
+                 f"sheet {'does' if len(mismatched) == 1 else 'do'} not match the replay.**"]
+        for c in mismatched:
+            what = f"round {c.round}" if c.round is not None else "the totals"
+            lines.append(f"- {ui.md(players[c.player])}, {what} (line {c.line}): the sheet "
+                         f"says **{c.claimed}**, the replay computes **{c.computed}** — "
+                         f"{ui.md(c.derivation)}")
+        st.warning("\n".join(lines))
+    if status == "illegal" and r.error is not None:
+        st.error(ui.md(f"Illegal move at line {r.error.line}: {r.error.message}"))
+        _illegal_move(raw, name)
+    elif status == "complete":
+        st.success(ui.md(f"complete: every move is legal · {v['game']}, "
+                         f"{ui.count(len(players), 'player')}, "
+                         f"{ui.count(len(v['rounds']), 'round')}"))
+    else:
+        st.info(ui.md(f"incomplete: every move so far is legal, the game is not finished · "
+                      f"{v['game']}, {ui.count(len(v['rounds']), 'round')} of "
+                      f"{r.state.rounds_total} finished"))
+    if r.state.claims and not mismatched:
+        st.success(f"All {ui.count(len(r.state.claims), 'claimed score')} match the replay.")
     if v["rounds"]:
         table = pd.DataFrame([{"round": x["round"], **x["scores"]} for x in v["rounds"]])
-        st.subheader("Scores")
+        totals = {"round": "total", **v["totals"]}
+        table = pd.concat([table.astype({"round": str}), pd.DataFrame([totals])],
+                          ignore_index=True)
+        st.subheader("Scores by round")
         st.dataframe(table, hide_index=True, width="stretch")
-        long = table.melt(id_vars="round", var_name="player", value_name="score")
-        st.plotly_chart(px.bar(long, x="round", y="score", color="player", barmode="group",
-                               title="Scores by round"), width="stretch")
-        st.markdown("**Totals:** " + ", ".join(f"{ui.md(p)} {t}" for p, t in v["totals"].items())
-                    + (f" · **winners:** {ui.md(', '.join(v['winners']))}" if v["winners"]
-                       else ""))
-    if r.state is not None and r.state.claims:
-        bad = [c for c in r.state.claims if not c.match]
-        if bad:
-            st.subheader(f"{len(bad)} claim(s) do not match")
-            st.dataframe(pd.DataFrame([{
-                "line": c.line, "round": c.round if c.round is not None else "totals",
-                "player": r.state.players[c.player], "sheet says": c.claimed, "computed": c.computed,
-                "how": c.derivation} for c in bad]), hide_index=True, width="stretch")
-        else:
-            st.success(f"All {len(r.state.claims)} claimed scores match.")
-    if r.state is not None:
-        with st.expander("The replay, trick by trick"):
-            st.text("\n".join(r.render()))
-    if status != "unreadable" and st.button("Save this log to the database", key="save"):
-        s = data.load([(name, raw)])
-        res = s.results[0] if s.results else None
-        st.success(f"Saved: {res.status if res else 'nothing to do'}")
+        if v["winners"]:
+            st.markdown("**Winner" + ("s" if len(v["winners"]) > 1 else "") + ":** "
+                        + ", ".join(ui.md(w) for w in v["winners"]))
+    link = _viewer_link(r, mismatched)
+    if link:
+        ui.viewer_link(link[0], link[1])
+    st.caption(ui.md(f"{name} · SHA-256 {v['sha256']}"))
+    with st.expander("The replay, trick by trick"):
+        st.code("\n".join(r.render()), language=None)
+    me = auth.visitor()
+    if me.may_write and st.button("Save this log to the database", key="save"):
+        summary = data.load([(name, raw)], me)
+        res = summary.results[0] if summary.results else None
+        st.success(ui.md(f"Saved: {res.status if res else 'loaded'}"))
+    elif not me.may_write:
+        st.caption("Saving to the database needs an account on this server.")
+
+
+def _illegal_move(raw: bytes, name: str) -> None:
+    tl = data.timeline_of_bytes(raw, name)
+    step = None if tl is None else next((s for s in tl.steps if s.error is not None), None)
+    if step is None or step.illegal is None:
+        return
+    m = step.illegal
+    st.markdown(f"{ui.md(m.player)} tried {ui.md(' '.join(m.cards))} in round {step.round}, "
+                f"{ui.md(step.label.lower())}. What {ui.md(m.player)} held (faded: not legal):")
+    ui.hand_row(m.hand_before, m.legal, played=m.cards)
+
+
+def _viewer_link(r: Replay, mismatched: list[ClaimChecked]) -> tuple[dict[str, str], str] | None:
+    """Where to open this game in the viewer, if the database holds these bytes."""
+    if r.sha256 is None or not data.has_log(r.sha256):
+        return None
+    params = {"game": r.sha256}
+    if r.status == "illegal" and r.error is not None:
+        return params, "Open the illegal move in the game viewer"
+    rounds = [c.round for c in mismatched if c.round is not None]
+    if rounds:
+        return {**params, "round": str(rounds[0])}, f"Open round {rounds[0]} in the game viewer"
+    return params, "Open this game in the game viewer"
 
 
 ui.guarded(render)

@@ -67,9 +67,10 @@ def render() -> None:
         st.info("No round was dealt in this log.")
         return
     asked_round, bad_round = _int_param("round")
-    asked_step, bad_step = _int_param(step_word if step_word != "trick" else "trick")
-    if asked_step is None and bad_step is None and step_word != "trick":
-        asked_step, bad_step = _int_param("trick")
+    # tricks are addressed by their number; turns by their place in the round (a draw is a
+    # step too, but not a turn), so the link names a step
+    param = "trick" if step_word == "trick" else "step"
+    asked_step, bad_step = _int_param(param)
     if bad_round is not None or (asked_round is not None and asked_round not in rounds):
         st.warning(ui.plain(f"This game has no round {bad_round or asked_round} (rounds "
                             f"{rounds[0]}-{rounds[-1]}); showing round {rounds[0]}."))
@@ -93,8 +94,8 @@ def render() -> None:
     key = f"step_{gid}_{rnd}"
     if asked_step is not None or bad_step is not None:
         if bad_step is not None or asked_step not in numbers:
-            st.warning(ui.plain(f"Round {rnd} has no {step_word} {bad_step or asked_step} "
-                                f"({step_word}s 1-{numbers[-1]}); showing {step_word} 1."))
+            st.warning(ui.plain(f"Round {rnd} has no {param} {bad_step or asked_step} "
+                                f"({param}s 1-{numbers[-1]}); showing the first."))
             asked_step = None
         marker = f"{key}_from_url"
         if asked_step is not None and st.session_state.get(marker) != asked_step:
@@ -109,9 +110,10 @@ def render() -> None:
                   disabled=st.session_state[key] >= len(steps) - 1):
         st.session_state[key] += 1
     step = steps[min(st.session_state[key], len(steps) - 1)]
-    label.markdown(f"**Round {rnd}, {step_word} {step.number}** of {len(steps)}")
+    label.markdown(f"**Round {rnd}, {step.label[:1].lower() + step.label[1:]}** "
+                   f"({step.number} of {len(steps)})")
     st.query_params["round"] = str(rnd)
-    st.query_params[step_word] = str(step.number)
+    st.query_params[param] = str(step.number)
     _show_step(step, g, gid, step_word)
     _scores(gid, rnd)
 

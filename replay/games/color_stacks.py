@@ -67,7 +67,7 @@ def hand_value(hand: list[Card], stacks: dict[str, int], suits: tuple[str, ...],
         pts = k * size if size < END_AT else 0
         total += pts
         breakdown.append((s, k, size, pts))
-        parts.append(f"{s} x{k} (stack {size}) = {pts}")
+        parts.append(f"{s}: {k} in hand × stack {size} = {pts}")
     text = ", ".join(parts) if parts else "no cards left"
     if ender:
         total += ENDER_BONUS
@@ -390,11 +390,16 @@ def _render_pile(f: PileSet, players: tuple[str, ...]) -> list[str]:
     return out
 
 
+def step_label(f: TurnTaken) -> str:
+    """How `replay` and the viewer name a turn: place turns are counted, draws are not."""
+    return f"Turn {f.turn}" if f.kind == "place" else f"Draw after turn {f.turn}"
+
+
 def _render_turn(f: TurnTaken, players: tuple[str, ...]) -> list[str]:
-    stacks = " ".join(f"{s}{k}" for s, k in f.stacks)
+    stacks = " ".join(f"{s}×{k}" for s, k in f.stacks)
     who = players[f.player]
     verb = "places" if f.kind == "place" else "draws"
-    label = f"Turn {f.turn}" if f.kind == "place" else "Draw"
+    label = step_label(f)
     end = f"  -> a stack reached six: {who} ends the game" if f.ended else ""
     return [f"{label} (line {f.line}): {who} {verb} {f.cards[0]} {f.cards[1]}; "
             f"stacks {stacks}{end}"]
@@ -430,5 +435,5 @@ INFO = register(GameInfo(
     render={RoundDealt: _render_dealt, PileSet: _render_pile, TurnTaken: _render_turn,
             HandScored: _render_hand},
     project={PileSet: _project_pile, TurnTaken: _project_turn, HandScored: _project_hand},
-    heuristic=heuristic, step_facts=(TurnTaken,),
+    heuristic=heuristic, step_facts=(TurnTaken,), step_label=step_label,
 ))

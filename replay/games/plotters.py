@@ -68,16 +68,17 @@ def score(open_stacks: list[int], discards: int) -> tuple[int, str]:
     # the two largest stacks (ties: colour order), shown in colour order
     held = sorted((-k, i) for i, k in enumerate(open_stacks) if k)
     if len(held) < 2:
-        shown = " ".join(f"{COLORS[i]}{-k}" for k, i in held)
+        shown = " ".join(f"{COLORS[i]}×{-k}" for k, i in held)
         return 0, f"open {shown or 'nothing'} -> fewer than two colours = 0"
     (a, ia), (b, ib) = sorted(((-k, i) for k, i in held[:2]), key=lambda t: t[1])
     ca, cb = COLORS[ia], COLORS[ib]
     others = sum(-k for k, _ in held[2:]) + discards
     product = a * b
     if others == 0:
-        return product, f"open {ca}{a} {cb}{b}, other 0 -> {a}x{b}={product}"
+        return product, f"open {ca}×{a} {cb}×{b}, other 0 -> {a}×{b}={product}"
     result = product // others
-    return result, f"open {ca}{a} {cb}{b}, other {others} -> {a}x{b}={product} // {others} = {result}"
+    return result, (f"open {ca}×{a} {cb}×{b}, other {others} -> {a}×{b}={product} // {others} "
+                    f"= {result}")
 
 
 # ------------------------------------------------------------------- facts
@@ -508,7 +509,7 @@ def heuristic(st: PlottersState, m: Move) -> float:
 
 
 def stacks_text(st: tuple[int, int, int, int, int]) -> str:
-    shown = " ".join(f"{COLORS[i]}{st[i]}" for i in range(4) if st[i])
+    shown = " ".join(f"{COLORS[i]}×{st[i]}" for i in range(4) if st[i])
     if st[4]:
         shown += f" (+{st[4]} discarded)"
     return shown or "-"

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..cards import Card, CardTable, card_order, hand_cards, hand_of, remove_from_hand
 from ..errors import FormatError, RuleError
-from ..events import Event, Header, field_of
+from ..events import Event, Header, field_of, kind
 from ..registry import GameInfo, Move, register
 from ..state import (
     Fact,
@@ -376,12 +376,13 @@ class RageState(GameState):
         if card not in hand:
             raise RuleError(f"{name} cannot play {card}: it is not in {name}'s hand")
         as_color = None
+        raw = ev.data.get("as")
+        if "as" in ev.data and type(raw) is not str:  # on any card: a known key of the wrong kind
+            raise FormatError(f"play event: 'as' must be a colour letter, got {kind(raw)}")
         if card is JOKER:
-            raw = ev.data.get("as")
-            if type(raw) is not str:
+            if raw is None:
                 raise FormatError(f"{name} plays a JOKER without naming its colour ('as': one "
-                                  f"of {', '.join(COLORS)})" if raw is None else
-                                  f"play event: 'as' must be a colour letter, got {raw!r}")
+                                  f"of {', '.join(COLORS)})")
             as_color = raw.upper()
             if as_color not in COLORS or len(as_color) != 1:
                 raise FormatError(f"{raw!r} is not a colour: a JOKER is named as one of "

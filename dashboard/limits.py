@@ -1,0 +1,18 @@
+"""What a visitor may send the dashboard, stated once: the server's middleware enforces
+it before a byte is held in memory, the upload widgets and their captions say it."""
+
+from __future__ import annotations
+
+from replay.reader import MAX_LOG_BYTES
+
+MAX_FILE_MB = 10  # one uploaded file (Streamlit sends each file as one request)
+MAX_FILES = 200  # files per visitor session
+MAX_SESSION_MB = 200  # bytes per visitor session, all files together
+MAX_SERVER_MB_PER_10_MIN = 1024  # every visitor together, in any ten minutes
+MAX_LOG_MB = MAX_LOG_BYTES // (1024 * 1024)  # a log after gunzip, as everywhere
+
+
+def upload_rules() -> str:
+    """The limits in one sentence, for the upload widgets' captions."""
+    return (f"Up to {MAX_FILES} files per visit, {MAX_FILE_MB} MB each and {MAX_SESSION_MB} MB "
+            f"in all (.jsonl or .jsonl.gz; a log may unpack to at most {MAX_LOG_MB} MB).")

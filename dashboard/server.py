@@ -1,0 +1,124 @@
+"""The dashboard as served: the Streamlit app (dashboard/app.py) behind three guards that
+act before Streamlit reads a request.
+
+- A Host allow-list on every route (not only the app's WebSocket), against DNS
+  rebinding: the names come from `trickledger dashboard` (`TRICKLEDGER_ALLOWED_HOSTS`).
+- Streamlit's internal endpoints that tell strangers about the server
+  (`/_stcore/metrics`, the agent API) answer 404.
+- Upload quotas (dashboard/limits.py): files per session, bytes per session, bytes for
+  the whole server in any ten minutes; refused with 429/413 while the body streams in.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, MutableMapping
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.responses import PlainTextResponse
+
+from dashboard import limits
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+BLOCKED = ("/_stcore/metrics", "/_stcore/agent")
+MB = 1024 * 1024
+
+
+class BlockInternals:
+    """404 for Streamlit's endpoints that describe the server to anyone who asks."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and str(scope.get("path", "")).startswith(BLOCKED):
+            await PlainTextResponse("not found", status_code=404)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+class _OverQuota(Exception):
+    pass
+
+
+class UploadQuota:
+    """Counts uploaded files and bytes per session and for the whole server, refusing a
+    file as soon as a limit is passed (before Streamlit keeps it in memory)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.lock = threading.Lock()
+        self.sessions: dict[str, list[int]] = {}  # session id -> [files, bytes]
+        self.recent: deque[tuple[float, int]] = deque()  # (when, bytes) for the server cap
+
+    def _server_bytes(self, now: float) -> int:
+        while self.recent and now - self.recent[0][0] > 600:
+            self.recent.popleft()
+        return sum(n for _, n in self.recent)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = str(scope.get("path", ""))
+        if scope["type"] != "http" or scope.get("method") != "PUT" or \
+                "/_stcore/upload_file/" not in path:
+            await self.app(scope, receive, send)
+            return
+        session = path.split("/_stcore/upload_file/", 1)[1].split("/", 1)[0]
+        with self.lock:
+            used = self.sessions.setdefault(session, [0, 0])
+            if used[0] >= limits.MAX_FILES:
+                refuse: PlainTextResponse | None = PlainTextResponse(
+                    f"at most {limits.MAX_FILES} files per visit", status_code=429)
+            else:
+                used[0] += 1
+                refuse = None
+        if refuse is not None:
+            await refuse(scope, receive, send)
+            return
+        this_file = 0
+
+        async def counting() -> MutableMapping[str, Any]:
+            nonlocal this_file
+            message = await receive()
+            if message["type"] == "http.request":
+                n = len(message.get("body", b""))
+                this_file += n
+                now = time.monotonic()
+                with self.lock:
+                    used[1] += n
+                    self.recent.append((now, n))
+                    over = (this_file > limits.MAX_FILE_MB * MB
+                            or used[1] > limits.MAX_SESSION_MB * MB
+                            or self._server_bytes(now) > limits.MAX_SERVER_MB_PER_10_MIN * MB)
+                if over:
+                    raise _OverQuota()
+            return message
+
+        try:
+            await self.app(scope, counting, send)
+        except _OverQuota:
+            await PlainTextResponse("upload limit passed: " + limits.upload_rules(),
+                                    status_code=413)(scope, receive, send)
+
+
+def allowed_hosts() -> list[str]:
+    """The Host names the server answers to (`TRICKLEDGER_ALLOWED_HOSTS`, comma-separated)."""
+    names = os.environ.get("TRICKLEDGER_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
+    return [n.strip() for n in names.split(",") if n.strip()]
+
+
+app = st.App(Path(__file__).resolve().parent / "app.py", middleware=[
+    Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts()),
+    Middleware(BlockInternals),
+    Middleware(UploadQuota),
+])
