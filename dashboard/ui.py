@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import logging
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,8 @@ import pandas as pd
 import streamlit as st
 
 from . import data
+
+_log = logging.getLogger("trickledger.dashboard")
 
 COLOR_CSS = {  # plotters / rage / color_stacks letters
     "B": "#2f6fdb", "G": "#2e9d4a", "R": "#d63a3a", "Y": "#e0b400", "P": "#8a49c9",
@@ -66,11 +69,20 @@ def busy(e: Exception) -> None:
 
 
 def guarded(render: Callable[[], Any]) -> None:
-    """Run a page body, turning a locked database into a clear message."""
+    """Run a page body: a locked database becomes a clear message, and a bug of ours one
+    line on the page (its details go to the server's log, never to the visitor)."""
+    from streamlit.runtime.scriptrunner import RerunException, StopException
+
     try:
         render()
     except data.Busy as e:
         busy(e)
+    except (RerunException, StopException):
+        raise  # Streamlit's own control flow
+    except Exception as e:
+        _log.exception("page failed")
+        st.error(f"Something went wrong on this page ({type(e).__name__}); it has been logged "
+                 f"on the server. Reload, or try another page.")
 
 
 # Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping all of
@@ -86,7 +98,7 @@ def md(text: object) -> str:
     markdown (st.markdown, st.error, st.caption, metric labels and values, tab and button
     labels...): punctuation is backslash-escaped once, line breaks become spaces. Use it
     there and only there: widgets' options and dataframe cells show text as it is, and
-    HTML we build uses `html.escape`."""
+    HTML we build (st.html) uses `text_html`."""
     flat = " ".join(str(text).split())
     return _AUTOLINK_BREAK.sub("\u2060\\1", _MD_PUNCT.sub(r"\\\1", flat))
 
@@ -113,6 +125,11 @@ def count(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
 
 
+def text_html(text: object) -> str:
+    """Text for the inside of an HTML element we build (st.html: no markdown there)."""
+    return html.escape(str(text), quote=False)
+
+
 def chip(card: str, note: str = "") -> str:
     """A card as a coloured chip (HTML; every text escaped)."""
     color = "#555555"
@@ -122,7 +139,7 @@ def chip(card: str, note: str = "") -> str:
         for word, css in WORD_CSS.items():
             if word in card.split("-"):
                 color = css
-    label = html.escape(card) + (f" <small>{html.escape(note)}</small>" if note else "")
+    label = text_html(card) + (f" <small>{text_html(note)}</small>" if note else "")
     return (f'<span style="display:inline-block;padding:2px 8px;margin:2px;border-radius:6px;'
             f'background:{color};color:white;font-weight:600">{label}</span>')
 
@@ -159,7 +176,7 @@ def hand_row(hand: tuple[str, ...], legal: tuple[str, ...] | None = None,
         if c in played:
             style += "outline:3px solid #111;outline-offset:1px;border-radius:6px;"
         parts.append(f'<span style="display:inline-block;{style}">{chip_html}</span>')
-    st.markdown("".join(parts), unsafe_allow_html=True)
+    st.html("<div>" + "".join(parts) + "</div>")
     if legal is not None:
         st.caption("Faded: not legal to play at that moment." if len(legal) < len(set(hand))
                    else "Every card was legal to play.")
@@ -168,9 +185,10 @@ def hand_row(hand: tuple[str, ...], legal: tuple[str, ...] | None = None,
 def chips_row(items: list[tuple[str, str]]) -> None:
     """Player: card pairs as a row of chips."""
     parts = [f'<div style="display:inline-block;margin-right:10px;text-align:center">'
-             f'<div style="font-size:0.8em">{html.escape(p)}</div>{chip(c)}</div>'
+             f'<div style="font-size:0.8em">{text_html(p)}</div>{chip(c)}</div>'
              for p, c in items]
-    st.markdown("".join(parts), unsafe_allow_html=True)
+    if parts:
+        st.html("<div>" + "".join(parts) + "</div>")
 
 
 def empty(df: pd.DataFrame, what: str) -> bool:

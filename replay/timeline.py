@@ -35,6 +35,13 @@ class Move:
             return (ev["card"],)
         return tuple(c for c in ev.get("cards", ()) if isinstance(c, str))
 
+    @property
+    def from_hand(self) -> bool:
+        """Whether the move played cards from the mover's hand (not a pick from the table,
+        nor cards turned from a pile)."""
+        upper = {c.upper() for c in self.hand_before} | set(self.hand_before)
+        return bool(self.cards) and all(c in upper or c.upper() in upper for c in self.cards)
+
 
 @dataclass
 class Step:

@@ -194,7 +194,8 @@ def test_verify_page_shows_what_the_player_of_an_illegal_move_held(db):
     at.text_area(key="verify_text").set_value(b"\n".join(lines).decode()).run()
     assert any(f"line {first_play + 2}" in e.value for e in at.error)
     text = " ".join(m.value for m in at.markdown)
-    assert f"tried {not_held}" in text and held[0] in text  # the hand, as chips
+    chips = " ".join(h.value for h in at.get("html"))
+    assert f"tried {not_held}" in text and held[0] in chips  # the hand, as chips
 
 
 def fresh_log(name: str) -> bytes:
@@ -237,7 +238,7 @@ def test_upload_page_loads_good_illegal_and_unreadable_files(db):
     viewer = page("viewer")
     viewer.query_params["game"] = "uploaded-xss"
     ok(viewer)
-    html = " ".join(m.value for m in viewer.markdown)
+    html = " ".join(h.value for h in viewer.get("html"))
     assert "&lt;script&gt;" in html and "&amp;lt;" not in html
     assert "<script>" not in html
 
@@ -252,3 +253,120 @@ def test_sql_page_runs_examples_and_refuses_writes(db):
     at.text_area(key="sql_text").set_value("SELECT * FROM read_csv('/etc/passwd')").run()
     assert any("no file or network access" in e.value for e in at.error)
     assert sql(db, "SELECT count(*) FROM games")[0][0] > 0
+
+
+def test_viewer_opens_a_game_by_the_sha256_of_its_file(db):
+    gid, sha = sql(db, "SELECT game_id, sha256 FROM games WHERE game_id <> sha256 "
+                       "ORDER BY game_id LIMIT 1")[0]
+    at = page("viewer")
+    at.query_params["game"] = sha
+    ok(at)  # once, this listed the game twice and raised a TypeError
+    assert at.selectbox(key="viewer_game").value == gid
+    assert not at.error
+
+
+def test_viewer_says_so_when_a_link_is_bad(db):
+    gid = sql(db, "SELECT game_id FROM games WHERE status = 'complete' AND game = 'plotters' "
+                  "ORDER BY game_id LIMIT 1")[0][0]
+    at = page("viewer")
+    at.query_params["game"] = "no-such-game"
+    ok(at)
+    assert any("No game no-such-game" in unescape(e.value) for e in at.error)
+    at = page("viewer")
+    at.query_params["game"] = gid
+    at.query_params["round"] = "99"
+    ok(at)
+    assert any("has no round 99" in unescape(w.value) for w in at.warning)
+    at = page("viewer")
+    at.query_params["game"] = gid
+    at.query_params["round"] = "1"
+    at.query_params["trick"] = "x"
+    ok(at)
+    assert any("Round 1 has no trick x" in unescape(w.value) for w in at.warning)
+    assert any("Round 1, trick 1" in m.value for m in at.markdown)
+
+
+def test_an_illegal_games_link_opens_at_the_illegal_move(db):
+    gid, line = sql(db, "SELECT game_id, error_line FROM games WHERE status = 'illegal' "
+                        "AND game = 'plotters' ORDER BY game_id LIMIT 1")[0]
+    at = page("viewer")
+    at.query_params["game"] = gid
+    ok(at)
+    assert any(f"Line {line}:" in unescape(e.value) for e in at.error)
+
+
+def test_an_apostrophe_is_an_apostrophe(db, tmp_path):
+    head, *rest = SAMPLE_4P.read_bytes().splitlines()
+    h = orjson.loads(head)
+    old = h["players"][0]
+    h["players"][0] = "O'Neil"
+    h["id"] = "apostrophe"
+    data = orjson.dumps(h) + b"\n" + b"\n".join(rest).replace(f'"{old}"'.encode(),
+                                                              b'"O\'Neil"') + b"\n"
+    at = ok(page("upload"))
+    at.file_uploader(key="upload_files").set_value([("o.jsonl", data, "text/plain")]).run()
+    at.button(key="load").click().run()
+    viewer = page("viewer")
+    viewer.query_params["game"] = "apostrophe"
+    ok(viewer)
+    shown = " ".join([unescape(m.value) for m in viewer.markdown]
+                     + [h.value for h in viewer.get("html")])
+    assert "O'Neil" in shown and "&#x27;" not in shown and "&amp;" not in shown
+
+
+def test_a_bug_shows_one_line_and_no_traceback(db, monkeypatch):
+    from dashboard import data
+
+    def broken(*args, **kwargs):
+        raise ValueError("/srv/secret/path exploded")
+
+    monkeypatch.setattr(data, "query", broken)
+    at = page("overview")
+    at.run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "Something went wrong on this page (ValueError); it has been logged on the server. "
+        "Reload, or try another page."]
+
+
+def test_beyond_loopback_writing_needs_an_account(db, tmp_path, monkeypatch):
+    from dashboard.auth import add_user
+
+    users = tmp_path / "users.toml"
+    add_user(str(users), "Ann", "correct horse", "member")
+    monkeypatch.setenv("TRICKLEDGER_LISTEN", "0.0.0.0")
+    monkeypatch.setenv("TRICKLEDGER_USERS", str(users))
+    for name in ("upload", "sql"):
+        at = ok(page(name))
+        assert any("needs an account" in i.value for i in at.info), name
+        assert not at.file_uploader and not at.text_area
+    at = app()
+    at.switch_page("views/upload.py").run()
+    name, password = at.text_input
+    name.set_value("Ann")
+    password.set_value("wrong")
+    at.button(key="FormSubmitter:login-Log in").click().run()
+    assert any("Wrong name or password." in e.value for e in at.error)
+    assert not at.file_uploader
+    name, password = at.text_input
+    name.set_value("ANN ")
+    password.set_value("correct horse")
+    at.button(key="FormSubmitter:login-Log in").click().run()
+    assert not at.exception
+    assert at.file_uploader(key="upload_files") is not None
+    assert any("Logged in as ann (member)" in c.value for c in at.caption)
+
+
+def test_failed_logins_lock_the_name_out():
+    from dashboard.auth import Account, Limiter, check_login, hash_password
+
+    users = {"ann": Account("ann", "member", hash_password("right"))}
+    limiter = Limiter(max_failures=3)
+    for _ in range(3):
+        assert check_login(users, limiter, "ann", "wrong", "10.0.0.1") == \
+            (None, "Wrong name or password.")
+    account, message = check_login(users, limiter, "ann", "right", "10.0.0.2")
+    assert account is None and message.startswith("Too many failed attempts")
+    # an unknown name gets the very same answer as a wrong password
+    assert check_login(users, Limiter(), "zed", "x", None) == (None, "Wrong name or password.")
+    assert check_login(users, Limiter(), "Ann", "right", None)[0] == users["ann"]

@@ -126,7 +126,8 @@ def _round_notes(tl: Timeline, rnd: int) -> None:
 
 
 def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
-    ui.chips_row([(m.player, " ".join(m.cards)) for m in step.moves])
+    ui.chips_row([(m.player if m.from_hand else f"{m.player} ({m.event.get('type')})", c)
+                  for m in step.moves for c in m.cards])
     if step.error is not None:
         st.error(ui.plain(f"Line {step.error_line}: {step.error}"))
         if step.illegal is not None:
@@ -140,7 +141,7 @@ def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
     elif not step.finished and step.error is None:
         st.info(f"This {step_word} was not finished (the round ended early or the log stops "
                 f"here).")
-    movers = {m.player: m for m in step.moves}
+    movers = {m.player: m for m in step.moves if m.from_hand}
     with st.expander(f"Hands before this {step_word}, and what was legal to play", expanded=True):
         for player, hand in step.hands_before.items():
             mover = movers.get(player)
