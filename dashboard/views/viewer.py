@@ -126,8 +126,8 @@ def _round_notes(tl: Timeline, rnd: int) -> None:
 
 
 def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
-    ui.chips_row([(m.player if m.from_hand else f"{m.player} ({m.event.get('type')})", c)
-                  for m in step.moves for c in m.cards])
+    played = [m for m in step.moves if m.from_hand] or step.moves  # a draw: cards off the pile
+    ui.chips_row([(m.player, c) for m in played for c in m.cards])
     if step.error is not None:
         st.error(ui.plain(f"Line {step.error_line}: {step.error}"))
         if step.illegal is not None:
