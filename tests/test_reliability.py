@@ -94,13 +94,17 @@ def test_sigkill_mid_batch_leaves_a_consistent_database_and_a_rerun_completes(tm
 
 def test_twenty_browser_sessions_stay_usable_while_an_ingest_runs(tmp_path):
     """A real dashboard server, 20 simultaneous headless-browser sessions loading pages,
-    and `trickledger ingest` writing to the same database file from another process."""
+    and `trickledger ingest` writing to the same database file from another process.
+
+    Deterministic: every game is in the database before the sessions start (so every page
+    has its charts whatever the ingest has done so far), and each page is waited for until
+    it has finished running — a condition, never a fixed delay."""
     import asyncio
 
     from playwright.async_api import async_playwright
 
     db = tmp_path / "busy.duckdb"
-    ingest(expand([str(ROOT / "sample_logs" / "plotters")])[0], str(db), jobs=1)
+    before = ingest(expand([str(ROOT / "sample_logs")])[0], str(db), jobs=1).loaded
     extra = tmp_path / "extra"
     subprocess.run([sys.executable, "-m", "cli", "simulate", "--game", "rage",
                     "--games", "600", "--seed", "11", "--out", str(extra)], cwd=ROOT,
@@ -111,15 +115,17 @@ def test_twenty_browser_sessions_stay_usable_while_an_ingest_runs(tmp_path):
 
     async def session(browser, k: int, url: str) -> None:
         page = await browser.new_page()
+        page.set_default_timeout(240_000)  # 20 tabs on 2 loaded cores are slow, not broken
         for n in range(3):
             view = views[(k + n) % len(views)]
             t = time.perf_counter()
             await page.goto(f"{url}/{view}", wait_until="domcontentloaded")
             try:
-                await page.locator("[data-testid='stPlotlyChart']").first.wait_for(
-                    timeout=120_000)
+                await page.locator("h1").first.wait_for()
+                await page.locator("[data-testid='stPlotlyChart']").first.wait_for()
+                await page.locator("[data-testid='stStatusWidget']").wait_for(state="hidden")
             except Exception as e:
-                failures.append(f"{view}: no chart ({e!r})"[:300])
+                failures.append(f"{view}: did not finish ({e!r})"[:300])
                 continue
             times.append(time.perf_counter() - t)
             for box in ("stException", "stAlertContentError"):
@@ -139,15 +145,16 @@ def test_twenty_browser_sessions_stay_usable_while_an_ingest_runs(tmp_path):
                                   cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   text=True)
         asyncio.run(run(url))
-        out, err = writer.communicate(timeout=600)
-    assert writer.returncode == 0, out + err
+        out, err = writer.communicate(timeout=900)
+    assert writer.returncode in (0, 1), out + err  # 1: simulated claims may be disputed
+    assert "Traceback" not in err
     assert not failures, failures[:5]
     assert len(times) == 60
     p95 = statistics.quantiles(times, n=20)[-1]
     print(f"\n20 browser sessions x 3 pages during an ingest: p95 page time {p95:.2f} s; "
           f"ingest said: {out.strip().splitlines()[-2]}")
     # the new games are there once the ingest is done
-    assert sql(db, "SELECT count(*) FROM games")[0][0] == 3 + 600
+    assert sql(db, "SELECT count(*) FROM logs")[0][0] == before + 600
 
 
 @pytest.mark.parametrize("flag,value", [("--server.address", "127.0.0.1"),

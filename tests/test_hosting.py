@@ -1,0 +1,129 @@
+"""Safe to host: the guards in front of the dashboard (dashboard/server.py), attacked."""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+from pathlib import Path
+
+import pytest
+from helpers import dashboard_server
+
+from dashboard import limits
+from dashboard.server import BlockInternals, UploadQuota
+
+MB = 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    db = tmp_path_factory.mktemp("host") / "d.duckdb"
+    log = tmp_path_factory.mktemp("hostlog") / "server.log"
+    with dashboard_server(str(db), str(log), no_samples=True) as url:
+        yield url
+
+
+def request(url: str, path: str, host: str | None = None) -> int:
+    where = url.removeprefix("http://")
+    conn = http.client.HTTPConnection(where, timeout=60)
+    headers = {"Host": host} if host else {}
+    conn.request("GET", path, headers=headers)
+    status = conn.getresponse().status
+    conn.close()
+    return status
+
+
+def test_a_foreign_host_name_is_refused_on_every_route(server):
+    """DNS rebinding: a page on evil.example that resolves to our address gets nothing."""
+    for path in ("/", "/_stcore/health", "/_stcore/host-config", "/_stcore/stream"):
+        assert request(server, path, host="evil.example") == 400, path
+    assert request(server, "/") == 200
+    assert request(server, "/_stcore/health", host="localhost") == 200
+
+
+def test_internal_endpoints_tell_strangers_nothing(server):
+    assert request(server, "/_stcore/metrics") == 404
+    assert request(server, "/_stcore/agent/openapi.json") == 404
+
+
+# ------------------------------------------------------------ upload quotas, in-process
+
+class Downstream:
+    """Stands for Streamlit behind the guard: reads the whole body, answers 204."""
+
+    def __init__(self) -> None:
+        self.bytes = 0
+
+    async def __call__(self, scope, receive, send):
+        while True:
+            message = await receive()
+            self.bytes += len(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+
+def put(app, session: str, size: int, chunk: int = MB) -> int:
+    sent = {"left": size}
+    status: list[int] = []
+
+    async def receive():
+        n = min(chunk, sent["left"])
+        sent["left"] -= n
+        return {"type": "http.request", "body": b"x" * n, "more_body": sent["left"] > 0}
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            status.append(message["status"])
+
+    scope = {"type": "http", "method": "PUT", "headers": [],
+             "path": f"/_stcore/upload_file/{session}/file-{size}"}
+    asyncio.run(app(scope, receive, send))
+    return status[0]
+
+
+def test_an_upload_over_the_file_limit_is_refused_while_it_streams():
+    down = Downstream()
+    guard = UploadQuota(down)
+    assert put(guard, "s1", limits.MAX_FILE_MB * MB) == 204
+    assert put(guard, "s1", limits.MAX_FILE_MB * MB + MB) == 413
+    assert down.bytes < 2 * limits.MAX_FILE_MB * MB + 2 * MB  # stopped mid-body
+
+
+def test_files_and_bytes_per_session_are_capped():
+    guard = UploadQuota(Downstream())
+    sizes = 0
+    for i in range(limits.MAX_FILES):
+        assert put(guard, "many", 10) == 204, i
+        sizes += 10
+    assert put(guard, "many", 10) == 429  # one file too many
+    assert put(guard, "another", 10) == 204  # another visitor is not affected
+    big = UploadQuota(Downstream())
+    per_file = limits.MAX_FILE_MB * MB
+    statuses = [put(big, "big", per_file) for _ in range(limits.MAX_SESSION_MB // limits.MAX_FILE_MB + 1)]
+    assert statuses[:-1] == [204] * (len(statuses) - 1) and statuses[-1] == 413
+
+
+def test_blocked_paths_answer_404_before_the_app():
+    down = Downstream()
+    guard = BlockInternals(down)
+    status: list[int] = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            status.append(message["status"])
+
+    asyncio.run(guard({"type": "http", "method": "GET", "path": "/_stcore/metrics",
+                       "headers": []}, receive, send))
+    assert status == [404]
+
+
+def test_the_upload_limits_are_stated_once():
+    root = Path(__file__).resolve().parent.parent
+    for page in ("upload.py", "verify.py"):
+        text = (root / "dashboard" / "views" / page).read_text()
+        assert "limits." in text and "10 MB" not in text and "10 MiB" not in text
