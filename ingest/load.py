@@ -29,7 +29,7 @@ from replay.state import RowSink
 
 from . import schema
 from .db import writing
-from .rows import COLUMNS, decode_text, replay_rows
+from .rows import COLUMNS, decode_text, replay_rows, stored_status
 
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz")
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -107,7 +107,7 @@ def _init_worker(known: frozenset[str]) -> None:
 class Processed:
     name: str
     sha256: str | None
-    status: str  # complete / incomplete / illegal / unreadable / already loaded
+    status: str  # complete / incomplete / illegal / unreadable / sheet / already loaded
     events: int
     rows: dict[str, Columns]
     line: int | None = None
@@ -146,8 +146,8 @@ def process(src: Source) -> Processed:
                  message=msg, recorded_at=now)
         return Processed(src.name, sha, "unreadable", 0, sink.columns, None, msg)
     err = r.error
-    p = Processed(src.name, sha, r.status, r.events, sink.columns, err.line if err else None,
-                  err.message if err else None)
+    p = Processed(src.name, sha, stored_status(r), r.events, sink.columns,
+                  err.line if err else None, err.message if err else None)
     p.game_id = r.header.id if r.header else None
     p.disputed = len(r.mismatched_claims())
     return p
@@ -171,6 +171,7 @@ class Summary:
     complete: int = 0
     incomplete: int = 0
     illegal: int = 0
+    sheet: int = 0  # complete score sheets
     unreadable: int = 0
     conflicts: int = 0
     disputed: int = 0  # loaded logs whose claims do not all match
@@ -184,8 +185,9 @@ class Summary:
         return self.events / self.seconds if self.seconds else 0.0
 
     def line(self) -> str:
+        sheets = f", {self.sheet} score sheet{'s' if self.sheet != 1 else ''}" if self.sheet else ""
         return (f"loaded {self.loaded} ({self.complete} complete, {self.incomplete} incomplete, "
-                f"{self.illegal} illegal), already loaded {self.already}, unreadable "
+                f"{self.illegal} illegal{sheets}), already loaded {self.already}, unreadable "
                 f"{self.unreadable}" + (f", id conflicts {self.conflicts}" if self.conflicts
                                         else "")
                 + (f", disputed {self.disputed}" if self.disputed else "")
@@ -323,7 +325,7 @@ class BatchWriter:
     def count(outcome: list[tuple[Processed, str]], summary: Summary) -> None:
         for p, status in outcome:
             if summary.keep_all or p.disputed or \
-                    status not in ("complete", "incomplete", "already loaded"):
+                    status not in ("complete", "incomplete", "sheet", "already loaded"):
                 summary.results.append(p)
             if status == "already loaded":
                 summary.already += 1

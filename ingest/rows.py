@@ -38,6 +38,18 @@ def played_on(meta: dict[str, Any]) -> dt.date | None:
     return None
 
 
+SHEET_STATUS = "sheet"
+
+
+def stored_status(r: Replay) -> str:
+    """The status a log is stored and reported with: the verdict's, except that a complete
+    score sheet is `sheet` (it counts in results like a complete game, and a page that
+    counts tricks or rounds' ends leaves it out: a sheet cannot inform them)."""
+    if r.status == "complete" and r.state is not None and r.state.is_sheet:
+        return SHEET_STATUS
+    return r.status
+
+
 def replay_rows(r: Replay, data: bytes, now: dt.datetime) -> RowSink:
     """All rows of one log, by table and column. Unreadable logs give a `logs` and an
     `ingest_errors` row only."""
@@ -46,8 +58,9 @@ def replay_rows(r: Replay, data: bytes, now: dt.datetime) -> RowSink:
     sink = RowSink(h.id if h else "", h.players if h else (), COLUMNS)
     err = r.error
     gid = h.id if h else None
+    status = stored_status(r)
     sink.add("logs", sha256=r.sha256, file_name=r.file, size_bytes=len(data), ingested_at=now,
-             raw_text=decode_text(data), status=r.status, game_id=gid,
+             raw_text=decode_text(data), status=status, game_id=gid,
              error_line=err.line if err else None, error_message=err.message if err else None)
     if err is not None:
         sink.add("ingest_errors", file_name=r.file, sha256=r.sha256, status=r.status,
@@ -58,7 +71,7 @@ def replay_rows(r: Replay, data: bytes, now: dt.datetime) -> RowSink:
     winners = v["winners"]
     sink.add("games", sha256=r.sha256, file_name=r.file, game=h.game, edition=h.edition,
              variants=sorted(h.variants), n_players=st.n, rounds_planned=st.rounds_total,
-             rounds_played=len(st.rounds), status=r.status,
+             rounds_played=len(st.rounds), status=status,
              error_line=err.line if err else None, error_message=err.message if err else None,
              winners=winners, played_on=played_on(h.meta), events=r.events,
              claims_checked=len(st.claims),

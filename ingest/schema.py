@@ -126,7 +126,7 @@ VIEWS = {
         SELECT g.game_id, g.n_players, r.round, r.dealer, r.tricks, r.ended_early,
                r.early_end_player, r.early_end_trick, g.played_on
         FROM rounds r JOIN games g USING (game_id)
-        WHERE g.game = 'plotters'
+        WHERE g.game = 'plotters' AND r.ended_early IS NOT NULL
     """,
     "bid_accuracy": """
         SELECT b.player, count(*) AS rounds,
@@ -146,7 +146,7 @@ VIEWS = {
                round(avg(p.total), 2) AS mean_total,
                min(p.total) AS best_low, max(p.total) AS best_high
         FROM players p JOIN games g USING (game_id)
-        WHERE g.status = 'complete'
+        WHERE g.status IN ('complete', 'sheet')
         GROUP BY g.game, p.player
     """,
 }

@@ -39,7 +39,8 @@ def human_report(r: Replay) -> str:
         return "\n".join(out)
     st = r.state
     assert st is not None and r.header is not None
-    desc = f"{r.header.game}, {st.n} players, {len(st.rounds)} of {st.rounds_total} rounds"
+    kind = " score sheet" if st.is_sheet else ""
+    desc = f"{r.header.game}{kind}, {st.n} players, {len(st.rounds)} of {st.rounds_total} rounds"
     out.append(f"{r.file}: {r.status} ({desc})")
     if r.error is not None:
         out.append(f"{r.error}")
@@ -111,7 +112,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return 2
     h = r.header
     assert h is not None
-    say(f"{r.file}: {h.game}, players {', '.join(h.players)}"
+    say(f"{r.file}: {h.game}{' score sheet' if r.state.is_sheet else ''}, "
+        f"players {', '.join(h.players)}"
         + (f", edition {h.edition}" if h.edition else "")
         + (f", variants {', '.join(sorted(h.variants))}" if h.variants else ""))
     for line in r.render():
@@ -174,6 +176,9 @@ def _simulate_parser(sub: Any) -> None:
     s.add_argument("--illegal", type=_fraction, default=0.0, metavar="P",
                    help="fraction of games with one injected illegal move")
     s.add_argument("--gzip", action="store_true", help="write .jsonl.gz")
+    s.add_argument("--sheets", action="store_true",
+                   help="also write each game's score sheet beside its log (<id>.sheet.jsonl; "
+                        "the same game id: load one or the other)")
     s.add_argument("--id-prefix", default=None, help="game ids and file names start with this "
                    "(default: the game)")
     s.add_argument("--jobs", type=int, default=None, help="processes (default: all cores)")
@@ -222,13 +227,32 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                       seed=args.seed, variants=variants, edition=args.edition,
                       claims=args.claims or args.wrong_claims > 0,
                       wrong_claims=args.wrong_claims, illegal=args.illegal, gzip=args.gzip,
-                      rounds=args.rounds, id_prefix=args.id_prefix)
+                      rounds=args.rounds, id_prefix=args.id_prefix, sheets=args.sheets)
     t0 = time.perf_counter()
     n = write_run(opts, Path(args.out), args.jobs, progress=sys.stderr.isatty())
     dt = time.perf_counter() - t0
     print(f"wrote {n} {args.game} games to {args.out} in {dt:.1f} s")
     return 0
 
+
+def cmd_sheet_of(args: argparse.Namespace) -> int:
+    from .sheetlog import NoSheet, sheet_of
+
+    r = replay_path("/dev/stdin", "<stdin>") if args.file == STDIN else replay_path(args.file)
+    try:
+        data = sheet_of(r)
+    except NoSheet as e:
+        say(f"trickledger sheet-of: {e}", error=True)
+        return 2
+    if r.error is not None:
+        say(f"{r.error}", error=True)
+        say(f"trickledger sheet-of: the sheet holds the {len(r.state.rounds) if r.state else 0} "
+            f"rounds finished before the illegal line", error=True)
+    if args.out:
+        Path(args.out).write_bytes(data)
+    else:
+        sys.stdout.write(data.decode())
+    return 1 if r.status == "illegal" else 0
 
 
 def register_commands(sub: Any) -> None:
@@ -252,4 +276,15 @@ def register_commands(sub: Any) -> None:
                        epilog=EXIT_CODES)
     r.add_argument("file", metavar="FILE", help="a log, or - for standard input")
     r.set_defaults(fn=cmd_replay)
+    so = sub.add_parser("sheet-of", help="write the score sheet of a move log",
+                        description="Write the score sheet a table would have kept of a move "
+                                    "log: one sheet line per finished round, with the log's "
+                                    "claims. It verifies to the same scores as the log.",
+                        epilog="exit status: 0 when written; 1 when the log has an illegal line "
+                               "(the sheet holds the rounds before it); 2 when the log is "
+                               "unreadable, already a sheet, or of a game without a sheet")
+    so.add_argument("file", metavar="FILE", help="a move log, or - for standard input")
+    so.add_argument("--out", "-o", metavar="SHEET", default=None,
+                    help="write the sheet to this file (default: standard output)")
+    so.set_defaults(fn=cmd_sheet_of)
     _simulate_parser(sub)

@@ -45,12 +45,17 @@ class Replay:
         return [c for c in self.state.claims if not c.match] if self.state else []
 
 
-def new_state(header: Header) -> GameState:
-    return registry()[header.game].state_class(header)
+def new_state(header: Header, sheet: bool = False) -> GameState:
+    """A fresh state for a log of this header: the game's own, or its score sheet's (a game
+    without a sheet then refuses the sheet's first line)."""
+    info = registry()[header.game]
+    if sheet and info.sheet_state is not None:
+        return info.sheet_state(header)
+    return info.state_class(header)
 
 
 def replay_log(log: Log) -> Replay:
-    state = new_state(log.header)
+    state = new_state(log.header, log.is_sheet())
     apply = state.apply
     count = 0
     ev: Event | None = None
@@ -129,6 +134,7 @@ def verdict(r: Replay) -> dict[str, Any]:
     h = r.header
     return {
         "file": r.file,
+        "kind": ("sheet" if st.is_sheet else "moves") if st is not None else None,
         "game": h.game if h else None,
         "players": list(h.players) if h else [],
         "id": h.id if h else None,

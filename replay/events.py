@@ -14,9 +14,11 @@ from .errors import FormatError
 
 Status = Literal["complete", "incomplete", "illegal", "unreadable"]
 
-# Every event type the format knows; a game handles a subset of them.
+# Every event type the format knows; a game handles a subset of them. A move log holds moves
+# (and claims); a score sheet holds `sheet` events (and claims), never both (replay.sheet).
 EVENT_TYPES: Final[tuple[str, ...]] = ("deal", "play", "take", "keep", "trump", "bid", "place",
-                                       "draw", "claim")
+                                       "draw", "claim", "sheet")
+SHEET_EVENT: Final[str] = "sheet"
 
 
 class Event:

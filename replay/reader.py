@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from .errors import IllegalLine, UnreadableLog
-from .events import Event, Header, kind
+from .events import SHEET_EVENT, Event, Header, kind
 from .registry import game_info, registry
 
 FORMAT = "trickledger/1"
@@ -52,6 +52,24 @@ class Log:
 
     def events(self) -> Iterator[Event]:
         return iter_events(self.name, self.lines, self.body_start)
+
+    def is_sheet(self) -> bool:
+        """Whether this log is a score sheet: its first event other than a claim is a
+        `sheet` line. Anything else (a move, a malformed line, no event) makes a move log;
+        a log is one or the other, and a line of the other kind is illegal where it stands."""
+        for raw in self.lines[self.body_start:MAX_LINES]:
+            try:
+                obj = orjson.loads(raw)
+            except (orjson.JSONDecodeError, RecursionError):
+                if is_comment(raw):
+                    continue
+                return False
+            if type(obj) is not dict:
+                return False
+            etype = obj.get("type")
+            if etype != "claim":
+                return etype == SHEET_EVENT
+        return False
 
 
 def mib(n: int) -> str:

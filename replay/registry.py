@@ -47,6 +47,10 @@ def register(info: GameInfo) -> GameInfo:
     for alias in info.aliases:
         _ALIASES[alias] = info.name
     info.state_class.info = info
+    if info.sheet_state is not None:
+        if not getattr(info.sheet_state, "is_sheet", False):
+            raise TypeError(f"game {info.name!r}: sheet_state must be a replay.sheet.SheetState")
+        info.sheet_state.info = info
     return info
 
 

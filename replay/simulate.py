@@ -99,6 +99,7 @@ class SimOptions:
     start_date: str = "2026-01-01"
     id_prefix: str | None = None
     extra_meta: dict[str, Any] = field(default_factory=dict)
+    sheets: bool = False  # write_run also writes each game's score sheet beside its log
 
 
 def defer_secret_bids(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -216,6 +217,24 @@ def simulate(opts: SimOptions, jobs: int | None = None) -> Iterator[tuple[str, b
         yield from pool.imap(_work, tasks, chunksize=16)
 
 
+def sheet_name(name: str) -> str:
+    """`<id>.sheet.jsonl` (or `.sheet.jsonl.gz`) for the log `<id>.jsonl`."""
+    for suffix in (".jsonl.gz", ".jsonl"):
+        if name.endswith(suffix):
+            return name[:-len(suffix)] + ".sheet" + suffix
+    return name + ".sheet.jsonl"
+
+
+def write_sheet(out: Path, name: str, data: bytes) -> None:
+    """The score sheet of the log `name` (its bytes `data`), written beside it."""
+    from .sheetlog import sheet_of
+
+    sheet = sheet_of(replay_bytes(data, name))
+    if name.endswith(".gz"):
+        sheet = gzip.compress(sheet, mtime=0)
+    (out / sheet_name(name)).write_bytes(sheet)
+
+
 def write_run(opts: SimOptions, out: Path, jobs: int | None = None, progress: bool = True) -> int:
     from tqdm import tqdm
 
@@ -225,6 +244,8 @@ def write_run(opts: SimOptions, out: Path, jobs: int | None = None, progress: bo
                disable=not progress or opts.games < 200)
     for name, data, _ in simulate(opts, jobs):
         (out / name).write_bytes(data)
+        if opts.sheets:
+            write_sheet(out, name, data)
         count += 1
         bar.update()
     bar.close()

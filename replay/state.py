@@ -14,11 +14,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from random import Random
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .cards import Card, CardTable
 from .errors import FormatError, RuleError
-from .events import EVENT_TYPES, Event, Header, field_of, int_dict, kind
+from .events import EVENT_TYPES, SHEET_EVENT, Event, Header, field_of, int_dict, kind
+
+if TYPE_CHECKING:
+    from .sheet import SheetState
 
 Move = dict[str, Any]
 Renderer = Callable[[Any, tuple[str, ...]], list[str]]
@@ -38,7 +41,10 @@ class GameInfo:
     - `cards`: every card name of the game (the conformance test tries them all);
     - `step`: what the viewer steps through ("trick" or "turn"), `step_facts`: the fact
       types that close one, and `step_label`: how one is named from its closing fact
-      (default "Trick 3"), the same in `replay` and the viewer.
+      (default "Trick 3"), the same in `replay` and the viewer;
+    - `sheet_state`: the state a score sheet of the game is folded through (a
+      `replay.sheet.SheetState` declared in the game's module), or None when the game has
+      no score sheet.
     """
 
     name: str
@@ -58,6 +64,7 @@ class GameInfo:
     step_facts: tuple[type, ...] = ()
     step_label: Callable[[Any], str] | None = None
     aliases: tuple[str, ...] = field(default=())
+    sheet_state: type[SheetState] | None = None
 
 
 
@@ -243,6 +250,7 @@ class GameState(ABC):
 
     info: ClassVar[GameInfo]
     handlers: ClassVar[dict[str, Callable[[Any, Event], None]]] = {}
+    is_sheet: ClassVar[bool] = False  # a score sheet's state (replay.sheet) says True
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
@@ -318,9 +326,7 @@ class GameState(ABC):
     def apply(self, ev: Event) -> None:
         fn = self.handlers.get(ev.type)
         if fn is None:
-            if ev.type in EVENT_TYPES:
-                raise FormatError(f"'{ev.type}' events are not part of {self.info.name}")
-            raise FormatError(f"unknown event type {ev.type!r}")
+            raise self.not_handled(ev)
         d = ev.data
         if "t" in d and type(d["t"]) is not str:
             raise FormatError(f"'t' must be a timestamp string, got {kind(d['t'])}")
@@ -330,6 +336,20 @@ class GameState(ABC):
             raise RuleError(f"the game is over (all {self.rounds_total} rounds were played): "
                             f"no '{ev.type}' may follow")
         fn(self, ev)
+
+    def not_handled(self, ev: Event) -> Exception:
+        """The error for an event this log cannot take: an unknown type, a type the game does
+        not use, or a score sheet's line in a move log."""
+        if ev.type == SHEET_EVENT:
+            if self.info.sheet_state is None:
+                return RuleError(f"{self.info.name} has no score sheet: its games are "
+                                 f"checked from their moves only")
+            return RuleError("a 'sheet' line cannot stand in a move log: this log's first "
+                             "event is a move, and a log is either a move log or a score "
+                             "sheet, never both")
+        if ev.type in EVENT_TYPES:
+            return FormatError(f"'{ev.type}' events are not part of {self.info.name}")
+        return FormatError(f"unknown event type {ev.type!r}")
 
     def is_over(self) -> bool:
         return self.over

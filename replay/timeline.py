@@ -102,7 +102,7 @@ def _is_card_move(data: dict[str, Any]) -> bool:
 
 def timeline_of(log: Log) -> Timeline:
     """Replay `log` step by step (see the module's text)."""
-    state = new_state(log.header)
+    state = new_state(log.header, log.is_sheet())
     info = state.info
     players = state.players
     steps: list[Step] = []

@@ -17,7 +17,7 @@ def render() -> None:
                count(*) FILTER (WHERE r.ended_early) AS early,
                round(avg(CASE WHEN r.ended_early THEN 1 ELSE 0 END), 3) AS early_share
         FROM rounds r JOIN games g USING (game_id)
-        WHERE r.game_id IN ({games})
+        WHERE r.game_id IN ({games}) AND r.ended_early IS NOT NULL
         GROUP BY g.n_players ORDER BY g.n_players""", f, game="plotters")
     if ui.empty(share, "plotters rounds"):
         return

@@ -6,7 +6,9 @@ import streamlit as st
 from dashboard import data, ui
 
 ui.page("Results")
-st.caption("under_the_radar is won by the lowest total; the other games by the highest.")
+st.caption("under_the_radar is won by the lowest total; the other games by the highest. "
+           "Complete games count, whether replayed from their moves or entered as a score "
+           "sheet.")
 f = ui.filters()
 
 
@@ -17,7 +19,7 @@ def render() -> None:
                round(count(*) FILTER (WHERE p.is_winner) / count(*), 3) AS win_rate,
                round(avg(p.total), 2) AS mean_total
         FROM players p JOIN games g USING (game_id)
-        WHERE g.status = 'complete' AND g.game_id IN ({games}) AND {players}
+        WHERE g.status IN ('complete', 'sheet') AND g.game_id IN ({games}) AND {players}
         GROUP BY g.game, p.player ORDER BY g.game, win_rate DESC, p.player""", f,
         player_column="p.player")
     if ui.empty(rates, "complete games"):
@@ -34,7 +36,7 @@ def render() -> None:
                             width="stretch")
             totals = data.filtered("""
                 SELECT p.total FROM players p JOIN games g USING (game_id)
-                WHERE g.status = 'complete' AND g.game_id IN ({games}) AND {players}""",
+                WHERE g.status IN ('complete', 'sheet') AND g.game_id IN ({games}) AND {players}""",
                 f, game=game, player_column="p.player")
             st.plotly_chart(px.histogram(totals, x="total", nbins=40,
                                          title=f"Distribution of final totals — {game}"),
@@ -44,7 +46,7 @@ def render() -> None:
                        g.n_players, array_to_string(g.winners, ', ') AS winners,
                        string_agg(p.player || ' ' || p.total, ', ' ORDER BY p.seat) AS totals
                 FROM games g JOIN players p USING (game_id)
-                WHERE g.status = 'complete' AND g.game_id IN ({games})
+                WHERE g.status IN ('complete', 'sheet') AND g.game_id IN ({games})
                 GROUP BY ALL ORDER BY played DESC, g.game_id LIMIT 50""", f, game=game)
             st.dataframe(recent, hide_index=True, width="stretch")
             st.dataframe(rg, hide_index=True, width="stretch")

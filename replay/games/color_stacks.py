@@ -7,6 +7,7 @@ stack's size while it is under six; the player who ended the game gets +2.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from random import Random
@@ -16,11 +17,21 @@ from ..cards import Card, CardTable, card_order
 from ..errors import FormatError, RuleError
 from ..events import Event, Header, optional_str_list, str_list
 from ..registry import GameInfo, Move, register
+from ..sheet import (
+    SHEET_END,
+    SheetField,
+    SheetForm,
+    SheetState,
+    letter_counts,
+    sheet_head,
+    table_lines,
+)
 from ..state import (
     Fact,
     GameState,
     RoundDealt,
     RoundOutcome,
+    RoundScored,
     RowSink,
     check_rounds,
     deal_lines,
@@ -428,12 +439,220 @@ def _project_hand(f: HandScored, sink: RowSink) -> None:
     """A hand's breakdown is the round score's derivation (round_scores.derivation)."""
 
 
+# =================================================================== the score sheet
+# A round on a score sheet (replay/sheet.py): the size of each shared stack at the end, per
+# player the cards of each suit left in hand, and who ended the game. Each end-of-round rule
+# is one predicate below (with `draw_due` above); the score is `hand_value()`.
+
+SUIT_SIZE = 9
+
+
+def left_over(players: int) -> int:
+    """Cards the deal puts in no hand: the two-player pile, the four-player card aside."""
+    return SUITS_FOR[players] * SUIT_SIZE - players * HAND_SIZE[players]
+
+
+def suit_fits_deck(on_stack: int, in_hands: int) -> bool:
+    """No more cards of a suit on its stack and in the hands than the suit has."""
+    return on_stack + in_hands <= SUIT_SIZE
+
+
+def round_over(stacks: dict[str, int]) -> bool:
+    """A round is over once a turn (or a draw) has brought a stack to six or more."""
+    return any(k >= END_AT for k in stacks.values())
+
+
+def last_turn_fits(stacks: dict[str, int]) -> bool:
+    """Before the turn that ended the game every stack held at most five cards, and a turn
+    puts down two: at most two cards lie above five."""
+    return sum(k - (END_AT - 1) for k in stacks.values() if k >= END_AT) <= 2
+
+
+def hand_fits_turns(players: int, held: int) -> bool:
+    """A hand starts with HAND_SIZE cards and loses two each turn."""
+    return held <= HAND_SIZE[players] and (HAND_SIZE[players] - held) % 2 == 0
+
+
+def turns_in_order(turns: list[int], start: int, last: int) -> bool:
+    """Turns go clockwise from `start`, and `last` took the last one: the players from
+    `start` to `last` have taken one turn more than the others (all the same when `last`
+    sits right of `start`)."""
+    n = len(turns)
+    order = [(start + i) % n for i in range(n)]
+    k = order.index(last) + 1
+    most = turns[last]
+    return most >= 1 and all(turns[s] == (most if i < k else most - 1)
+                             for i, s in enumerate(order))
+
+
+def draws_made(players: int, place_turns: int, ended_by_draw: bool) -> int:
+    """Two players: the draws made in a round of `place_turns` turns (a draw is due after
+    every pair of turns while the pile lasts; none follows the turn that ended the game)."""
+    pile_cards = left_over(players)
+    pile: list[Card] = [CARDS["R1"]] * pile_cards  # only its size matters
+    draws = 0
+    for t in range(1, place_turns + (1 if ended_by_draw else 0)):
+        if draw_due(players, t, pile):
+            del pile[:2]
+            draws += 1
+    return draws
+
+
+@dataclass(frozen=True, slots=True)
+class StacksSheetEntered(Fact):
+    """A round as the score sheet gives it: the stacks, each hand by suit, the ender."""
+
+    round: int
+    dealer: int
+    stacks: tuple[tuple[str, int], ...]  # every suit in use
+    hands: tuple[tuple[int, ...], ...]  # per seat: cards held of each suit, in suit order
+    ender: int
+    scores: tuple[int, ...]
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class StacksSheetOutcome(RoundOutcome):
+    turns: int  # place turns, known from the hands
+    ender: int
+
+    def summary(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {"turns": self.turns, "ender": players[self.ender]}
+
+    def columns(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {**self.summary(players), "end_reason": SHEET_END}
+
+
+class ColorStacksSheet(SheetState):
+    @classmethod
+    def form(cls, header: Header, round_no: int) -> SheetForm:
+        hs = HAND_SIZE[len(header.players)]
+        return SheetForm(
+            players=tuple(SheetField(("hand", s), s, 0, min(SUIT_SIZE, hs),
+                                     help=f"{s} cards left in the player's hand")
+                          for s in header.suits),
+            round=tuple(SheetField(("stacks", s), s, 0, SUIT_SIZE,
+                                   help=f"cards on the {s} stack") for s in header.suits),
+            pick=(("ender", "ended the game"),))
+
+    def score_sheet(self, ev: Event, entries: list[dict[str, Any]]
+                    ) -> tuple[list[int], list[str], RoundOutcome]:
+        suits = self.header.suits
+        n = self.n
+        what = "a suit of this game"
+        stacks = letter_counts(ev.data, "stacks", "the sheet", suits, what)
+        hands = [letter_counts(e, "hand", f"{self.players[s]}'s entry", suits, what)
+                 for s, e in enumerate(entries)]
+        for suit in suits:
+            in_hands = sum(h[suit] for h in hands)
+            if not suit_fits_deck(stacks[suit], in_hands):
+                raise RuleError(f"{suit}: {stacks[suit]} on the stack and {in_hands} in hands "
+                                f"make {stacks[suit] + in_hands}, but the suit has {SUIT_SIZE} "
+                                f"cards")
+        shown = " ".join(f"{s}×{k}" for s, k in stacks.items())
+        if not round_over(stacks):
+            raise RuleError(f"no stack holds {END_AT} cards ({shown}): a round ends only with "
+                            f"the turn that brings a stack to {END_AT}")
+        if "ender" not in ev.data:
+            raise RuleError(f"a stack holds {END_AT} or more cards ({shown}), so a player "
+                            f"ended the game: the sheet must name the 'ender'")
+        ender = self.player(ev, "ender")
+        if not last_turn_fits(stacks):
+            above = sum(k - END_AT + 1 for k in stacks.values() if k >= END_AT)
+            raise RuleError(f"the stacks hold {above} cards above five ({shown}), but the turn "
+                            f"that ended the game put two cards on stacks of at most five")
+        hs = HAND_SIZE[n]
+        held = [sum(h.values()) for h in hands]
+        for s, k in enumerate(held):
+            if not hand_fits_turns(n, k):
+                raise RuleError(f"{self.players[s]} holds {k} cards: every player starts with "
+                                f"{hs} and puts down two a turn, so a hand holds "
+                                f"{hs}, {hs - 2}, {hs - 4}, ...")
+        turns = [(hs - k) // 2 for k in held]
+        place_turns = sum(turns)
+        start = self.left_of(self.dealer)
+        by_place = turns_in_order(turns, start, ender)
+        # two players: a draw after a pair of turns may have ended it (either may draw)
+        by_draw = n == 2 and turns[0] == turns[1] >= 1 and \
+            draws_made(n, place_turns, True) > draws_made(n, place_turns, False)
+        if not (by_place or by_draw):
+            order = [self.players[(start + i) % n] for i in range(n)]
+            k = order.index(self.players[ender]) + 1
+            rule = ("so every player has taken as many turns as the others"
+                    if k == n else
+                    f"so {_names(order[:k])} {'has' if k == 1 else 'have'} taken one turn "
+                    f"more than {_names(order[k:])} (two cards fewer in hand)")
+            hands_text = ", ".join(f"{p} {held[self.seat[p]]}" for p in order)
+            raise RuleError(f"the hands do not fit the order of turns: turns go clockwise "
+                            f"from {order[0]} (left of the dealer "
+                            f"{self.players[self.dealer]}) and {self.players[ender]} took the "
+                            f"last one, {rule}; the hands hold {hands_text}")
+        have = sum(stacks.values()) + sum(held)
+        missing = SUITS_FOR[n] * SUIT_SIZE - have
+        outside = {end: left_over(n) - 2 * draws_made(n, place_turns, end)
+                   for end, possible in ((False, by_place), (True, by_draw)) if possible}
+        if missing not in outside.values():
+            deck = SUITS_FOR[n] * SUIT_SIZE
+            pile = next(iter(outside.values()))
+            why = {3: "with three players every card is in a hand or on a stack",
+                   4: "with four players only the card set aside is in neither"}.get(
+                n, f"with two players the rest is the pile not yet drawn, which after "
+                   f"{place_turns} turns holds {pile} cards")
+            raise RuleError(f"the stacks and hands hold {have} of the {deck} cards; {why}")
+        scores: list[int] = []
+        derivations: list[str] = []
+        for s, h in enumerate(hands):
+            cards = [CARDS[f"{suit}{v}"] for suit in suits for v in range(1, h[suit] + 1)]
+            total, _, text = hand_value(cards, stacks, suits, s == ender)
+            scores.append(total)
+            derivations.append(text)
+        self.emit(StacksSheetEntered(self.round_no, self.dealer, tuple(stacks.items()),
+                                     tuple(tuple(h[suit] for suit in suits) for h in hands),
+                                     ender, tuple(scores), ev.line))
+        return scores, derivations, StacksSheetOutcome(place_turns, ender)
+
+    @classmethod
+    def line_of(cls, facts: Sequence[Fact], scored: RoundScored,
+                players: tuple[str, ...]) -> dict[str, Any]:
+        stacks: dict[str, int] = {}
+        hands: dict[str, dict[str, int]] = {p: {} for p in players}
+        for f in facts:
+            if isinstance(f, TurnTaken):
+                stacks = dict(f.stacks)
+            elif isinstance(f, HandScored):
+                hands[players[f.player]] = {suit: k for suit, k, _, _ in f.breakdown}
+        outcome = scored.outcome
+        assert isinstance(outcome, StacksRound)
+        return {"stacks": stacks, "ender": players[outcome.ender],
+                "players": {p: {"hand": hands[p]} for p in players}}
+
+
+def _names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _render_sheet(f: StacksSheetEntered, players: tuple[str, ...]) -> list[str]:
+    suits = [suit for suit, _ in f.stacks]
+    stacks = " ".join(f"{suit}×{k}" for suit, k in f.stacks)
+    return [sheet_head(f.round, f.dealer, f.line, players),
+            f"   stacks {stacks}; {players[f.ender]} ended the game",
+            *table_lines(players, (*suits, "score"),
+                         [(*h, sc) for h, sc in zip(f.hands, f.scores)])]
+
+
+def _project_sheet(f: StacksSheetEntered, sink: RowSink) -> None:
+    """A sheet's round is stored as its rounds and round_scores rows (from RoundScored);
+    its stacks and hands are in the log's text (no turn-level table holds them)."""
+
+
 INFO = register(GameInfo(
     name="color_stacks", title="Color Stacks", min_players=2, max_players=4,
     state_class=ColorStacksState, cards=CARDS, variants=("three_rounds",), needs_suits=True,
     step="turn",
     render={RoundDealt: _render_dealt, PileSet: _render_pile, TurnTaken: _render_turn,
-            HandScored: _render_hand},
-    project={PileSet: _project_pile, TurnTaken: _project_turn, HandScored: _project_hand},
+            HandScored: _render_hand, StacksSheetEntered: _render_sheet},
+    project={PileSet: _project_pile, TurnTaken: _project_turn, HandScored: _project_hand,
+             StacksSheetEntered: _project_sheet},
     heuristic=heuristic, step_facts=(TurnTaken,), step_label=step_label,
+    sheet_state=ColorStacksSheet,
 ))

@@ -9,6 +9,7 @@ round at once. Collected cards score (largest x second largest open stack)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from random import Random
@@ -18,11 +19,22 @@ from ..cards import Card, CardTable, card_order, names
 from ..errors import FormatError, RuleError
 from ..events import Event, Header, str_list
 from ..registry import GameInfo, Move, register
+from ..sheet import (
+    SHEET_END,
+    SheetField,
+    SheetForm,
+    SheetState,
+    letter_counts,
+    number,
+    sheet_head,
+    table_lines,
+)
 from ..state import (
     Fact,
     GameState,
     RoundDealt,
     RoundOutcome,
+    RoundScored,
     RowSink,
     TrickAbandoned,
     check_rounds,
@@ -64,7 +76,7 @@ def keepable(open_stacks: list[int]) -> list[str]:
 
 
 def score(open_stacks: list[int], discards: int) -> tuple[int, str]:
-    """The round score of one player and its derivation, e.g. 'open G5 R6, other 3 -> ...'."""
+    """The round score of one player and its derivation, e.g. 'open G×5 R×6, other 3 -> ...'."""
     # the two largest stacks (ties: colour order), shown in colour order
     held = sorted((-k, i) for i, k in enumerate(open_stacks) if k)
     if len(held) < 2:
@@ -583,12 +595,183 @@ def _project_ended(f: RoundEnded, sink: RowSink) -> None:
         plays_rows(sink, f.round, f.tricks + 1, [(s, c, None) for s, c in f.unfinished])
 
 
+# =================================================================== the score sheet
+# A round on a score sheet (replay/sheet.py): per player the cards in each open colour
+# stack and the number of face-down cards. Each end-of-round rule is one predicate below;
+# the score is `score()`, as in a replayed round.
+
+
+def open_colours_allowed(open_stacks: list[int]) -> bool:
+    """At most three open colours: the fourth colour makes a player keep two at once."""
+    return sum(1 for k in open_stacks if k) < 4
+
+
+def face_down_after_keep(open_stacks: list[int], face_down: int) -> bool:
+    """Cards go face down only by a keep, which leaves exactly the two kept colours open."""
+    return face_down == 0 or sum(1 for k in open_stacks if k) == 2
+
+
+def keep_turns_two(face_down: int) -> bool:
+    """A keep turns at least one card of each of the two colours not kept face down."""
+    return face_down == 0 or face_down >= 2
+
+
+def collectable(players: int, cards: int) -> bool:
+    """Whether one player can have collected `cards` cards in a round: every trick gives its
+    first winner `pick_size` cards and its second winner the rest, nobody is both, and a
+    round has at most HAND_SIZE tricks."""
+    first = pick_size(players)
+    second = players - first
+    for a in range(HAND_SIZE + 1):
+        rest = cards - a * first
+        if rest < 0:
+            break
+        if rest % second == 0 and a + rest // second <= HAND_SIZE:
+            return True
+    return False
+
+
+def colour_fits_deck(players: int, colour: str, cards: int) -> bool:
+    """No more cards of a colour than the deck of this table size holds."""
+    return cards <= DECK_TOP[players][colour]
+
+
+def table_fits_deck(players: int, cards: int) -> bool:
+    """No more cards collected in all than the round deals."""
+    return cards <= players * HAND_SIZE
+
+
+@dataclass(frozen=True, slots=True)
+class PlottersSheetEntered(Fact):
+    """A round as the score sheet gives it: per seat the open stacks and face-down cards."""
+
+    round: int
+    dealer: int
+    open: tuple[tuple[int, int, int, int], ...]  # per seat: open B G R Y
+    face_down: tuple[int, ...]
+    scores: tuple[int, ...]
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlottersSheetOutcome(RoundOutcome):
+    """A sheet does not say how the round ended (early or not) nor how many tricks."""
+
+    def columns(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {"end_reason": SHEET_END}
+
+
+def _shown(stacks: list[int]) -> str:
+    return " ".join(f"{COLORS[i]}×{k}" for i, k in enumerate(stacks) if k) or "nothing"
+
+
+class PlottersSheet(SheetState):
+    @classmethod
+    def form(cls, header: Header, round_no: int) -> SheetForm:
+        n = len(header.players)
+        top = DECK_TOP[n]
+        opens = tuple(SheetField(("open", c), c, 0, top[c],
+                                 help=f"cards in the player's open {COLOR_NAMES[c]} stack")
+                      for c in COLORS)
+        down = SheetField(("face_down",), "face down", 0, HAND_SIZE * pick_size(n),
+                          help="face-down cards: the colours not kept, and later cards of them")
+        return SheetForm(players=(*opens, down))
+
+    def score_sheet(self, ev: Event, entries: list[dict[str, Any]]
+                    ) -> tuple[list[int], list[str], RoundOutcome]:
+        n = self.n
+        opens: list[list[int]] = []
+        downs: list[int] = []
+        for s, entry in enumerate(entries):
+            name = self.players[s]
+            where = f"{name}'s entry"
+            counts = letter_counts(entry, "open", where, COLORS, "a plotters colour")
+            down = number(entry, "face_down", where, default=0)
+            stacks = [counts[c] for c in COLORS]
+            if not open_colours_allowed(stacks):
+                raise RuleError(f"{name} has open stacks of all four colours "
+                                f"({_shown(stacks)}): a player who collects the fourth "
+                                f"colour keeps two at once and turns the other two face down")
+            if not face_down_after_keep(stacks, down):
+                k = sum(1 for x in stacks if x)
+                raise RuleError(f"{name} has {down} face-down cards but {k} open "
+                                f"colour{'s' if k != 1 else ''} ({_shown(stacks)}): cards go "
+                                f"face down only when a player keeps two colours, and from "
+                                f"then on exactly those two stacks are open")
+            if not keep_turns_two(down):
+                raise RuleError(f"{name} has 1 face-down card: the keep turns the two colours "
+                                f"not kept face down, at least one card of each")
+            total = sum(stacks) + down
+            if not collectable(n, total):
+                first = pick_size(n)
+                second = n - first
+                how = (f"so a player's cards come in {'twos' if first == 2 else 'threes'}, "
+                       f"at most {HAND_SIZE * first}" if first == second else
+                       f"a player is at most one of them, and a round has at most "
+                       f"{HAND_SIZE} tricks")
+                raise RuleError(f"{name} collected {total} cards (open and face down), which "
+                                f"no round can give: with {n} players a trick gives {first} "
+                                f"cards to its first winner and {second} to its second, {how}")
+            opens.append(stacks)
+            downs.append(down)
+        for i, c in enumerate(COLORS):
+            held = sum(o[i] for o in opens)
+            if not colour_fits_deck(n, c, held):
+                top = DECK_TOP[n][c]
+                raise RuleError(f"the open {COLOR_NAMES[c]} stacks hold {held} cards in all, "
+                                f"but the {n}-player deck has {top} {COLOR_NAMES[c]} cards "
+                                f"({c}1-{c}{top})")
+        total = sum(map(sum, opens)) + sum(downs)
+        if not table_fits_deck(n, total):
+            raise RuleError(f"the players collected {total} cards in all (open and face down), "
+                            f"but a {n}-player round deals only {n * HAND_SIZE}")
+        scores: list[int] = []
+        derivations: list[str] = []
+        for stacks, down in zip(opens, downs):
+            points, text = score(stacks, down)
+            scores.append(points)
+            derivations.append(text)
+        self.emit(PlottersSheetEntered(self.round_no, self.dealer,
+                                       tuple((o[0], o[1], o[2], o[3]) for o in opens),
+                                       tuple(downs), tuple(scores), ev.line))
+        return scores, derivations, PlottersSheetOutcome()
+
+    @classmethod
+    def line_of(cls, facts: Sequence[Fact], scored: RoundScored,
+                players: tuple[str, ...]) -> dict[str, Any]:
+        stacks = [[0, 0, 0, 0, 0] for _ in players]
+        for f in facts:
+            if isinstance(f, TrickFinished):
+                stacks = [list(st) for st in f.stacks]
+            elif isinstance(f, ColorsKept):  # after its trick: the other two colours go down
+                st = stacks[f.player]
+                kept = {COLOR_INDEX[c] for c in f.colors}
+                for i in range(4):
+                    if i not in kept:
+                        st[i] = 0
+                st[4] += f.discarded
+        return {"players": {p: {"open": {c: st[i] for i, c in enumerate(COLORS) if st[i]},
+                                "face_down": st[4]} for p, st in zip(players, stacks)}}
+
+
+def _render_sheet(f: PlottersSheetEntered, players: tuple[str, ...]) -> list[str]:
+    return [sheet_head(f.round, f.dealer, f.line, players),
+            *table_lines(players, (*COLORS, "face down", "score"),
+                         [(*o, d, sc) for o, d, sc in zip(f.open, f.face_down, f.scores)])]
+
+
+def _project_sheet(f: PlottersSheetEntered, sink: RowSink) -> None:
+    """A sheet's round is stored as its rounds and round_scores rows (from RoundScored); the
+    stacks it gives are in the log's text, and no trick-level table holds them."""
+
+
 INFO = register(GameInfo(
     name="plotters", title="Plotters, Inc. / Mit List und Tücke",
     min_players=4, max_players=6, state_class=PlottersState, cards=CARDS,
     editions=EDITIONS, aliases=("mit-list-und-tuecke",),
-    render={TrickFinished: _render_trick, ColorsKept: _render_kept, RoundEnded: _render_ended},
+    render={TrickFinished: _render_trick, ColorsKept: _render_kept, RoundEnded: _render_ended,
+            PlottersSheetEntered: _render_sheet},
     project={TrickFinished: _project_trick, ColorsKept: _project_kept,
-             RoundEnded: _project_ended},
-    heuristic=heuristic, step_facts=(TrickFinished,),
+             RoundEnded: _project_ended, PlottersSheetEntered: _project_sheet},
+    heuristic=heuristic, step_facts=(TrickFinished,), sheet_state=PlottersSheet,
 ))

@@ -7,6 +7,7 @@ cards turned up are skipped); each player bids how many tricks they will win;
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from random import Random
 from typing import Any
@@ -15,11 +16,13 @@ from ..cards import Card, CardTable, card_order, hand_cards, hand_of, remove_fro
 from ..errors import FormatError, RuleError
 from ..events import Event, Header, field_of, kind
 from ..registry import GameInfo, Move, register
+from ..sheet import SHEET_END, SheetField, SheetForm, SheetState, number, sheet_head, table_lines
 from ..state import (
     Fact,
     GameState,
     RoundDealt,
     RoundOutcome,
+    RoundScored,
     RowSink,
     TrickAbandoned,
     check_rounds,
@@ -700,12 +703,148 @@ def _project_settled(f: BidSettled, sink: RowSink) -> None:
              marching=f.marching, score=f.score)
 
 
+# =================================================================== the score sheet
+# A round on a score sheet (replay/sheet.py): per player the bid, the tricks won and the
+# +5 and -5 cards in them. Each end-of-round rule is one predicate below (with
+# `bid_in_range` and `breaks_plus_minus_one` above); the score is `score_round()`.
+
+
+def tricks_add_up(won: list[int], tricks: int) -> bool:
+    """Every trick of the round has exactly one winner."""
+    return sum(won) == tricks
+
+
+def action_cards_fit(taken: int, card: str) -> bool:
+    """No more +5 (or -5) cards taken than the deck holds."""
+    return taken <= ACTIONS[card]
+
+
+def action_cards_won(won: int, plus5: int, minus5: int, players: int) -> bool:
+    """+5 and -5 cards count only in tricks won, and a trick holds one card per player."""
+    return plus5 + minus5 <= won * players
+
+
+@dataclass(frozen=True, slots=True)
+class RageSheetEntered(Fact):
+    """A round as the score sheet gives it: per seat the bid, tricks won, +5 and -5 cards."""
+
+    round: int
+    dealer: int
+    bids: tuple[int, ...]
+    won: tuple[int, ...]
+    plus5: tuple[int, ...]
+    minus5: tuple[int, ...]
+    scores: tuple[int, ...]
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class RageSheetOutcome(RoundOutcome):
+    hand_size: int  # cards each, so tricks in the round
+
+    def summary(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {"tricks": self.hand_size}
+
+    def columns(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {"tricks": self.hand_size, "hand_size": self.hand_size, "end_reason": SHEET_END}
+
+
+class RageSheet(SheetState):
+    @classmethod
+    def form(cls, header: Header, round_no: int) -> SheetForm:
+        hs = hand_size(round_no)
+        return SheetForm(players=(
+            SheetField(("bid",), "bid", 0, hs, required=True, help="tricks the player bid"),
+            SheetField(("won",), "won", 0, hs, required=True, help="tricks the player won"),
+            SheetField(("plus5",), "+5", 0, ACTIONS["+5"], help="+5 cards in the tricks won"),
+            SheetField(("minus5",), "-5", 0, ACTIONS["-5"], help="-5 cards in the tricks won"),
+        ))
+
+    def score_sheet(self, ev: Event, entries: list[dict[str, Any]]
+                    ) -> tuple[list[int], list[str], RoundOutcome]:
+        r = self.round_no
+        hs = hand_size(r)
+        bids: list[int] = []
+        won: list[int] = []
+        plus5: list[int] = []
+        minus5: list[int] = []
+        for s, entry in enumerate(entries):
+            name = self.players[s]
+            where = f"{name}'s entry"
+            bid = number(entry, "bid", where)
+            w = number(entry, "won", where)
+            p5 = number(entry, "plus5", where, default=0)
+            m5 = number(entry, "minus5", where, default=0)
+            if not bid_in_range(bid, hs):
+                raise RuleError(f"{name} bids {bid}: a bid is 0 to {hs} in round {r}")
+            if not action_cards_won(w, p5, m5, self.n):
+                cards = " and ".join(f"{k} {c} card{'s' if k != 1 else ''}"
+                                     for k, c in ((p5, "+5"), (m5, "-5")) if k)
+                raise RuleError(f"{name} took {cards} in {w} trick{'s' if w != 1 else ''} "
+                                f"won: +5 and -5 cards count only in tricks won, and a trick "
+                                f"holds {self.n} cards")
+            bids.append(bid)
+            won.append(w)
+            plus5.append(p5)
+            minus5.append(m5)
+        if not tricks_add_up(won, hs):
+            raise RuleError(f"the tricks won add up to {sum(won)}, but round {r} has {hs} "
+                            f"trick{'s' if hs != 1 else ''} ({hs} card{'s' if hs != 1 else ''} "
+                            f"each) and every trick has one winner")
+        for card, taken in (("+5", plus5), ("-5", minus5)):
+            if not action_cards_fit(sum(taken), card):
+                raise RuleError(f"the {card} cards taken add up to {sum(taken)}, but the deck "
+                                f"holds {ACTIONS[card]}")
+        if "plus_minus_one" in self.header.variants and \
+                breaks_plus_minus_one(bids[-1], sum(bids[:-1]), True, hs):
+            raise RuleError(f"with plus_minus_one the bids may not add up to {hs}, the number "
+                            f"of tricks in round {r}: {' + '.join(map(str, bids))} = {hs}")
+        marching_through = "marching_through" in self.header.variants
+        scores: list[int] = []
+        derivations: list[str] = []
+        for s in range(self.n):
+            total, _, text = score_round(won[s], bids[s], plus5[s], minus5[s], hs,
+                                         marching_through)
+            scores.append(total)
+            derivations.append(text)
+        self.emit(RageSheetEntered(r, self.dealer, tuple(bids), tuple(won), tuple(plus5),
+                                   tuple(minus5), tuple(scores), ev.line))
+        return scores, derivations, RageSheetOutcome(hs)
+
+    @classmethod
+    def line_of(cls, facts: Sequence[Fact], scored: RoundScored,
+                players: tuple[str, ...]) -> dict[str, Any]:
+        entries: dict[str, Any] = {}
+        for f in facts:
+            if isinstance(f, BidSettled):
+                entry = {"bid": f.bid, "won": f.won}
+                if f.plus5:
+                    entry["plus5"] = f.plus5
+                if f.minus5:
+                    entry["minus5"] = f.minus5
+                entries[players[f.player]] = entry
+        return {"players": {p: entries[p] for p in players}}
+
+
+def _render_sheet(f: RageSheetEntered, players: tuple[str, ...]) -> list[str]:
+    return [sheet_head(f.round, f.dealer, f.line, players),
+            *table_lines(players, ("bid", "won", "+5", "-5", "score"),
+                         zip(f.bids, f.won, f.plus5, f.minus5, f.scores))]
+
+
+def _project_sheet(f: RageSheetEntered, sink: RowSink) -> None:
+    """A sheet's round is stored as its rounds and round_scores rows (from RoundScored); its
+    bids are in the log's text (the `bids` table holds rounds replayed from their moves)."""
+
+
 INFO = register(GameInfo(
     name="rage", title="Rage", min_players=3, max_players=8, state_class=RageState,
     cards=CARDS, variants=VARIANTS,
     render={RoundDealt: _render_dealt, TrumpTurned: _render_trump, BidMade: _render_bid,
-            RageTrickFinished: _render_trick, BidSettled: _render_settled},
+            RageTrickFinished: _render_trick, BidSettled: _render_settled,
+            RageSheetEntered: _render_sheet},
     project={TrumpTurned: _project_trump, BidMade: _project_bid,
-             RageTrickFinished: _project_trick, BidSettled: _project_settled},
-    heuristic=heuristic, step_facts=(RageTrickFinished,),
+             RageTrickFinished: _project_trick, BidSettled: _project_settled,
+             RageSheetEntered: _project_sheet},
+    heuristic=heuristic, step_facts=(RageTrickFinished,), sheet_state=RageSheet,
 ))

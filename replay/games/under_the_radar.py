@@ -7,6 +7,7 @@ are bad). `acceptable()` is the whole acceptability rule.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from random import Random
 from typing import Any
@@ -15,11 +16,13 @@ from ..cards import Card, CardTable, card_order, hand_cards, hand_of, remove_fro
 from ..errors import RuleError
 from ..events import Event, Header, optional_str_list
 from ..registry import GameInfo, Move, register
+from ..sheet import SHEET_END, SheetField, SheetForm, SheetState, number, sheet_head, table_lines
 from ..state import (
     Fact,
     GameState,
     RoundDealt,
     RoundOutcome,
+    RoundScored,
     RowSink,
     TrickAbandoned,
     check_rounds,
@@ -118,6 +121,11 @@ def acceptable(card: UCard, trick: Trick) -> bool:
         if d is None or d in trick.single_categories:
             return False
     return True
+
+
+def tricks_score(taken: int) -> tuple[int, str]:
+    """A round's score: one point per trick taken (the lowest total wins)."""
+    return taken, f"{taken} trick{'s' if taken != 1 else ''} taken -> {taken}"
 
 
 def acceptable_cards(hand: dict[UCard, int], trick: Trick, led: bool) -> list[UCard]:
@@ -359,8 +367,9 @@ class UnderTheRadarState(GameState):
             self.leader = self.turn = s
 
     def _end_round(self, how: str, player: int | None, line: int) -> None:
-        scores = list(self.taken)
-        derivs = [f"{k} trick{'s' if k != 1 else ''} taken -> {k}" for k in scores]
+        scored = [tricks_score(k) for k in self.taken]
+        scores = [k for k, _ in scored]
+        derivs = [text for _, text in scored]
         self.emit(UTRRoundEnded(self.round_no, how, player, tuple(scores), line))
         self.phase = "deal"
         self.finish_round(scores, derivs, RadarRound(self.trick_no, how), line)
@@ -476,12 +485,93 @@ def _project_ended(f: UTRRoundEnded, sink: RowSink) -> None:
     """How the round ended is a column of `rounds` (the round's outcome)."""
 
 
+# =================================================================== the score sheet
+# A round on a score sheet (replay/sheet.py): per player the tricks taken. Each
+# end-of-round rule is one predicate below; the score is `tricks_score()`.
+
+
+def taken_fits_hand(players: int, taken: int) -> bool:
+    """A player takes a trick only by playing one of their own cards on it."""
+    return taken <= HAND_SIZE[players]
+
+
+def tricks_fit_deck(players: int, taken: int) -> bool:
+    """A trick taken holds at least two cards (the one led and the one that took it)."""
+    return 2 * taken <= players * HAND_SIZE[players]
+
+
+@dataclass(frozen=True, slots=True)
+class RadarSheetEntered(Fact):
+    """A round as the score sheet gives it: per seat the tricks taken."""
+
+    round: int
+    dealer: int
+    taken: tuple[int, ...]
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class RadarSheetOutcome(RoundOutcome):
+    tricks: int  # tricks taken in all
+
+    def summary(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {"tricks": self.tricks}
+
+    def columns(self, players: tuple[str, ...]) -> dict[str, Any]:
+        return {"tricks": self.tricks, "end_reason": SHEET_END}
+
+
+class RadarSheet(SheetState):
+    @classmethod
+    def form(cls, header: Header, round_no: int) -> SheetForm:
+        hs = HAND_SIZE[len(header.players)]
+        return SheetForm(players=(SheetField(("taken",), "tricks", 0, hs, required=True,
+                                             help="tricks the player took"),))
+
+    def score_sheet(self, ev: Event, entries: list[dict[str, Any]]
+                    ) -> tuple[list[int], list[str], RoundOutcome]:
+        n = self.n
+        hs = HAND_SIZE[n]
+        taken: list[int] = []
+        for s, entry in enumerate(entries):
+            name = self.players[s]
+            k = number(entry, "taken", f"{name}'s entry")
+            if not taken_fits_hand(n, k):
+                raise RuleError(f"{name} took {k} tricks, but with {n} players a hand holds "
+                                f"{hs} cards, and a player takes a trick only by playing one "
+                                f"of them")
+            taken.append(k)
+        if not tricks_fit_deck(n, sum(taken)):
+            raise RuleError(f"the players took {sum(taken)} tricks in all, but a trick taken "
+                            f"holds at least two cards and the round deals {n * hs}: at most "
+                            f"{n * hs // 2} tricks can be taken")
+        scored = [tricks_score(k) for k in taken]
+        self.emit(RadarSheetEntered(self.round_no, self.dealer, tuple(taken), ev.line))
+        return [k for k, _ in scored], [text for _, text in scored], \
+            RadarSheetOutcome(sum(taken))
+
+    @classmethod
+    def line_of(cls, facts: Sequence[Fact], scored: RoundScored,
+                players: tuple[str, ...]) -> dict[str, Any]:
+        ended = next(f for f in facts if isinstance(f, UTRRoundEnded))
+        return {"players": {p: {"taken": k} for p, k in zip(players, ended.tricks_taken)}}
+
+
+def _render_sheet(f: RadarSheetEntered, players: tuple[str, ...]) -> list[str]:
+    return [sheet_head(f.round, f.dealer, f.line, players),
+            *table_lines(players, ("tricks", "score"), [(k, k) for k in f.taken])]
+
+
+def _project_sheet(f: RadarSheetEntered, sink: RowSink) -> None:
+    """A sheet's round is stored as its rounds and round_scores rows (from RoundScored)."""
+
+
 INFO = register(GameInfo(
     name="under_the_radar", title="Under the Radar", min_players=3, max_players=7,
     state_class=UnderTheRadarState, cards=CARDS, lowest_wins=True,
     render={CompletesRemoved: _render_removed, UTRTrickFinished: _render_trick,
-            UTRRoundEnded: _render_ended},
+            UTRRoundEnded: _render_ended, RadarSheetEntered: _render_sheet},
     project={CompletesRemoved: _project_removed, UTRTrickFinished: _project_trick,
-             UTRRoundEnded: _project_ended},
-    heuristic=heuristic, step_facts=(UTRTrickFinished,),
+             UTRRoundEnded: _project_ended, RadarSheetEntered: _project_sheet},
+    heuristic=heuristic, step_facts=(UTRTrickFinished,), sheet_state=RadarSheet,
 ))
