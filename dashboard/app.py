@@ -26,9 +26,13 @@ PAGES = [
     st.Page("views/viewer.py", title="Game viewer", icon=":material/search:", url_path="viewer"),
     st.Page("views/verify.py", title="Verify", icon=":material/gavel:", url_path="verify"),
     st.Page("views/upload.py", title="Upload", icon=":material/upload:", url_path="upload"),
+    st.Page("views/sheet.py", title="Score sheet", icon=":material/edit_note:",
+            url_path="sheet"),
     st.Page("views/sql.py", title="SQL", icon=":material/terminal:", url_path="sql"),
 ]
 page = st.navigation(PAGES)
 ui.sidebar_filters()
+st.sidebar.caption("Games entered as a score sheet count in totals and results; trick, "
+                   "split, early-end and bidding figures come from move logs only.")
 auth.login_panel()
 page.run()

@@ -212,7 +212,7 @@ def _labelled(games: pd.DataFrame) -> pd.DataFrame:
     """A readable picker label per game: who played, when, the file, and a dispute mark."""
     def label(r: pd.Series) -> str:
         when = str(r["played_on"])[:10] if pd.notna(r["played_on"]) else "undated"
-        mark = ""
+        mark = "SHEET · " if r["status"] == "sheet" else ""
         if r["status"] == "illegal":
             mark = "ILLEGAL · "
         elif (r["claims_mismatched"] or 0) > 0:

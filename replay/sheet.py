@@ -53,12 +53,15 @@ class SheetField:
 
 @dataclass(frozen=True)
 class SheetForm:
-    """A game's sheet for one round, as numbers: one row per player (`players`), numbers
-    that belong to the round (`round`), and players named once per round (`pick`: the key
-    and what it means; optional, e.g. who ended the game)."""
+    """A game's sheet for one round, as numbers: one row per player (`players`, and what a
+    row holds in words: `about`), numbers that belong to the round (`round`, in words:
+    `round_about`), and players named once per round (`pick`: the key and what it means;
+    optional, e.g. who ended the game)."""
 
     players: tuple[SheetField, ...]
+    about: str = ""
     round: tuple[SheetField, ...] = ()
+    round_about: str = ""
     pick: tuple[tuple[str, str], ...] = ()
 
 

@@ -33,6 +33,20 @@ one under_the_radar/under-the-radar-3p.jsonl --game under_the_radar --players 3 
 one under_the_radar/under-the-radar-5p-3-rounds.jsonl --game under_the_radar --players 5 --seed 1 --rounds 3 --claims
 one under_the_radar/under-the-radar-7p.jsonl --game under_the_radar --players 7 --seed 1 --bots greedy,random
 
+# score sheets: the sheet a table would have kept of a simulated game (only the sheet is kept)
+sheet() {
+    local dest=$1; shift
+    rm -rf "$tmp/sheet"
+    "$TL" simulate --games 1 --sheets --id-prefix "$(basename "$dest" .sheet.jsonl)" --out "$tmp/sheet" "$@" >/dev/null
+    mkdir -p "$(dirname "sample_logs/$dest")"
+    mv "$tmp"/sheet/*.sheet.jsonl "sample_logs/$dest"
+}
+
+sheet sheets/plotters-4p.sheet.jsonl         --game plotters --players 4 --seed 12 --wrong-claims 0.05
+sheet sheets/rage-4p.sheet.jsonl             --game rage --players 4 --seed 11 --variants plus_minus_one --claims
+sheet sheets/color-stacks-4p.sheet.jsonl     --game color_stacks --players 4 --seed 11 --variants three_rounds --claims
+sheet sheets/under-the-radar-6p.sheet.jsonl  --game under_the_radar --players 6 --seed 11 --rounds 3 --claims
+
 # the corpus: a few hundred games, mixed tables, bots, variants, some wrong claims and illegal moves
 rm -rf sample_logs/corpus
 "$TL" simulate --game plotters        --games 80 --seed 7 --bots greedy,random,greedy --edition mixed --wrong-claims 0.01 --illegal 0.04 --jobs 1 --out sample_logs/corpus/plotters

@@ -85,6 +85,14 @@ def render() -> None:
         st.session_state[f"{rnd_key}_from_url"] = asked_round
     rnd = st.selectbox("Round", rounds, key=rnd_key)
     steps = tl.in_round(rnd)
+    sheet = tl.replay.state is not None and tl.replay.state.is_sheet
+    if sheet:
+        st.info(f"Entered as a score sheet: what lay on the table at the end of each round, "
+                f"with no {step_word}s to step through. Results and totals count it; "
+                f"{step_word}-level figures cannot.")
+        st.code("\n".join(tl.round_lines.get(rnd, [])), language=None)
+        _scores(gid, rnd)
+        return
     _round_notes(tl, rnd)
     if not steps:
         st.info(f"No {step_word} was played in round {rnd}.")

@@ -531,8 +531,10 @@ class ColorStacksSheet(SheetState):
             players=tuple(SheetField(("hand", s), s, 0, min(SUIT_SIZE, hs),
                                      help=f"{s} cards left in the player's hand")
                           for s in header.suits),
+            about="Cards of each suit left in each hand",
             round=tuple(SheetField(("stacks", s), s, 0, SUIT_SIZE,
                                    help=f"cards on the {s} stack") for s in header.suits),
+            round_about="Stacks on the table (cards in each)",
             pick=(("ender", "ended the game"),))
 
     def score_sheet(self, ev: Event, entries: list[dict[str, Any]]

@@ -673,9 +673,11 @@ class PlottersSheet(SheetState):
         opens = tuple(SheetField(("open", c), c, 0, top[c],
                                  help=f"cards in the player's open {COLOR_NAMES[c]} stack")
                       for c in COLORS)
-        down = SheetField(("face_down",), "face down", 0, HAND_SIZE * pick_size(n),
+        down = SheetField(("face_down",), "down", 0, HAND_SIZE * pick_size(n),
                           help="face-down cards: the colours not kept, and later cards of them")
-        return SheetForm(players=(*opens, down))
+        return SheetForm(players=(*opens, down),
+                         about="Each player's open stacks (cards per colour) and face-down "
+                               "cards")
 
     def score_sheet(self, ev: Event, entries: list[dict[str, Any]]
                     ) -> tuple[list[int], list[str], RoundOutcome]:

@@ -758,7 +758,7 @@ class RageSheet(SheetState):
             SheetField(("won",), "won", 0, hs, required=True, help="tricks the player won"),
             SheetField(("plus5",), "+5", 0, ACTIONS["+5"], help="+5 cards in the tricks won"),
             SheetField(("minus5",), "-5", 0, ACTIONS["-5"], help="-5 cards in the tricks won"),
-        ))
+        ), about=f"Each player's bid, tricks won ({hs} in all) and the +5 and -5 cards in them")
 
     def score_sheet(self, ev: Event, entries: list[dict[str, Any]]
                     ) -> tuple[list[int], list[str], RoundOutcome]:

@@ -526,7 +526,8 @@ class RadarSheet(SheetState):
     def form(cls, header: Header, round_no: int) -> SheetForm:
         hs = HAND_SIZE[len(header.players)]
         return SheetForm(players=(SheetField(("taken",), "tricks", 0, hs, required=True,
-                                             help="tricks the player took"),))
+                                             help="tricks the player took"),),
+                         about="Tricks each player took (fewest wins)")
 
     def score_sheet(self, ev: Event, entries: list[dict[str, Any]]
                     ) -> tuple[list[int], list[str], RoundOutcome]:
