@@ -200,3 +200,24 @@ def test_names_are_text_and_bad_names_are_refused(db):
     ok(at)
     assert any("names 'Ann' twice" in unescape(e.value) for e in at.error)
     assert not at.data_editor
+
+
+def test_verify_and_upload_take_sheets(db):
+    sheet = (PAGE.parent.parent.parent / "sample_logs" / "sheets" / "plotters-4p.sheet.jsonl")
+    at = AppTest.from_file(str(PAGE.parent / "verify.py"), default_timeout=60)
+    ok(at)
+    at.file_uploader(key="verify_file").upload("s.jsonl", sheet.read_bytes())
+    ok(at)
+    banner = unescape(at.warning[0].value)
+    assert banner.startswith("**Disputed: 1 claimed score") and "Dan, round 2 (line 3)" in banner
+    assert "open G×5 Y×3, other 2 -> 5×3=15 // 2 = 7" in banner
+    assert any("a score sheet whose every round can be" in unescape(s.value) for s in at.success)
+    up = AppTest.from_file(str(PAGE.parent / "upload.py"), default_timeout=60)
+    ok(up)
+    up.file_uploader(key="upload_files").set_value([("s.jsonl", sheet.read_bytes(),
+                                                     "application/octet-stream")])
+    ok(up)
+    up.button(key="load").click()
+    ok(up)
+    assert up.dataframe[0].value.set_index("file").at["s.jsonl", "result"] == "sheet"
+    assert {m.label: m.value for m in up.metric}["Score sheets"] == "1"

@@ -82,9 +82,12 @@ def _result(rows: list[dict[str, object]]) -> None:
                 ui.viewer_link({"game": str(r["game_id"])},
                                f"Open the illegal move of {r['file']}")
     counts = table["result"].value_counts()
-    cols = st.columns(4)
-    for col, key, label in zip(cols, ("complete", "incomplete", "illegal", "unreadable"),
-                               ("Complete", "Incomplete", "Illegal", "Unreadable")):
+    kinds = [("complete", "Complete"), ("incomplete", "Incomplete"), ("illegal", "Illegal"),
+             ("unreadable", "Unreadable")]
+    if counts.get("sheet", 0):
+        kinds.insert(1, ("sheet", "Score sheets"))
+    cols = st.columns(len(kinds))
+    for col, (key, label) in zip(cols, kinds):
         col.metric(label, int(counts.get(key, 0)))
     st.subheader("Every file")
     shown = table.drop(columns=[c for c in ("game_id", "disputed") if c in table])

@@ -60,11 +60,15 @@ def _verdict(r: Replay, raw: bytes, name: str) -> None:
         st.error(ui.md(f"Illegal move at line {r.error.line}: {r.error.message}"))
         _illegal_move(raw, name)
     elif status == "complete":
-        st.success(ui.md(f"complete: every move is legal · {v['game']}, "
+        what = ("a score sheet whose every round can be" if r.state.is_sheet
+                else "every move is legal")
+        st.success(ui.md(f"complete: {what} · {v['game']}, "
                          f"{ui.count(len(players), 'player')}, "
                          f"{ui.count(len(v['rounds']), 'round')}"))
     else:
-        st.info(ui.md(f"incomplete: every move so far is legal, the game is not finished · "
+        what = ("a score sheet, every round so far can be" if r.state.is_sheet
+                else "every move so far is legal")
+        st.info(ui.md(f"incomplete: {what}, the game is not finished · "
                       f"{v['game']}, {ui.count(len(v['rounds']), 'round')} of "
                       f"{r.state.rounds_total} finished"))
     if r.state.claims and not mismatched:
@@ -83,7 +87,8 @@ def _verdict(r: Replay, raw: bytes, name: str) -> None:
     if link:
         ui.viewer_link(link[0], link[1])
     st.caption(ui.md(f"{name} · SHA-256 {v['sha256']}"))
-    with st.expander("The replay, trick by trick"):
+    with st.expander("The score sheet, round by round" if r.state.is_sheet
+                     else "The replay, trick by trick"):
         st.code("\n".join(r.render()), language=None)
     me = auth.visitor()
     if me.may_write and st.button("Save this log to the database", key="save"):
