@@ -30,6 +30,8 @@ def allowed_hosts(address: str, extra: list[str]) -> list[str]:
     host names, and those given with --allowed-host (a proxy's public name)."""
     import socket
 
+    from dashboard.auth import is_loopback
+
     names = ["localhost", "127.0.0.1"]
     if address not in ("0.0.0.0", "::", ""):
         names.append(address)
@@ -64,18 +66,8 @@ def port_problem(address: str, port: int) -> str | None:
     return None
 
 
-def is_loopback(address: str) -> bool:
-    import ipaddress
-
-    if address == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(address).is_loopback
-    except ValueError:
-        return False
-
-
 def cmd_dashboard(args: argparse.Namespace) -> int:
+    from dashboard.auth import is_loopback
     from ingest.db import db_path, is_empty
     from ingest.load import Source, expand, ingest
     from sample_logs import SAMPLES
