@@ -10,11 +10,14 @@ every game reports them the same way; `replay.engine` runs a log through it.
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from random import Random
 from typing import Any, ClassVar
+
+from mypy_extensions import mypyc_attr
 
 from .cards import Card, CardTable
 from .errors import FormatError, RuleError
@@ -62,6 +65,7 @@ class GameInfo:
 # ------------------------------------------------------------------- facts
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Fact:
     """Base of every derived fact. Facts are frozen dataclasses (slots, past tense) that
     carry seats (0-based, clockwise) and `Card`s; names are looked up when a fact is
@@ -69,12 +73,26 @@ class Fact:
 
     __slots__ = ()
 
+    # a fact is an immutable value: a copy of a game state shares its facts
+    def __copy__(self) -> Fact:
+        return self
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Fact:
+        return self
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
 class RoundOutcome:
     """What a game says about a finished round beyond its scores (a frozen dataclass per
     game): `summary` gives the verdict's keys, `columns` the `rounds` table's columns."""
 
     __slots__ = ()
+
+    def __copy__(self) -> RoundOutcome:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> RoundOutcome:
+        return self
 
     def summary(self, players: tuple[str, ...]) -> dict[str, Any]:
         return {}
@@ -229,6 +247,9 @@ def project(info: GameInfo, facts: Iterable[Fact], sink: RowSink) -> None:
 # ------------------------------------------------------------------- state
 
 
+# Compiled with mypyc, the contract's classes are native classes: a game defined outside
+# the compiled engine (a new module, the tests' toy game) subclasses them interpreted.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class GameState(ABC):
     """The state of one game, folded from events by `apply`.
 
@@ -240,12 +261,8 @@ class GameState(ABC):
     """
 
     info: ClassVar[GameInfo]
+    # built from the on_<type> methods when the game registers (see `handler_table`)
     handlers: ClassVar[dict[str, Callable[[Any, Event], None]]] = {}
-
-    def __init_subclass__(cls, **kw: Any) -> None:
-        super().__init_subclass__(**kw)
-        cls.handlers = {t: getattr(cls, f"on_{t}") for t in EVENT_TYPES
-                        if callable(getattr(cls, f"on_{t}", None))}
 
     def __init__(self, header: Header) -> None:
         self.header = header
@@ -311,6 +328,25 @@ class GameState(ABC):
     def check_claim_now(self) -> None:
         """Raise RuleError when a claim cannot come now (e.g. a keep is owed)."""
         return None  # by default a claim may come between any two events
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> GameState:
+        """A copy to try moves on (the conformance test, a bot's look-ahead): a fresh state
+        of the same game with a deep copy of every attribute; cards, facts and the header
+        are immutable and shared. (A compiled state has no __dict__, and its __new__ needs
+        the header, so the default copy does not work for it.)"""
+        new = type(self)(self.header)
+        memo[id(self)] = new
+        for name, value in self._attributes().items():
+            setattr(new, name, copy.deepcopy(value, memo))
+        return new
+
+    def _attributes(self) -> dict[str, Any]:
+        names: tuple[str, ...] | None = getattr(type(self), "__mypyc_attrs__", None)
+        if names is None:  # interpreted
+            return dict(vars(self))
+        out = {n: getattr(self, n) for n in names if n != "__dict__" and hasattr(self, n)}
+        out.update(getattr(self, "__dict__", {}))  # an interpreted subclass's own attributes
+        return out
 
     # -- the uniform API
     def apply(self, ev: Event) -> None:
@@ -440,6 +476,14 @@ class GameState(ABC):
             fact = ClaimChecked(round_no, s, v, c, v == c, derivs[s], ev.line)
             self.claims.append(fact)
             self.facts.append(fact)
+
+
+def handler_table(cls: type[GameState]) -> dict[str, Callable[[Any, Event], None]]:
+    """A game's dispatch table: event type -> its `on_<type>` method. (Built when the game
+    registers rather than in `__init_subclass__`, which mypyc does not combine with copying
+    a native state.)"""
+    return {t: getattr(cls, f"on_{t}") for t in EVENT_TYPES
+            if callable(getattr(cls, f"on_{t}", None))}
 
 
 def totals_derivation(rounds: Iterable[RoundScored], seat: int) -> str:
