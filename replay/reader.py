@@ -12,7 +12,7 @@ import hashlib
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -20,10 +20,10 @@ from .errors import IllegalLine, UnreadableLog
 from .events import Event, Header, kind
 from .registry import game_info, registry
 
-FORMAT = "trickledger/1"
+FORMAT: Final = "trickledger/1"
 # A gzip bomb must not exhaust memory: decompressed logs above this are refused.
-MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024
-_BOM = b"\xef\xbb\xbf"
+MAX_DECOMPRESSED_BYTES: Final = 256 * 1024 * 1024
+_BOM: Final = b"\xef\xbb\xbf"
 
 
 @dataclass(slots=True)
@@ -78,28 +78,36 @@ def _json_line(name: str, lineno: int, raw: bytes, error: type) -> Any:
         raise error(name, lineno, "line is nested too deeply to be a log event") from None
 
 
+def event_object(name: str, lineno: int, raw: bytes) -> dict[str, Any] | None:
+    """The JSON object of one event line, with a string `type`; None for a comment or blank
+    line; IllegalLine for anything else."""
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        if is_comment(raw):
+            return None
+        _json_line(name, lineno, raw, IllegalLine)  # raises with the reason
+        raise AssertionError("unreachable") from None  # pragma: no cover
+    except RecursionError:
+        raise IllegalLine(name, lineno, "line is nested too deeply to be a log event") from None
+    if type(obj) is not dict:
+        raise IllegalLine(name, lineno, f"expected a JSON object, got {kind(obj)}")
+    etype = obj.get("type")
+    if type(etype) is not str:
+        if etype is None:
+            raise IllegalLine(name, lineno, "event has no 'type'")
+        raise IllegalLine(name, lineno, f"'type' must be a string, got {kind(etype)}")
+    return obj
+
+
 def iter_events(name: str, lines: list[bytes], start: int) -> Iterator[Event]:
-    """Yield the event lines from index `start`; a malformed line raises IllegalLine."""
-    loads = orjson.loads
+    """Yield the event lines from index `start`; a malformed line raises IllegalLine.
+    (The engine's own loop, `replay.engine.replay_log`, reads the lines without making an
+    Event of each.)"""
     for i in range(start, len(lines)):
-        raw = lines[i]
-        lineno = i + 1
-        try:
-            obj = loads(raw)
-        except orjson.JSONDecodeError:
-            if is_comment(raw):
-                continue
-            _json_line(name, lineno, raw, IllegalLine)  # raises with the reason
-        except RecursionError:
-            raise IllegalLine(name, lineno, "line is nested too deeply to be a log event") from None
-        if type(obj) is not dict:
-            raise IllegalLine(name, lineno, f"expected a JSON object, got {kind(obj)}")
-        etype = obj.get("type")
-        if type(etype) is not str:
-            if etype is None:
-                raise IllegalLine(name, lineno, "event has no 'type'")
-            raise IllegalLine(name, lineno, f"'type' must be a string, got {kind(etype)}")
-        yield Event(lineno, etype, obj)
+        obj = event_object(name, i + 1, lines[i])
+        if obj is not None:
+            yield Event(i + 1, obj["type"], obj)
 
 
 def read_bytes(data: bytes, name: str, max_bytes: int | None = None) -> Log:

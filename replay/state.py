@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from random import Random
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -227,7 +227,7 @@ def _project_abandoned(f: TrickAbandoned, sink: RowSink) -> None:
     plays_rows(sink, f.round, f.trick, f.cards)
 
 
-CORE_PROJECT: dict[type, Callable[[Any, RowSink], None]] = {
+CORE_PROJECT: Final[dict[type, Callable[[Any, RowSink], None]]] = {
     RoundDealt: _project_dealt, RoundScored: _project_scored, ClaimChecked: _project_claim,
     TrickAbandoned: _project_abandoned,
 }
@@ -278,6 +278,7 @@ class GameState(ABC):
         self.facts: list[Fact] = []
         self.over = False
         self.in_round = False
+        self.dispatch = type(self).handlers  # read once per event: an attribute, not a lookup
 
     # -- what every game declares
     @classmethod
@@ -350,7 +351,7 @@ class GameState(ABC):
 
     # -- the uniform API
     def apply(self, ev: Event) -> None:
-        fn = self.handlers.get(ev.type)
+        fn = self.dispatch.get(ev.type)
         if fn is None:
             if ev.type in EVENT_TYPES:
                 raise FormatError(f"'{ev.type}' events are not part of {self.info.name}")
@@ -536,7 +537,7 @@ def _render_nothing(f: Fact, players: tuple[str, ...]) -> list[str]:
     return []
 
 
-CORE_RENDER: dict[type, Callable[[Any, tuple[str, ...]], list[str]]] = {
+CORE_RENDER: Final[dict[type, Callable[[Any, tuple[str, ...]], list[str]]]] = {
     RoundDealt: deal_lines, RoundScored: _render_scored, ClaimChecked: _render_claim,
     TrickAbandoned: _render_nothing,
 }
