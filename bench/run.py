@@ -205,7 +205,7 @@ VERIFY_GAMES = 300  # per game: the whole-process verify target is over 1,200 ga
 _ORJSON_PASS = """
 import sys, orjson
 for p in sys.argv[1:]:
-    for line in open(p, "rb").read().split(b"\n"):
+    for line in open(p, "rb").read().split(b"\\n"):
         if line:
             orjson.loads(line)
 """
@@ -419,7 +419,7 @@ def peers(our_rate: float) -> dict[str, Any]:
                     assert b.is_legal(mv)
                     b.push(mv)
 
-        s = timed(replay_pgn, 1)
+        s = timed(replay_pgn, 1, time.process_time)
         res["chess"] = {"games": 300, "moves": moves, "moves_per_s": moves / s,
                         "ours_over_theirs": our_rate / (moves / s)}
     try:
@@ -451,7 +451,7 @@ def peers(our_rate: float) -> dict[str, Any]:
                     assert a in legal
                     st.apply_action(a)
 
-        s = timed(replay_spiel, 1)
+        s = timed(replay_spiel, 1, time.process_time)
         res["oh_hell"] = {"games": 300, "actions": n_actions, "actions_per_s": n_actions / s,
                           "ours_over_theirs": our_rate / (n_actions / s)}
     return res
