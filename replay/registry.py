@@ -12,7 +12,7 @@ import pkgutil
 import sys
 from dataclasses import is_dataclass
 
-from .state import Fact, GameInfo, Move
+from .state import Fact, GameInfo, Move, handler_table
 
 __all__ = ["GameInfo", "Move", "game_info", "register", "registry"]
 
@@ -47,6 +47,7 @@ def register(info: GameInfo) -> GameInfo:
     for alias in info.aliases:
         _ALIASES[alias] = info.name
     info.state_class.info = info
+    info.state_class.handlers = handler_table(info.state_class)
     return info
 
 
