@@ -28,8 +28,9 @@ FILTERS_KEY = "filters"
 
 
 def sidebar_filters() -> data.Filters:
-    """The filter every page honours: game, player count, players, date. Drawn once by the
-    app frame (dashboard/app.py); the choice is kept in session state for the pages."""
+    """The filter every page honours: which games count (status), game, table size,
+    variants, edition, players, date. Drawn once by the app frame (dashboard/app.py);
+    the choice is kept in session state for the pages."""
     try:
         opts = data.options()
     except data.Busy as e:
@@ -37,8 +38,25 @@ def sidebar_filters() -> data.Filters:
         return filters()
     sb = st.sidebar
     sb.header("Filter")
-    games = sb.multiselect("Game", opts["games"], key="f_games")
+    statuses = sb.multiselect(
+        "Games counted", list(data.STATUSES), default=list(data.DEFAULT_STATUSES),
+        format_func=lambda s: data.STATUS_LABELS[s], key="f_statuses",
+        help="Every statistic counts complete games by default: all rounds played, every "
+             "move legal. A disputed game is complete but its score sheet disagrees with "
+             "the replay (the replay's scores are the ones counted).")
+    games = sb.multiselect("Game", opts["games"], key="f_games", format_func=_game_title)
     counts = sb.multiselect("Players at the table", opts["counts"], key="f_counts")
+    variants: list[str] = []
+    if opts["variants"]:
+        variants = sb.multiselect(
+            "Variants", [*opts["variants"], data.NO_VARIANT], key="f_variants",
+            format_func=lambda v: v.replace("_", " ") if v else "no variant",
+            help="Keeps the games played with any of the chosen variants (games of a game "
+                 "without variants are not affected).")
+    editions: list[str] = []
+    if opts["editions"]:
+        editions = sb.multiselect("Edition", opts["editions"], key="f_editions",
+                                  format_func=lambda e: e.replace("-", " "))
     players = sb.multiselect("Players", opts["players"], key="f_players")
     lo, hi = opts["lo"], opts["hi"]
     date_from = date_to = None
@@ -47,10 +65,22 @@ def sidebar_filters() -> data.Filters:
                                key="f_dates")
         if isinstance(picked, tuple) and len(picked) == 2:
             date_from, date_to = picked
+    undated = True
+    if opts["undated"]:
+        undated = sb.checkbox(f"Include {count(opts['undated'], 'undated game')}", value=True,
+                              key="f_undated",
+                              help="Games whose log gives no date are shown as undated; "
+                                   "the dates above do not apply to them.")
     chosen = data.Filters(tuple(games), tuple(int(c) for c in counts), tuple(players),
-                          date_from, date_to)
+                          date_from, date_to, tuple(statuses), tuple(variants),
+                          tuple(editions), bool(undated), tuple(opts["variant_games"]))
     st.session_state[FILTERS_KEY] = chosen
     return chosen
+
+
+def _game_title(name: str) -> str:
+    info = data.game_info(name)
+    return f"{info.title} ({name})" if info is not None else name
 
 
 def filters() -> data.Filters:
