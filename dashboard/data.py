@@ -94,12 +94,8 @@ def load(items: list[tuple[str, bytes]]) -> Summary:
 # Each game is counted as exactly one of these (the `game_counting` view, docs/schema.md).
 STATUSES = ("complete", "disputed", "incomplete", "illegal")
 DEFAULT_STATUSES = ("complete", "disputed")  # the games whose status is complete
-STATUS_LABELS = {
-    "complete": "complete",
-    "disputed": "complete, score sheet disputed",
-    "incomplete": "incomplete (log stops)",
-    "illegal": "illegal move",
-}
+STATUS_LABELS = {"complete": "complete", "disputed": "disputed", "incomplete": "incomplete",
+                 "illegal": "illegal"}
 NO_VARIANT = ""  # the variants choice that keeps games played without any variant
 
 

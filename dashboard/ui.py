@@ -41,9 +41,11 @@ def sidebar_filters() -> data.Filters:
     statuses = sb.multiselect(
         "Games counted", list(data.STATUSES), default=list(data.DEFAULT_STATUSES),
         format_func=lambda s: data.STATUS_LABELS[s], key="f_statuses",
-        help="Every statistic counts complete games by default: all rounds played, every "
-             "move legal. A disputed game is complete but its score sheet disagrees with "
-             "the replay (the replay's scores are the ones counted).")
+        help="Each game is exactly one of these. Complete: every round played, every move "
+             "legal. Disputed: complete, but the score sheet disagrees with the replay (the "
+             "replay's scores are the ones counted). Incomplete: the log stops before the "
+             "end. Illegal: a move breaks a rule (its facts up to that move). Statistics "
+             "count complete and disputed games unless you choose otherwise.")
     games = sb.multiselect("Game", opts["games"], key="f_games", format_func=_game_title)
     counts = sb.multiselect("Players at the table", opts["counts"], key="f_counts")
     variants: list[str] = []

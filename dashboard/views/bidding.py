@@ -46,7 +46,7 @@ def render() -> None:
         best = board.iloc[0]
         m1.metric("Most accurate bidder", best["player"],
                   f"{best['exact_rate']:.0%} exact in {ui.count(int(best['rounds']), 'round')}",
-                  delta_color="off")
+                  delta_color="off", delta_arrow="off")
     m2.metric("Rounds bid", f"{int(per['rounds'].sum()):,}")
     m3.metric("Overall exact rate", f"{per['exact'].sum() / per['rounds'].sum():.1%}")
     st.subheader("Leaderboard")
@@ -94,11 +94,17 @@ def render() -> None:
 def _against_the_hand(where: str, own: tuple[str, ...]) -> None:
     st.subheader("Bidding against the hand")
     done, bids = data.hand_coverage(f)
+    playouts = data.filtered("""
+        SELECT coalesce(min(h.playouts), 200) AS lo, coalesce(max(h.playouts), 200) AS hi
+        FROM hand_estimates h JOIN games g USING (sha256) WHERE g.game_id IN ({games})""", f)
+    lo, hi = int(playouts["lo"].iloc[0]), int(playouts["hi"].iloc[0])
+    times = f"{lo}" if lo == hi else f"{lo} to {hi}"
     st.caption(
-        "For each bid, the tricks the hand could be expected to take: the round is played "
-        "out 200 times with the player's real hand, the unseen cards dealt again at random "
-        "to the others, the real trump, and the greedy bot bidding and playing every seat. "
-        "Bidding error = bid − expected (above 0: bid more than the hand was worth); play "
+        f"For each bid, the tricks the hand could be expected to take: the round is played "
+        f"out {times} times with the player's real hand, the unseen cards dealt again at "
+        "random to the others, the real trump, and the greedy bot bidding and playing every "
+        "seat. The Monte-Carlo error ± is the standard error of that mean. Bidding error = "
+        "bid − expected (above 0: bid more than the hand was worth); play "
         "error = won − expected (above 0: took more than the hand promised). "
         "Won − bid = play error − bidding error. See docs/analytics.md for the method and "
         "its calibration.")
@@ -165,7 +171,8 @@ def _by_position(where: str, own: tuple[str, ...]) -> None:
                  labels={"bid_position": "bidding position (1 = the dealer's left, bids first)",
                          "exact_rate": "exact rate"},
                  title="Exact bids by bidding position (95 % interval)")
-    fig.add_hline(y=overall, line_dash="dot", annotation_text="no effect: the overall rate")
+    fig.add_hline(y=overall, line_dash="dot", annotation_text="no effect: the overall rate",
+                  annotation_position="bottom left")
     st.plotly_chart(fig, width="stretch")
 
 

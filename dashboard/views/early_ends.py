@@ -21,7 +21,7 @@ def render() -> None:
     early = rounds[rounds["ended_early"]]
     c1, c2, c3 = st.columns(3)
     c1.metric("Rounds ended early", f"{len(early):,} of {total:,}",
-              f"{len(early) / total:.0%}", delta_color="off")
+              f"{len(early) / total:.0%}", delta_color="off", delta_arrow="off")
     if len(early):
         c2.metric("Mean trick of an early end", f"{early['early_end_trick'].mean():.1f}")
         c3.metric("Cards in the unfinished trick", f"{early['cards_in_trick'].mean():.1f}",

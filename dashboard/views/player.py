@@ -50,7 +50,7 @@ def _summary(player: str, me: tuple[str]) -> None:
     if len(res):
         c2.metric("Wins (ties shared)", f"{res['win_share'].sum():g}",
                   f"{res['win_share'].sum() / res['expected_wins'].sum():.2f}× chance",
-                  delta_color="off")
+                  delta_color="off", delta_arrow="off")
         c3.metric("Finished games", f"{int(res['games'].sum()):,}")
         res["title"] = [_title(g) for g in res["game"]]
         tables.show(res, {"title": "game", "games": "finished games",
@@ -120,9 +120,12 @@ def _form(player: str, me: tuple[str]) -> None:
                     line={"color": "black"})
     fig.add_hline(y=0.5, line_dash="dot", annotation_text="the middle of the table")
     st.plotly_chart(fig, width="stretch")
-    st.plotly_chart(px.histogram(form, x="total", color="game", nbins=30,
-                                 labels={"total": "final total", "game": "game"},
-                                 title="Final totals"), width="stretch")
+    totals = px.histogram(form, x="total", facet_col="game", facet_col_wrap=2, nbins=20,
+                          labels={"total": "final total", "game": "game"},
+                          title="Final totals, game by game")
+    totals.update_xaxes(matches=None, showticklabels=True)
+    totals.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
+    st.plotly_chart(totals, width="stretch")
 
 
 def _head_to_head(player: str, me: tuple[str]) -> None:
@@ -152,21 +155,23 @@ def _splits_and_early_ends(player: str, me: tuple[str]) -> None:
     if len(split):
         s = split.iloc[0]
         left.metric("Picks first", f"{s['first_share']:.1%} of tricks",
-                    f"chance {s['first_baseline']:.1%}", delta_color="off")
+                    f"chance {s['first_baseline']:.1%}", delta_color="off", delta_arrow="off")
         if s["splits_played"]:
             left.metric("Gets the rest", f"{s['second_share']:.1%} of splits",
-                        f"chance {s['second_baseline']:.1%}", delta_color="off")
+                        f"chance {s['second_baseline']:.1%}", delta_color="off", delta_arrow="off")
         left.metric("Cards kept (that scored)",
                     f"{int(s['first_kept'] + s['second_kept']):,} of "
                     f"{int(s['first_cards'] + s['second_cards']):,} taken")
     if len(early):
         e = early.iloc[0]
         right.metric("Could not play (ended the round)", f"{int(e['could_not_play'])}",
-                     f"by chance {e['expected_each']:.1f}", delta_color="off")
+                     f"by chance {e['expected_each']:.1f}", delta_color="off", delta_arrow="off")
         right.metric("Caused an early end (played the last card)", f"{int(e['caused'])}",
-                     f"by chance {e['expected_each']:.1f}", delta_color="off")
+                     f"by chance {e['expected_each']:.1f}", delta_color="off", delta_arrow="off")
         if e["early_rounds"] and e["mean_when_full"] == e["mean_when_full"]:
-            right.metric("Points lost per early end", f"{e['points_lost']:.1f}")
+            right.metric("Points lost per early end", f"{e['points_lost']:.1f}",
+                         help="Mean round score in full rounds minus in rounds that ended "
+                              "early; below 0: they scored more when rounds ended early.")
 
 
 def _bidding(player: str, me: tuple[str]) -> None:
@@ -178,7 +183,8 @@ def _bidding(player: str, me: tuple[str]) -> None:
     a = acc.iloc[0]
     c1, c2, c3 = st.columns(3)
     c1.metric("Exact bids", f"{a['exact_rate']:.0%}",
-              f"{int(a['exact'])} of {ui.count(int(a['rounds']), 'round')}", delta_color="off")
+              f"{int(a['exact'])} of {ui.count(int(a['rounds']), 'round')}",
+              delta_color="off", delta_arrow="off")
     c2.metric("Mean won − bid", f"{a['mean_bid_error']:+.2f}",
               help="Below 0: they win fewer tricks than they bid.")
     hands = data.filtered("""

@@ -41,7 +41,7 @@ def render() -> None:
             top = board.iloc[0]
             st.metric(f"Highest rating in {_title(game)}", top["player"],
                       f"{top['ordinal']:.1f} (μ {top['mu']:.1f}, σ {top['sigma']:.1f}) "
-                      f"after {ui.count(int(top['games']), 'game')}", delta_color="off")
+                      f"after {ui.count(int(top['games']), 'game')}", delta_color="off", delta_arrow="off")
             tables.show(board, {"player": "player", "ordinal": "rating (μ − 3σ)",
                                 "mu": "skill μ", "sigma": "uncertainty σ",
                                 "games": "games rated", "last_played": "last played"},

@@ -37,7 +37,7 @@ def render() -> None:
             top = rg.iloc[0]
             st.metric(f"Best against chance in {_title(game)}", top["player"],
                       f"{top['vs_baseline']:.2f}× chance: {top['win_share']:g} wins in "
-                      f"{ui.count(int(top['games']), 'game')}", delta_color="off")
+                      f"{ui.count(int(top['games']), 'game')}", delta_color="off", delta_arrow="off")
             board = rg.head(25)
             fig = go.Figure()
             fig.add_bar(x=board["player"], y=board["win_rate"], name="win rate",
@@ -45,7 +45,8 @@ def render() -> None:
                                  "array": board["win_rate_high"] - board["win_rate"],
                                  "arrayminus": board["win_rate"] - board["win_rate_low"]})
             fig.add_scatter(x=board["player"], y=board["baseline_rate"], mode="markers",
-                            marker={"symbol": "line-ew-open", "size": 24},
+                            marker={"symbol": "line-ew-open", "size": 26, "color": "black",
+                                    "line": {"width": 3}},
                             name="chance at their tables (1/n)")
             fig.update_layout(xaxis_title="player", yaxis_title="win rate",
                               yaxis_tickformat=".0%",

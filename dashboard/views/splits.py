@@ -33,7 +33,7 @@ def render() -> None:
         c1.metric("Stuck with the rest most", stuck["player"],
                   f"{stuck['second_vs_chance']:.2f}× chance "
                   f"({int(stuck['second_halves'])} of {int(stuck['splits_played'])} splits)",
-                  delta_color="off")
+                  delta_color="off", delta_arrow="off")
     c2.metric("First picks", f"{int(stats['first_picks'].sum()):,}",
               help="One per finished trick.")
     c3.metric("Tricks split", f"{int(stats['second_halves'].sum()):,}",
@@ -87,16 +87,15 @@ def render() -> None:
                         "takes": "takes", "cards": "cards per take",
                         "placed_open": "placed open per take",
                         "kept": "kept (scoring) per take"})
-    took = stats[stats["games"] >= min_games].melt(
-        id_vars="player", value_vars=["first_kept", "second_kept"], var_name="take",
-        value_name="cards")
-    took["take"] = took["take"].map({"first_kept": "kept from first picks",
-                                     "second_kept": "kept from the rest"})
+    per_take = board.assign(
+        first=board["first_kept"] / board["first_picks"].where(board["first_picks"] > 0),
+        rest=board["second_kept"] / board["second_halves"].where(board["second_halves"] > 0))
     fig2 = go.Figure()
-    for take, part in took.groupby("take"):
-        fig2.add_bar(x=part["player"], y=part["cards"], name=str(take))
-    fig2.update_layout(barmode="stack", xaxis_title="player", yaxis_title="cards that scored",
-                       title="Cards that ended up scoring, by where they came from")
+    fig2.add_bar(x=per_take["player"], y=per_take["first"], name="from a first pick")
+    fig2.add_bar(x=per_take["player"], y=per_take["rest"], name="from the rest")
+    fig2.update_layout(barmode="group", xaxis_title="player",
+                       yaxis_title="cards that scored, per take",
+                       title="Cards that ended up scoring, per take")
     st.plotly_chart(fig2, width="stretch")
 
 
