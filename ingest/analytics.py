@@ -40,14 +40,14 @@ DERIVED_TABLES: dict[str, list[tuple[str, str]]] = {
 }
 
 # 95 % Wilson score interval of k successes in n trials (k may be fractional: shared wins)
-_WILSON = """CASE WHEN n > 0 THEN
+_WILSON = """CASE WHEN n > 0 THEN {bound}(0.0 + {limit},
     ((CAST(k AS DOUBLE) / n + 1.9208 / n) {sign} 1.96 * sqrt((CAST(k AS DOUBLE) / n)
-      * (1 - CAST(k AS DOUBLE) / n) / n + 0.9604 / (n * n))) / (1 + 3.8416 / n) END"""
+      * (1 - CAST(k AS DOUBLE) / n) / n + 0.9604 / (n * n))) / (1 + 3.8416 / n)) END"""
 
 # (kind, name, body) in creation order: later objects use earlier ones.
 OBJECTS: list[tuple[str, str, str]] = [
-    ("macro", "wilson_low(k, n)", "greatest(0.0, " + _WILSON.format(sign="-") + ")"),
-    ("macro", "wilson_high(k, n)", "least(1.0, " + _WILSON.format(sign="+") + ")"),
+    ("macro", "wilson_low(k, n)", _WILSON.format(bound="greatest", limit=0, sign="-")),
+    ("macro", "wilson_high(k, n)", _WILSON.format(bound="least", limit=1, sign="+")),
     ("view", "game_counting", """
         SELECT g.game_id, g.game, g.edition, g.variants, g.n_players, g.played_on, g.status,
                coalesce(g.claims_mismatched, 0) > 0 AS disputed,
@@ -255,11 +255,12 @@ OBJECTS: list[tuple[str, str, str]] = [
                round(mean_when_full, 2) AS mean_when_full,
                round(mean_when_full - mean_when_early, 2) AS points_lost
         FROM sat"""),
+    ("view", "early_end_players", "SELECT * FROM early_end_players_of(counted_ids())"),
 
     # ---------------------------------------------------------------- bids
     # every settled bid with how it was bid: `bidding` is open (in turn, seeing the
     # earlier bids), hidden or secret; `bid_position` 1 bids first (the dealer's left)
-    ("view", "bid_rounds", """
+    ("macro", "bid_rounds_of(ids)", """
         SELECT b.*, g.n_players,
                CASE WHEN list_contains(g.variants, 'secret_bid') THEN 'secret'
                     WHEN list_contains(g.variants, 'hidden_bid') THEN 'hidden'
@@ -269,7 +270,9 @@ OBJECTS: list[tuple[str, str, str]] = [
                    AS bid_position
         FROM bids b JOIN games g USING (game_id) JOIN rounds r USING (game_id, round)
         JOIN players ps ON ps.game_id = b.game_id AND ps.player = b.player
-        JOIN players pd ON pd.game_id = b.game_id AND pd.player = r.dealer"""),
+        JOIN players pd ON pd.game_id = b.game_id AND pd.player = r.dealer
+        WHERE b.game_id IN (SELECT unnest(ids))"""),
+    ("view", "bid_rounds", "SELECT * FROM bid_rounds_of(counted_ids())"),
     ("macro", "bid_accuracy_of(ids)", """
         SELECT player, count(*) AS rounds, count(*) FILTER (WHERE exact) AS exact,
                round(avg(CASE WHEN exact THEN 1 ELSE 0 END), 4) AS exact_rate,
@@ -281,7 +284,7 @@ OBJECTS: list[tuple[str, str, str]] = [
                count(*) FILTER (WHERE bid_error < 0) AS overbids,
                count(*) FILTER (WHERE bid_error > 0) AS underbids,
                round(avg(score), 2) AS mean_round_score
-        FROM bid_rounds WHERE game_id IN (SELECT unnest(ids))
+        FROM bid_rounds_of(ids)
         GROUP BY player"""),
     ("view", "bid_accuracy", "SELECT * FROM bid_accuracy_of(counted_ids())"),
     ("macro", "bid_vs_hand_of(ids)", """
@@ -292,12 +295,11 @@ OBJECTS: list[tuple[str, str, str]] = [
                round(br.bid - h.expected_tricks, 3) AS bidding_error,
                round(br.won - h.expected_tricks, 3) AS play_error,
                round(coalesce(h.tricks_seen[br.bid + 1], 0) / h.playouts, 3) AS bid_made_share,
-               h.playouts, br.hand_size, br.bidding, br.plus_minus_one, br.bid_position,
-               h.method
-        FROM bid_rounds br JOIN games g USING (game_id)
+               h.playouts, h.tricks_seen, br.hand_size, br.bidding, br.plus_minus_one,
+               br.bid_position, h.method
+        FROM bid_rounds_of(ids) br JOIN games g USING (game_id)
         JOIN hand_estimates h ON h.sha256 = g.sha256 AND h.round = br.round
-             AND h.player = br.player
-        WHERE br.game_id IN (SELECT unnest(ids))"""),
+             AND h.player = br.player"""),
     ("view", "bid_vs_hand", "SELECT * FROM bid_vs_hand_of(counted_ids())"),
 
     # ---------------------------------------------------------------- seats and order

@@ -32,7 +32,7 @@ def render() -> None:
                round(avg(bid_error), 3) AS bias, round(avg(abs(bid_error)), 3) AS mean_abs_error,
                count(*) FILTER (WHERE bid_error < 0) AS overbids,
                count(*) FILTER (WHERE bid_error > 0) AS underbids
-        FROM bid_rounds WHERE game_id IN ({{games}}) AND {{players}} AND {where}
+        FROM bid_rounds_of({{game_list}}) WHERE {{players}} AND {where}
         GROUP BY player ORDER BY player""", f, player_column="player", params=own)
     if ui.empty(per, "bids"):
         return
@@ -64,13 +64,13 @@ def render() -> None:
     by_size = data.filtered(f"""
         SELECT hand_size, avg(CASE WHEN exact THEN 1 ELSE 0 END) AS exact_rate,
                avg(bid_error) AS bias, count(*) AS rounds
-        FROM bid_rounds WHERE game_id IN ({{games}}) AND {{players}} AND {where}
+        FROM bid_rounds_of({{game_list}}) WHERE {{players}} AND {where}
         GROUP BY hand_size ORDER BY hand_size""", f, player_column="player", params=own)
     by_trumps = data.filtered(f"""
         SELECT least(trumps_held, 6) AS trumps_held,
                avg(CASE WHEN exact THEN 1 ELSE 0 END) AS exact_rate,
                avg(bid_error) AS bias, count(*) AS rounds
-        FROM bid_rounds WHERE game_id IN ({{games}}) AND {{players}} AND {where}
+        FROM bid_rounds_of({{game_list}}) WHERE {{players}} AND {where}
         GROUP BY 1 ORDER BY 1""", f, player_column="player", params=own)
     left, right = st.columns(2)
     left.plotly_chart(px.line(by_size, x="hand_size", y="exact_rate", markers=True,
@@ -82,8 +82,8 @@ def render() -> None:
                                       "bias": "mean won − bid"},
                               title="Bias by trumps held"), width="stretch")
     heat = data.filtered(f"""
-        SELECT bid, won, count(*) AS rounds FROM bid_rounds
-        WHERE game_id IN ({{games}}) AND {{players}} AND {where} GROUP BY bid, won""", f,
+        SELECT bid, won, count(*) AS rounds FROM bid_rounds_of({{game_list}})
+        WHERE {{players}} AND {where} GROUP BY bid, won""", f,
         player_column="player", params=own)
     grid = heat.pivot_table(index="won", columns="bid", values="rounds", fill_value=0)
     st.plotly_chart(px.imshow(grid, origin="lower", text_auto=True, aspect="auto",
@@ -159,7 +159,7 @@ def _by_position(where: str, own: tuple[str, ...]) -> None:
                avg(CASE WHEN exact THEN 1 ELSE 0 END) AS exact_rate,
                wilson_low(count(*) FILTER (WHERE exact), count(*)) AS low,
                wilson_high(count(*) FILTER (WHERE exact), count(*)) AS high
-        FROM bid_rounds WHERE game_id IN ({{games}}) AND {{players}} AND {where}
+        FROM bid_rounds_of({{game_list}}) WHERE {{players}} AND {where}
         GROUP BY bid_position ORDER BY bid_position""", f, player_column="player",
         params=own)
     if pos.empty:
