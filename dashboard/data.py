@@ -104,8 +104,9 @@ class Filters:
     """The sidebar's choice, as a SQL condition on `game_id` with its parameters.
 
     `statuses` are the counting classes kept (by default complete games, the disputed
-    ones included); `variants` keep the games of a game with variants that use any of
-    them (`NO_VARIANT`: those played without one); `editions` keep the games of a game
+    ones included); `variants` keep, for each game a chosen variant belongs to, its games
+    played with any chosen variant (`NO_VARIANT`: also the games of every game with
+    variants played without one), and leave other games alone; `editions` keep the games of a game
     with editions played in one of them; the dates apply to dated games, and undated
     games are kept or not by `undated` (they are never dated by the day they were loaded).
     """
@@ -119,7 +120,7 @@ class Filters:
     variants: tuple[str, ...] = ()
     editions: tuple[str, ...] = ()
     undated: bool = True
-    variant_games: tuple[str, ...] = ()  # the games that have variants (from the registry)
+    known_variants: tuple[tuple[str, str], ...] = ()  # (game, variant), from the registry
 
     def game_ids(self, game: str | None = None) -> tuple[str, list[Any]]:
         """`(sql, params)`: a subquery selecting the filtered games' ids."""
@@ -138,10 +139,15 @@ class Filters:
             where.append("g.game_id IN (SELECT game_id FROM players WHERE list_contains(?, player))")
             params.append(list(self.players))
         if self.variants:
-            named = [v for v in self.variants if v != NO_VARIANT] or [""]
-            where.append("(NOT list_contains(?, g.game) OR list_has_any(g.variants, ?) "
+            # a chosen variant filters the games of the game it belongs to; "no variant"
+            # filters every game that has variants
+            plain = NO_VARIANT in self.variants
+            pairs = [f"{g}:{v}" for g, v in self.known_variants if v in self.variants]
+            affected = sorted({g for g, v in self.known_variants if plain or v in self.variants})
+            where.append("(NOT list_contains(?, g.game) "
+                         "OR list_has_any([g.game || ':' || v FOR v IN g.variants], ?) "
                          "OR (len(g.variants) = 0 AND ?))")
-            params += [list(self.variant_games) or [""], named, NO_VARIANT in self.variants]
+            params += [affected or [""], pairs or [""], plain]
         if self.editions:
             where.append("(g.edition IS NULL OR list_contains(?, g.edition))")
             params.append(list(self.editions))
@@ -227,9 +233,9 @@ def options() -> dict[str, Any]:
     days = query("SELECT min(played_on) AS lo, max(played_on) AS hi, "
                  "count(*) FILTER (WHERE played_on IS NULL) AS undated FROM games")
     lo, hi = days["lo"].iloc[0], days["hi"].iloc[0]
-    with_variants = sorted(name for name, info in registry().items() if info.variants)
+    known = sorted((name, v) for name, info in registry().items() for v in info.variants)
     return {"games": games, "counts": [int(c) for c in counts], "players": players,
-            "variants": variants, "editions": editions, "variant_games": with_variants,
+            "variants": variants, "editions": editions, "known_variants": known,
             "undated": int(days["undated"].iloc[0]),
             "lo": None if pd.isna(lo) else pd.Timestamp(lo).date(),
             "hi": None if pd.isna(hi) else pd.Timestamp(hi).date()}

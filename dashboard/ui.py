@@ -53,8 +53,9 @@ def sidebar_filters() -> data.Filters:
         variants = sb.multiselect(
             "Variants", [*opts["variants"], data.NO_VARIANT], key="f_variants",
             format_func=lambda v: v.replace("_", " ") if v else "no variant",
-            help="Keeps the games played with any of the chosen variants (games of a game "
-                 "without variants are not affected).")
+            help="Keeps the games played with any of the chosen variants, among the games "
+                 "those variants belong to; other games are not affected. 'no variant' keeps "
+                 "the games played without any.")
     editions: list[str] = []
     if opts["editions"]:
         editions = sb.multiselect("Edition", opts["editions"], key="f_editions",
@@ -75,7 +76,7 @@ def sidebar_filters() -> data.Filters:
                                    "the dates above do not apply to them.")
     chosen = data.Filters(tuple(games), tuple(int(c) for c in counts), tuple(players),
                           date_from, date_to, tuple(statuses), tuple(variants),
-                          tuple(editions), bool(undated), tuple(opts["variant_games"]))
+                          tuple(editions), bool(undated), tuple(opts["known_variants"]))
     st.session_state[FILTERS_KEY] = chosen
     return chosen
 

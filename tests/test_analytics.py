@@ -399,3 +399,31 @@ def test_hand_estimates_are_calibrated_on_simulated_games(tmp_path):
     # error of the expectations themselves
     stated = 3 * math.sqrt(cal.difference_se ** 2 + cal.mean_mc_se ** 2 / cal.hands)
     assert abs(cal.mean_won - cal.mean_expected) <= stated, cal.lines()
+
+
+def test_the_sidebar_filter_keeps_undated_games_apart_from_dates(corpus):
+    import datetime as dt
+
+    from dashboard.data import Filters
+
+    db, _, _ = corpus
+
+    def ids(f: Filters) -> set[str]:
+        sql, params = f.game_ids()
+        return {r[0] for r in rows(db, sql, params)}
+
+    every = ids(Filters())
+    assert "p1-undated" in every and "x1-s7-000000" not in every and "p3-cut" not in every
+    later = Filters(date_from=dt.date(2030, 1, 1), date_to=dt.date(2030, 12, 31))
+    assert ids(later) == {"p1-undated"}  # an undated game is not dated by its load day
+    assert ids(Filters(date_from=dt.date(2030, 1, 1), undated=False)) == set()
+    assert ids(Filters(statuses=("illegal",))) == {"x1-s7-000000"}
+    assert ids(Filters(statuses=("incomplete",))) == {"p3-cut"}
+    known = tuple((g, v) for g, info in registry().items() for v in info.variants)
+    hidden = ids(Filters(variants=("hidden_bid",), known_variants=known))
+    assert "r1-s1-000000" in hidden and "r2-s2-000000" not in hidden
+    assert "p1-s2-000000" in hidden and "c1-s1-000000" in hidden  # other games stay
+    plain = ids(Filters(variants=("",), known_variants=known))
+    assert "r1-s1-000000" not in plain and "c1-s1-000000" in plain
+    inc = ids(Filters(editions=("plotters-inc",)))
+    assert "p2-s3-000000" in inc and "p1-s2-000000" not in inc and "r1-s1-000000" in inc
