@@ -342,15 +342,18 @@ def ensure_ratings() -> str | None:
     return None
 
 
-def hand_coverage(f: Filters) -> tuple[int, int]:
-    """(bids with a hand estimate, settled bids) among the filtered games."""
+def hand_coverage(f: Filters) -> tuple[int, int, int, int]:
+    """(bids with a hand estimate, settled bids, fewest and most playouts of those
+    estimates) among the filtered games."""
     rows = filtered("""
-        SELECT count(*) AS bids, count(h.sha256) AS estimated
+        SELECT count(*) AS bids, count(h.sha256) AS estimated,
+               coalesce(min(h.playouts), 200) AS lo, coalesce(max(h.playouts), 200) AS hi
         FROM bids b JOIN games g USING (game_id)
         LEFT JOIN hand_estimates h ON h.sha256 = g.sha256 AND h.round = b.round
              AND h.player = b.player
         WHERE b.game_id IN ({games})""", f)
-    return int(rows["estimated"].iloc[0]), int(rows["bids"].iloc[0])
+    r = rows.iloc[0]
+    return int(r["estimated"]), int(r["bids"]), int(r["lo"]), int(r["hi"])
 
 
 def estimate_hands(f: Filters, rounds: int, progress: Any = None) -> int:

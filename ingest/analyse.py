@@ -112,6 +112,7 @@ def estimate_hands(path: str, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0,
     total = sum(len(t.players) for t in tasks)
     if limit is not None:
         tasks = tasks[:limit]
+    now_total = sum(len(t.players) for t in tasks)  # what this call will estimate
     with reading(path) as con:
         shas = sorted({t.sha256 for t in tasks})
         raw = {sha: text.encode("utf-8") for sha, text in con.execute(
@@ -131,7 +132,7 @@ def estimate_hands(path: str, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0,
             _write(path, pending, seed)
             pending, last_write = [], time.monotonic()
         if progress:
-            progress(done, total)
+            progress(done, now_total)
     if pending:
         _write(path, pending, seed)
     summary.hands_done += done

@@ -18,6 +18,8 @@ replay's scores are right even where the sheet is not.
 
 from __future__ import annotations
 
+import duckdb
+
 # Tables that analyses fill (never the loader): created with the schema, refreshed by
 # `trickledger analyse` (ingest/analyse.py) and, for ratings, by the dashboard when stale.
 DERIVED_TABLES: dict[str, list[tuple[str, str]]] = {
@@ -352,3 +354,29 @@ def statements() -> list[str]:
 
 
 VIEWS = [name for kind, name, _ in OBJECTS if kind == "view"]
+
+
+def digest() -> str:
+    """A fingerprint of the analytics definitions: a database whose stored digest differs
+    gets them again (views and macros are derived: replacing them loses nothing)."""
+    import hashlib
+
+    return hashlib.sha256("\n".join(statements()).encode()).hexdigest()
+
+
+def install(con: duckdb.DuckDBPyConnection) -> None:
+    """Create or replace the analytics layer and record its digest (inside the caller's
+    transaction)."""
+    for sql in statements():
+        con.execute(sql)
+    con.execute("CREATE TABLE IF NOT EXISTS analytics_version (digest VARCHAR)")
+    con.execute("DELETE FROM analytics_version")
+    con.execute("INSERT INTO analytics_version VALUES (?)", [digest()])
+
+
+def is_current(con: duckdb.DuckDBPyConnection) -> bool:
+    try:
+        row = con.execute("SELECT max(digest) FROM analytics_version").fetchone()
+    except duckdb.CatalogException:
+        return False
+    return row is not None and row[0] == digest()

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import duckdb
 
-from .analytics import VIEWS, statements
+from . import analytics
+from .analytics import VIEWS
 
 SCHEMA_VERSION = 3
 # stacks after a trick or turn: one entry per stack; `player` is NULL for shared stacks
@@ -106,7 +107,17 @@ def create(con: duckdb.DuckDBPyConnection) -> None:
         raise RuntimeError(f"the database has schema version {current}, newer than this "
                            f"trickledger ({SCHEMA_VERSION}); upgrade trickledger")
     if current == SCHEMA_VERSION:
-        return  # in place: every short connection of the loader opens here
+        # in place: every short connection of the loader opens here. The analytics layer
+        # is derived (views, macros): a newer definition replaces it without a migration
+        if not analytics.is_current(con):
+            con.execute("BEGIN TRANSACTION")
+            try:
+                analytics.install(con)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        return
     con.execute("BEGIN TRANSACTION")
     try:
         if current == 1:
@@ -114,8 +125,7 @@ def create(con: duckdb.DuckDBPyConnection) -> None:
         for name, cols in TABLES.items():
             body = ", ".join(f'"{c}" {t}' for c, t in cols)
             con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({body})")
-        for sql in statements():  # version 3: derived tables, macros and views
-            con.execute(sql)
+        analytics.install(con)  # version 3: derived tables, macros and views
         con.execute("INSERT INTO schema_version VALUES (?, now())", [SCHEMA_VERSION])
         con.execute("COMMIT")
     except BaseException:

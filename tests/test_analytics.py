@@ -427,3 +427,12 @@ def test_the_sidebar_filter_keeps_undated_games_apart_from_dates(corpus):
     assert "r1-s1-000000" not in plain and "c1-s1-000000" in plain
     inc = ids(Filters(editions=("plotters-inc",)))
     assert "p2-s3-000000" in inc and "p1-s2-000000" not in inc and "r1-s1-000000" in inc
+
+
+def test_a_changed_analytics_layer_is_installed_on_the_next_write(tmp_path):
+    db = str(tmp_path / "old.duckdb")
+    with writing(db) as con:
+        con.execute("DROP VIEW head_to_head")
+        con.execute("UPDATE analytics_version SET digest = 'an older definition'")
+    with writing(db) as con:  # the loader's next batch, a ratings refresh...
+        assert con.execute("SELECT count(*) FROM head_to_head").fetchone() == (0,)

@@ -93,11 +93,7 @@ def render() -> None:
 
 def _against_the_hand(where: str, own: tuple[str, ...]) -> None:
     st.subheader("Bidding against the hand")
-    done, bids = data.hand_coverage(f)
-    playouts = data.filtered("""
-        SELECT coalesce(min(h.playouts), 200) AS lo, coalesce(max(h.playouts), 200) AS hi
-        FROM hand_estimates h JOIN games g USING (sha256) WHERE g.game_id IN ({games})""", f)
-    lo, hi = int(playouts["lo"].iloc[0]), int(playouts["hi"].iloc[0])
+    done, bids, lo, hi = data.hand_coverage(f)
     times = f"{lo}" if lo == hi else f"{lo} to {hi}"
     st.caption(
         f"For each bid, the tricks the hand could be expected to take: the round is played "

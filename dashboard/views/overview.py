@@ -29,12 +29,10 @@ def render() -> None:
     # every status, whatever the sidebar counts: how many games are disputed or broken
     every = replace(f, statuses=data.STATUSES)
     verdicts = data.filtered("""
-        SELECT counted_as, count(*) AS games FROM game_counting
-        WHERE game_id IN ({games}) GROUP BY counted_as""", every)
-    disputed = data.filtered("""
-        SELECT count(*) AS n FROM games WHERE game_id IN ({games}) AND claims_mismatched > 0
-        """, every)
-    n_disputed = int(disputed["n"].iloc[0])
+        SELECT counted_as, count(*) AS games,
+               sum(count(*) FILTER (WHERE disputed)) OVER () AS disputed
+        FROM game_counting WHERE game_id IN ({games}) GROUP BY counted_as""", every)
+    n_disputed = int(verdicts["disputed"].iloc[0]) if len(verdicts) else 0
     cols = st.columns(5)
     for col, key in zip(cols, ("games", "rounds", "tricks")):
         col.metric(key.capitalize(), f"{int(by_game[key].sum()) if len(by_game) else 0:,}")

@@ -36,8 +36,10 @@ def render() -> None:
                                 ascending=[False, False, True])
             top = rg.iloc[0]
             st.metric(f"Best against chance in {_title(game)}", top["player"],
-                      f"{top['vs_baseline']:.2f}× chance: {top['win_share']:g} wins in "
-                      f"{ui.count(int(top['games']), 'game')}", delta_color="off", delta_arrow="off")
+                      f"{top['vs_baseline']:.2f}× chance: {top['win_share']:g} "
+                      f"win{'' if top['win_share'] == 1 else 's'} in "
+                      f"{ui.count(int(top['games']), 'game')}", delta_color="off",
+                      delta_arrow="off")
             board = rg.head(25)
             fig = go.Figure()
             fig.add_bar(x=board["player"], y=board["win_rate"], name="win rate",
