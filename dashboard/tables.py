@@ -24,13 +24,25 @@ def player_url(name: str) -> str:
     return f"player?player={quote(str(name), safe='')}#{name}"
 
 
+def viewer_url(game_id: str, round_no: int | None = None, trick: int | None = None,
+               text: str | None = None) -> str:
+    """A link to the game viewer at a game (and round, trick); `text` is what a table shows."""
+    url = f"viewer?game={quote(str(game_id), safe='')}"
+    if round_no is not None:
+        url += f"&round={int(round_no)}"
+    if trick is not None:
+        url += f"&trick={int(trick)}"
+    return f"{url}#{text or game_id}"
+
+
 def show(df: pd.DataFrame, columns: Mapping[str, str], *, players: tuple[str, ...] = (),
          percent: tuple[str, ...] = (), decimals: Mapping[str, int] | None = None,
-         games: tuple[str, ...] = (), dates: tuple[str, ...] = ("played_on", "last_played"),
-         height: int | None = None,
+         games: tuple[str, ...] = (), links: tuple[str, ...] = (),
+         dates: tuple[str, ...] = ("played_on", "last_played"), height: int | None = None,
          key: str | None = None) -> None:
     """`df` as a table of `columns` (column -> header in words, in this order). Columns in
-    `players` link to the player page, in `games` to the game viewer; `percent` columns
+    `players` link to the player page, in `games` to the game viewer, and `links` hold
+    ready links (`viewer_url`); `percent` columns
     hold shares (0-1) shown as percentages; `decimals` fixes the digits shown; `dates`
     show a missing date as "undated" (a game's date is never the day it was loaded)."""
     frame = df[[c for c in columns if c in df.columns]].copy()
@@ -41,8 +53,9 @@ def show(df: pd.DataFrame, columns: Mapping[str, str], *, players: tuple[str, ..
             frame[c] = [player_url(v) if isinstance(v, str) else None for v in frame[c]]
             config[c] = st.column_config.LinkColumn(label, display_text=r"#(.*)$")
         elif c in games:
-            frame[c] = [f"viewer?game={quote(str(v), safe='')}#{v}" if isinstance(v, str)
-                        else None for v in frame[c]]
+            frame[c] = [viewer_url(v) if isinstance(v, str) else None for v in frame[c]]
+            config[c] = st.column_config.LinkColumn(label, display_text=r"#(.*)$")
+        elif c in links:  # already `viewer_url`s
             config[c] = st.column_config.LinkColumn(label, display_text=r"#(.*)$")
         elif c in dates:
             frame[c] = [str(v)[:10] if v is not None and not pd.isna(v) else "undated"

@@ -76,12 +76,16 @@ def render() -> None:
     if len(early):
         st.subheader("The latest early ends")
         latest = early.sort_values(["played_on", "game_id", "round"],
-                                   ascending=[False, True, True]).head(50)
-        tables.show(latest, {"game_id": "game", "played_on": "played on", "round": "round",
+                                   ascending=[False, True, True]).head(50).copy()
+        latest["open"] = [tables.viewer_url(g, r, t, f"round {r}, trick {t}") for g, r, t in
+                          zip(latest["game_id"], latest["round"], latest["early_end_trick"])]
+        tables.show(latest, {"game_id": "game", "played_on": "played on",
+                             "open": "see it in the viewer",
                              "early_end_trick": "trick", "could_not_play": "could not play",
                              "caused_by": "caused by", "causing_card": "with the card",
                              "n_players": "players"},
-                    players=("could_not_play", "caused_by"), games=("game_id",))
+                    players=("could_not_play", "caused_by"), games=("game_id",),
+                    links=("open",))
 
 
 ui.guarded(render)

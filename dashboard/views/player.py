@@ -227,10 +227,13 @@ def _disputes(player: str) -> None:
         return
     st.warning(f"{ui.count(len(claims), 'claimed score')} about {ui.md(player)} "
                f"{'disagrees' if len(claims) == 1 else 'disagree'} with the replay.")
+    claims["open"] = [tables.viewer_url(g, int(r) if r.isdigit() else None,
+                                        text=f"round {r}" if r.isdigit() else "totals")
+                      for g, r in zip(claims["game_id"], claims["round"])]
     tables.show(claims, {"game_id": "game", "file_name": "file", "line": "line",
-                         "round": "round", "claimed": "sheet says", "computed": "replay says",
+                         "open": "round", "claimed": "sheet says", "computed": "replay says",
                          "derivation": "how the replay's score is made up"},
-                games=("game_id",))
+                games=("game_id",), links=("open",))
 
 
 def _title(name: str) -> str:
