@@ -109,7 +109,7 @@ def _against_the_hand(where: str, own: tuple[str, ...]) -> None:
     if done < bids:
         st.info(f"{done:,} of {ui.count(bids, 'bid')} here have a hand estimate. "
                 f"`trickledger analyse` estimates the rest and keeps them in the database "
-                f"(about 1.4 s a hand on one core).")
+                f"(about half a second of CPU a hand; see docs/analytics.md).")
         if st.button("Estimate 5 more rounds now", key="estimate_now"):
             bar = st.progress(0.0, text="playing the rounds out…")
 

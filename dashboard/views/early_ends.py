@@ -62,9 +62,9 @@ def render() -> None:
     tables.show(who, {"player": "player", "rounds": "rounds played",
                       "early_rounds": "ended early", "could_not_play": "could not play",
                       "caused": "caused", "expected_each": "each, by chance",
-                      "mean_when_full": "mean score, full rounds",
-                      "mean_when_early": "mean score, early ends",
-                      "points_lost": "points lost per early end"},
+                      "mean_when_full": "mean, full rounds",
+                      "mean_when_early": "mean, early ends",
+                      "points_lost": "points lost"},
                 players=("player",), decimals={"expected_each": 1})
     long = who.head(20).melt(id_vars="player", value_vars=["could_not_play", "caused"],
                              var_name="role", value_name="count")
@@ -81,7 +81,7 @@ def render() -> None:
                           zip(latest["game_id"], latest["round"], latest["early_end_trick"])]
         tables.show(latest, {"game_id": "game", "played_on": "played on",
                              "open": "see it in the viewer",
-                             "early_end_trick": "trick", "could_not_play": "could not play",
+                             "could_not_play": "could not play",
                              "caused_by": "caused by", "causing_card": "with the card",
                              "n_players": "players"},
                     players=("could_not_play", "caused_by"), games=("game_id",),

@@ -120,12 +120,16 @@ def _form(player: str, me: tuple[str]) -> None:
                     line={"color": "black"})
     fig.add_hline(y=0.5, line_dash="dot", annotation_text="the middle of the table")
     st.plotly_chart(fig, width="stretch")
-    totals = px.histogram(form, x="total", facet_col="game", facet_col_wrap=2, nbins=20,
-                          labels={"total": "final total", "game": "game"},
-                          title="Final totals, game by game")
-    totals.update_xaxes(matches=None, showticklabels=True)
-    totals.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
-    st.plotly_chart(totals, width="stretch")
+    st.markdown("**Final totals, game by game**")
+    games = sorted(form["game"].unique())
+    cols = st.columns(min(len(games), 4))
+    for i, game in enumerate(games):
+        part = form[form["game"] == game]
+        fig = px.histogram(part, x="total", nbins=15, title=game,
+                           labels={"total": "final total", "count": "games"})
+        fig.update_layout(height=260, showlegend=False, yaxis_title="games",
+                          margin={"l": 10, "r": 10, "t": 40, "b": 10})
+        cols[i % len(cols)].plotly_chart(fig, width="stretch", key=f"totals_{i}")
 
 
 def _head_to_head(player: str, me: tuple[str]) -> None:
