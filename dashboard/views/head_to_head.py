@@ -52,12 +52,15 @@ def render() -> None:
     if len(regulars):
         grid = regulars.assign(share=regulars["ahead"] / regulars["games"]).pivot_table(
             index="player", columns="opponent", values="share")
-        st.plotly_chart(px.imshow(grid, text_auto=".0%", aspect="auto", zmin=0, zmax=1,
-                                  color_continuous_scale="RdBu",
-                                  labels={"x": "opponent", "y": "player",
-                                          "color": "share ahead"},
-                                  title="Share of games the row player finished ahead of the "
-                                        "column player"), width="stretch")
+        matrix = px.imshow(grid, text_auto=".0%" if len(grid) <= 12 else False, aspect="auto",
+                           zmin=0, zmax=1, color_continuous_scale="RdBu",
+                           labels={"x": "opponent", "y": "player", "color": "share ahead"},
+                           title="Share of games the row player finished ahead of the column "
+                                 "player (blank: never met)")
+        matrix.update_layout(height=max(420, 24 * len(grid) + 160))
+        matrix.update_xaxes(tickangle=-45, dtick=1)
+        matrix.update_yaxes(dtick=1)
+        st.plotly_chart(matrix, width="stretch")
 
 
 def _title(name: str) -> str:

@@ -55,7 +55,8 @@ def render() -> None:
                 error_y={"type": "data", "array": high - board["second_vs_chance"],
                          "arrayminus": board["second_vs_chance"] - low})
     fig.add_bar(x=board["player"], y=board["first_vs_chance"], name="picks first")
-    fig.add_hline(y=1.0, line_dash="dot", annotation_text="chance (1/n)")
+    fig.add_hline(y=1.0, line_dash="dot", annotation_text="chance (1/n)",
+                  annotation_position="top left")
     fig.update_layout(barmode="group", xaxis_title="player",
                       yaxis_title="times as often as chance",
                       title="How often each player picks first or gets the rest, against chance")
