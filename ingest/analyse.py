@@ -183,6 +183,9 @@ def cmd_analyse(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     path = db_path(args.db)
+    if args.playouts < 1:
+        print("trickledger analyse: --playouts must be at least 1", file=sys.stderr)
+        return 2
     if not os.path.exists(path):
         print(f"trickledger analyse: {path}: no such database (load logs with "
               f"`trickledger ingest` first)", file=sys.stderr)
@@ -210,8 +213,14 @@ def cmd_analyse(args: argparse.Namespace) -> int:
 
 def add_command(sub: Any) -> None:
     """Register `trickledger analyse` (called by ingest.commands)."""
-    a = sub.add_parser("analyse", help="compute ratings and hand estimates (cached in the "
-                       "database)", description=__doc__.split("\n\n")[0] if __doc__ else None)
+    a = sub.add_parser(
+        "analyse", help="compute ratings and hand estimates (cached in the database)",
+        description="Compute what is too slow for a query and keep it in the database: the "
+                    "ratings (recomputed when the complete games changed) and, for every "
+                    "settled bid without one yet, the Monte-Carlo estimate of what the hand "
+                    "could take (docs/analytics.md). Exit status: 0 when all went well, 1 "
+                    "when some log could not be estimated, 2 when the database is missing or "
+                    "busy or the command is misused.")
     a.add_argument("--db", default=None, help="database file (default: $TRICKLEDGER_DB or "
                    "trickledger.duckdb)")
     a.add_argument("--playouts", type=int, default=DEFAULT_PLAYOUTS,
