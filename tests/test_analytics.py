@@ -436,3 +436,23 @@ def test_a_changed_analytics_layer_is_installed_on_the_next_write(tmp_path):
         con.execute("UPDATE analytics_version SET digest = 'an older definition'")
     with writing(db) as con:  # the loader's next batch, a ratings refresh...
         assert con.execute("SELECT count(*) FROM head_to_head").fetchone() == (0,)
+
+
+def test_leader_effects_by_hand(corpus):
+    db, _, replays = corpus
+    above: dict[tuple[str, bool, bool], list[float]] = defaultdict(list)
+    for r in counted(replays).values():
+        n = len(r.state.players)
+        leaders = {f.round: f.leader for f in r.facts if type(f).__name__ == "RoundDealt"}
+        for rs in r.state.rounds:
+            lead = leaders[rs.round]
+            mean = sum(rs.scores) / n
+            above[(r.header.game, rs.round == 1, (lead - rs.dealer) % n == 1)].append(
+                rs.scores[lead] - mean)
+    got = {(g, first, left): (k, m) for g, first, left, k, m, _ in rows(
+        db, "SELECT * FROM leader_effects")}
+    assert set(got) == set(above)
+    for key, values in above.items():
+        assert got[key][0] == len(values)
+        assert got[key][1] == pytest.approx(sum(values) / len(values), abs=1e-3)
+    assert any(not left for _, _, left in got)  # an elected or trailing leader is in

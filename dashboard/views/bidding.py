@@ -47,6 +47,8 @@ def render() -> None:
         m1.metric("Most accurate bidder", best["player"],
                   f"{best['exact_rate']:.0%} exact in {ui.count(int(best['rounds']), 'round')}",
                   delta_color="off", delta_arrow="off")
+        with m1:
+            tables.player_link(best["player"], f"{best['player']}'s page")
     m2.metric("Rounds bid", f"{int(per['rounds'].sum()):,}")
     m3.metric("Overall exact rate", f"{per['exact'].sum() / per['rounds'].sum():.1%}")
     st.subheader("Leaderboard")

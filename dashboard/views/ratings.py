@@ -42,6 +42,7 @@ def render() -> None:
             st.metric(f"Highest rating in {_title(game)}", top["player"],
                       f"{top['ordinal']:.1f} (μ {top['mu']:.1f}, σ {top['sigma']:.1f}) "
                       f"after {ui.count(int(top['games']), 'game')}", delta_color="off", delta_arrow="off")
+            tables.player_link(top["player"], f"{top['player']}'s page")
             tables.show(board, {"player": "player", "ordinal": "rating (μ − 3σ)",
                                 "mu": "skill μ", "sigma": "uncertainty σ",
                                 "games": "games rated", "last_played": "last played"},

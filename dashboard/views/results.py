@@ -40,6 +40,7 @@ def render() -> None:
                       f"win{'' if top['win_share'] == 1 else 's'} in "
                       f"{ui.count(int(top['games']), 'game')}", delta_color="off",
                       delta_arrow="off")
+            tables.player_link(top["player"], f"{top['player']}'s page")
             board = rg.head(25)
             fig = go.Figure()
             fig.add_bar(x=board["player"], y=board["win_rate"], name="win rate",

@@ -34,6 +34,8 @@ def render() -> None:
                   f"{stuck['second_vs_chance']:.2f}× chance "
                   f"({int(stuck['second_halves'])} of {int(stuck['splits_played'])} splits)",
                   delta_color="off", delta_arrow="off")
+        with c1:
+            tables.player_link(stuck["player"], f"{stuck['player']}'s page")
     c2.metric("First picks", f"{int(stats['first_picks'].sum()):,}",
               help="One per finished trick.")
     c3.metric("Tricks split", f"{int(stats['second_halves'].sum()):,}",
