@@ -203,10 +203,15 @@ def _bidding(player: str, me: tuple[str]) -> None:
     h = hands.iloc[0]
     c3.metric("Bids judged against the hand", f"{n:,}")
     verdict = ("the bids" if h["abs_bidding"] > h["abs_play"] else "the play")
+    def side(x: float, more: str, fewer: str) -> str:
+        return f"**{abs(x):.2f}** tricks a round {more if x >= 0 else fewer}"
+
     st.markdown(f"Against what their hands could be expected to take, {ui.md(player)} bid "
-                f"**{h['bidding']:+.2f}** tricks a round (bid − expected) and took "
-                f"**{h['play']:+.2f}** (won − expected). The larger miss, on average, is in "
-                f"**{verdict}** ({h['abs_bidding']:.2f} against {h['abs_play']:.2f} tricks).")
+                f"{side(h['bidding'], 'more', 'fewer')} (bid − expected) and took "
+                f"{side(h['play'], 'more', 'fewer')} (won − expected), on average over "
+                f"{ui.count(n, 'bid')} judged. The larger miss is in **{verdict}** "
+                f"({h['abs_bidding']:.2f} against {h['abs_play']:.2f} tricks a round, "
+                f"whichever the direction).")
     fig = go.Figure()
     fig.add_bar(x=["bidding: bid − expected", "play: won − expected"],
                 y=[h["bidding"], h["play"]], name="mean per round")
