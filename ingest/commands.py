@@ -119,5 +119,8 @@ def register_commands(sub: Any) -> None:
     q.add_argument("--timeout", type=float, default=10.0, help="seconds before the query is "
                    "stopped")
     q.set_defaults(fn=cmd_sql)
+    from ingest.analyse import add_command  # `trickledger analyse` (issue 18)
+
+    add_command(sub)
 
 
