@@ -11,7 +11,7 @@ import pytest
 
 from cli import main
 from ingest.db import reading
-from ingest.load import BatchWriter, Source, expand, ingest
+from ingest.load import DatabaseWriter, Source, expand, ingest
 from ingest.schema import SCHEMA_VERSION
 from ingest.sql import SqlRefused, query
 from replay.engine import replay_path
@@ -105,17 +105,17 @@ def test_an_error_mid_batch_leaves_the_database_unchanged(tmp_path, monkeypatch)
                                                                   "tricks")}
     rest = sorted((SAMPLES / "rage").glob("*.jsonl"))
 
-    real_insert = BatchWriter.insert
+    real_insert = DatabaseWriter.insert
 
-    def crash(self, con, table, frame) -> None:
-        real_insert(self, con, table, frame)
+    def crash(self, con, table, files) -> None:
+        real_insert(self, con, table, files)
         if table == "plays":
             raise RuntimeError("injected fault after some inserts")
 
-    monkeypatch.setattr(BatchWriter, "insert", crash)
+    monkeypatch.setattr(DatabaseWriter, "insert", crash)
     with pytest.raises(RuntimeError, match="injected fault"):
         ingest([Source(str(p), path=str(p)) for p in rest], db, jobs=1)
-    monkeypatch.setattr(BatchWriter, "insert", real_insert)
+    monkeypatch.setattr(DatabaseWriter, "insert", real_insert)
     assert {t: count(db, f"SELECT count(*) FROM {t}") for t in before} == before
     ok = ingest([Source(str(p), path=str(p)) for p in rest], db, jobs=1)
     assert ok.loaded == len(rest)

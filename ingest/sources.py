@@ -1,0 +1,114 @@
+"""What to load: files, folders and globs on this machine, or fsspec URLs.
+
+A local argument is a file, a folder (searched recursively for *.jsonl and *.jsonl.gz)
+or a glob. An argument with a protocol (`s3://bucket/logs`, `gs://...`, `file:///...`)
+is opened with fsspec, which must be installed with the package for that protocol
+(s3fs, gcsfs, ...); when it is not, the error says which one to install.
+"""
+
+from __future__ import annotations
+
+import glob
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO, Any
+
+from .batch import Source
+
+LOG_SUFFIXES = (".jsonl", ".jsonl.gz")
+
+
+class SourceError(ValueError):
+    """An argument that cannot be opened at all (no filesystem for its protocol)."""
+
+
+def is_url(arg: str) -> bool:
+    head, sep, _ = arg.partition("://")
+    return bool(sep) and head.isidentifier()
+
+
+def _fs(url: str) -> tuple[Any, str]:
+    try:
+        import fsspec
+        from fsspec.registry import known_implementations
+    except ImportError:
+        raise SourceError(f"{url}: reading URLs needs fsspec (pip install fsspec, or "
+                          f"trickledger's 'cluster' extra)") from None
+    proto = url.split("://", 1)[0]
+    try:
+        fs, root = fsspec.core.url_to_fs(url)
+    except ImportError as e:
+        hint = known_implementations.get(proto, {}).get("err") or str(e)
+        raise SourceError(f"{url}: the {proto}:// filesystem is not installed ({hint})") \
+            from None
+    except ValueError as e:
+        raise SourceError(f"{url}: unknown protocol {proto!r} ({e})") from None
+    return fs, root
+
+
+def open_url(url: str) -> IO[bytes]:
+    """Open one URL for reading its raw bytes (no decompression: the hash is of the bytes
+    as stored). Raises OSError when it cannot be read."""
+    try:
+        fs, root = _fs(url)
+    except SourceError as e:
+        raise OSError(str(e)) from None
+    f: IO[bytes] = fs.open(root, "rb")
+    return f
+
+
+def _expand_url(arg: str) -> tuple[list[Source], str | None]:
+    fs, root = _fs(arg)
+    proto = arg.split("://", 1)[0]
+
+    def url(p: str) -> str:
+        return p if is_url(p) else f"{proto}://{p}"
+
+    try:
+        if any(ch in root for ch in "*?["):
+            found = sorted(p for p in fs.glob(root) if fs.isfile(p))
+            if not found:
+                return [], "pattern matches no file"
+        elif fs.isdir(root):
+            found = sorted(p for p in fs.find(root) if p.endswith(LOG_SUFFIXES))
+            if not found:
+                return [], "folder holds no .jsonl or .jsonl.gz files"
+        elif fs.isfile(root):
+            found = [root]
+        else:
+            return [], "no such file or folder"
+    except OSError as e:
+        return [], f"cannot list it ({e})"
+    return [Source(url(p), path=url(p)) for p in found], None
+
+
+def expand(paths: Iterable[str]) -> tuple[list[Source], list[tuple[str, str]]]:
+    """Files, folders (recursively, *.jsonl and *.jsonl.gz), globs and URLs -> sources,
+    and the arguments that matched nothing (reported, never silently skipped). Raises
+    SourceError for a URL whose filesystem is not installed."""
+    sources: list[Source] = []
+    missing: list[tuple[str, str]] = []
+    for arg in paths:
+        if is_url(arg):
+            found, why = _expand_url(arg)
+            sources.extend(found)
+            if why:
+                missing.append((arg, why))
+            continue
+        p = Path(arg)
+        if p.is_dir():
+            files = sorted(str(f) for f in p.rglob("*") if f.is_file() and
+                           f.name.endswith(LOG_SUFFIXES))
+            if not files:
+                missing.append((arg, "folder holds no .jsonl or .jsonl.gz files"))
+            sources.extend(Source(f, path=f) for f in files)
+        elif p.is_file():
+            sources.append(Source(arg, path=arg))
+        elif any(ch in arg for ch in "*?["):
+            files = sorted(f for f in glob.glob(arg, recursive=True) if Path(f).is_file())
+            if not files:
+                missing.append((arg, "pattern matches no file"))
+            sources.extend(Source(f, path=f) for f in files)
+        else:
+            missing.append((arg, "no such file or folder"))
+    return sources, missing
