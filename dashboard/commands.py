@@ -25,19 +25,37 @@ def streamlit_command(address: str, port: int) -> list[str]:
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
     from ingest.db import db_path, is_empty
+    from ingest.lake import LakeError, LakeWriter, is_lake, seq_of
     from ingest.load import expand, ingest
     from sample_logs import SAMPLES
 
-    path = os.path.abspath(db_path(args.db))
-    if not args.no_samples:
-        samples = SAMPLES
-        if samples.is_dir() and is_empty(path):
-            sources, _ = expand([str(samples)])
-            print(f"{path} is empty: loading {len(sources)} sample logs...", flush=True)
-            print(ingest(sources, path).line(), flush=True)
-    env = dict(os.environ, TRICKLEDGER_DB=path)
+    if args.lake and args.db:
+        print("trickledger dashboard: give --db or --lake, not both", file=sys.stderr)
+        return 2
+    lake = os.path.abspath(args.lake) if args.lake else None
+    path = lake or os.path.abspath(db_path(args.db))
+    if lake and not is_lake(lake):
+        try:
+            LakeWriter(lake).close()  # an empty lake, so that pages find their tables
+        except (LakeError, OSError) as e:
+            print(f"trickledger dashboard: {e}", file=sys.stderr)
+            return 2
+    empty = seq_of(lake) == 0 if lake else is_empty(path)
+    if not args.no_samples and SAMPLES.is_dir() and empty:
+        sources, _ = expand([str(SAMPLES)])
+        print(f"{path} is empty: loading {len(sources)} sample logs...", flush=True)
+        try:
+            summary = ingest(sources, None if lake else path, lake=lake)
+        except LakeError as e:
+            print(f"trickledger dashboard: {e}", file=sys.stderr)
+            return 2
+        print(summary.line(), flush=True)
+    env = dict(os.environ, **({"TRICKLEDGER_LAKE": path} if lake else {"TRICKLEDGER_DB": path}))
+    if not lake:
+        env.pop("TRICKLEDGER_LAKE", None)
     cmd = streamlit_command(args.address, args.port)
-    print(f"dashboard on http://{args.address}:{args.port} (database {path})", flush=True)
+    print(f"dashboard on http://{args.address}:{args.port} "
+          f"({'lake' if lake else 'database'} {path})", flush=True)
     # become the server: signals sent to `trickledger dashboard` (Ctrl-C, a supervisor's
     # SIGTERM) reach Streamlit itself instead of orphaning a child process
     os.execve(sys.executable, cmd, env)
@@ -48,6 +66,8 @@ def register_commands(sub: Any) -> None:
     """Add this package's subcommand to the `trickledger` parser."""
     d = sub.add_parser("dashboard", help="start the Streamlit dashboard")
     d.add_argument("--db", default=None)
+    d.add_argument("--lake", default=None, metavar="DIR",
+                   help="read a lake folder made by trickledger ingest --lake instead")
     d.add_argument("--port", type=int, default=8501)
     d.add_argument("--address", default="127.0.0.1",
                    help="address to listen on (default: this machine only)")

@@ -247,11 +247,14 @@ def write_tables(tables: dict[str, Columns], out: str, game: str | None, day: st
                  partition: bool) -> list[Part]:
     """Each table's rows as one zstd Parquet file, named by the hash of its bytes."""
     parts = []
-    for table, columns in tables.items():
+    for table in list(tables):
+        columns = tables.pop(table)  # each table's lists freed once written
         n = len(next(iter(columns.values()))) if columns else 0
         if n:
-            parts.append(write_parquet(to_arrow(table, columns), out, table,
-                                       game if partition else None, day, partition))
+            tbl = to_arrow(table, columns)
+            del columns
+            parts.append(write_parquet(tbl, out, table, game if partition else None, day,
+                                       partition))
     return parts
 
 

@@ -29,6 +29,11 @@ SANDBOX: dict[str, str | bool | int | float | list[str]] = {
 }
 
 
+# the loader's connection: DuckDB spills what does not fit, and the loading process stays
+# small however large the file grows
+WRITER_MEMORY = "256MB"
+
+
 class DatabaseBusy(RuntimeError):
     """The database stayed locked by another process for longer than we wait."""
 
@@ -63,6 +68,7 @@ def open_db(path: str, read_only: bool, wait_s: float = 30.0,
         for key in ("enable_external_access", "lock_configuration"):
             config.pop(key, None)
         config["preserve_insertion_order"] = False  # a loader: inserts on all cores
+        config["memory_limit"] = WRITER_MEMORY
     deadline = time.monotonic() + wait_s
     delay = 0.02
     while True:

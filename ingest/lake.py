@@ -35,7 +35,7 @@ from typing import Any
 import duckdb
 
 from . import schema
-from .batch import NO_GAME, STAGING, Done, Outcome
+from .batch import NO_GAME, STAGING, Done
 
 MANIFEST = "_manifest"
 LOCK = "_lock"
@@ -160,12 +160,14 @@ class LakeWriter:
                 pass
         return removed
 
-    def commit(self, done: Done, outcomes: list[Outcome]) -> int:
-        """Make a batch part of the lake: its files into their partitions, then its
-        manifest (the moment it becomes visible). Returns the batch's sequence number."""
+    def commit(self, dones: list[Done]) -> int:
+        """Make a batch (its chunks) part of the lake: its files into their partitions,
+        then its manifest (the moment it becomes visible). Returns its sequence number."""
         add: dict[str, list[dict[str, Any]]] = {}
         dirs: set[str] = set()
-        for part in done.parts:
+        parts = [(d, part) for d in dones for part in d.parts]
+        outcomes = [o for d in dones for o in d.outcomes]
+        for done, part in parts:
             name = os.path.basename(part.path).split("-", 1)[1]
             rel = os.path.join(part.table, f"game={part.game or NO_GAME}",
                                f"ingest_date={done.day}", f"part-{name}")
@@ -273,6 +275,25 @@ def reading(lake: str) -> Iterator[duckdb.DuckDBPyConnection]:
         yield con
     finally:
         con.close()
+
+
+class Reader:
+    """One lake connection kept while the lake does not change (the dashboard's: building
+    the views reads every manifest); rebuilt when a new batch is committed."""
+
+    def __init__(self, lake: str) -> None:
+        self.lake = os.path.abspath(lake)
+        self.seq = -1
+        self.con: duckdb.DuckDBPyConnection | None = None
+
+    def get(self) -> duckdb.DuckDBPyConnection:
+        seq = seq_of(self.lake)
+        if self.con is None or seq != self.seq:
+            if self.con is not None:
+                self.con.close()
+            self.con = connect(self.lake)
+            self.seq = seq
+        return self.con
 
 
 def remove(lake: str) -> None:

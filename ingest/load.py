@@ -84,15 +84,27 @@ class Summary:
 
 @dataclass
 class Knowledge:
-    """What the committed data says about a batch's logs (see Committer.lookup)."""
+    """What is committed, or earlier in the same batch, about a chunk's logs."""
 
     loaded: set[str] = field(default_factory=set)
     recorded: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     ids: dict[str, tuple[str, str]] = field(default_factory=dict)  # game id -> (sha, file)
 
+    def add(self, done: Done) -> None:
+        """A chunk that will be committed before the next one of the same batch."""
+        for o in done.outcomes:
+            if o.sha256 is None or o.status == "already loaded":
+                continue
+            if o.status in LOADED:
+                self.loaded.add(o.sha256)
+                if o.game_id is not None:
+                    self.ids.setdefault(o.game_id, (o.sha256, o.name))
+            else:
+                self.recorded[o.sha256] = (o.status, o.message)
+
 
 def needs_rerun(task: Task, done: Done, k: Knowledge) -> Task | None:
-    """The batch again, told what its worker could not know; None when it is right."""
+    """The chunk again, told what its worker could not know; None when it is right."""
     skip: set[str] = set()
     recorded: dict[str, tuple[str, str | None]] = {}
     ids: dict[str, str] = {}
@@ -113,13 +125,29 @@ def needs_rerun(task: Task, done: Done, k: Knowledge) -> Task | None:
                    loaded_ids={**task.loaded_ids, **ids})
 
 
+def reruns(tasks: list[Task], dones: list[Done], committed: Knowledge) -> dict[int, Task]:
+    """The chunks of a batch that must run again (by position), each checked against what
+    is committed and what the chunks before it in the batch hold."""
+    k = Knowledge(set(committed.loaded), dict(committed.recorded), dict(committed.ids))
+    out: dict[int, Task] = {}
+    for i, (task, done) in enumerate(zip(tasks, dones)):
+        again = needs_rerun(task, done, k)
+        if again is not None:
+            out[i] = again
+        k.add(done)
+    return out
+
+
+Batch = tuple[list[Task], list[Done]]
+
+
 class Committer(Protocol):
     out: str
     partition: bool
 
     def known(self) -> tuple[frozenset[str], dict[str, tuple[str, str | None]]]: ...
 
-    def commit(self, task: Task, done: Done) -> Task | None: ...
+    def commit(self, tasks: list[Task], dones: list[Done]) -> dict[int, Task]: ...
 
     def discard(self, done: Done) -> None: ...
 
@@ -144,9 +172,10 @@ class DatabaseWriter:
         loaded = frozenset(r[0] for r in rows if r[1] in LOADED)
         return loaded, {r[0]: (r[1], r[2]) for r in rows if r[1] not in LOADED}
 
-    def lookup(self, con: duckdb.DuckDBPyConnection, done: Done) -> Knowledge:
-        shas = [o.sha256 for o in done.outcomes if o.sha256 and o.status != "already loaded"]
-        gids = [o.game_id for o in done.outcomes if o.game_id and o.status in LOADED]
+    def lookup(self, con: duckdb.DuckDBPyConnection, dones: list[Done]) -> Knowledge:
+        outcomes = [o for d in dones for o in d.outcomes]
+        shas = [o.sha256 for o in outcomes if o.sha256 and o.status != "already loaded"]
+        gids = [o.game_id for o in outcomes if o.game_id and o.status in LOADED]
         k = Knowledge()
         if shas:
             for sha, status, msg in con.execute(
@@ -163,18 +192,20 @@ class DatabaseWriter:
                 k.ids[gid] = (sha, file)
         return k
 
-    def commit(self, task: Task, done: Done) -> Task | None:
-        """One transaction: check, then one INSERT per table. Returns the batch to run
-        again instead when its worker could not know something."""
+    def commit(self, tasks: list[Task], dones: list[Done]) -> dict[int, Task]:
+        """One transaction: check, then one INSERT per table over all the batch's files.
+        Returns the chunks to run again instead, when their workers could not know
+        something (nothing is committed then)."""
         with writing(self.path, on_busy=self.on_busy, allow=self.out) as con:
             con.execute("BEGIN TRANSACTION")
             try:
-                again = needs_rerun(task, done, self.lookup(con, done))
-                if again is None:
+                again = reruns(tasks, dones, self.lookup(con, dones))
+                if not again:
                     by_table: dict[str, list[str]] = {}
-                    for part in done.parts:
-                        by_table.setdefault(part.table, []).append(
-                            os.path.join(self.out, part.path))
+                    for done in dones:
+                        for part in done.parts:
+                            by_table.setdefault(part.table, []).append(
+                                os.path.join(self.out, part.path))
                     for t in schema.TABLES:
                         if t in by_table:
                             self.insert(con, t, by_table[t])
@@ -182,9 +213,10 @@ class DatabaseWriter:
             except BaseException:
                 con.execute("ROLLBACK")
                 raise
-        if again is None:
+        if not again:
             self.batches += 1
-            self.discard(done)
+            for done in dones:
+                self.discard(done)
         return again
 
     def insert(self, con: duckdb.DuckDBPyConnection, table: str, files: list[str]) -> None:
@@ -199,7 +231,7 @@ class DatabaseWriter:
 
 
 class LakeCommitter:
-    """Commits batches into a lake folder (ingest.lake)."""
+    """Commits batches into a lake folder (ingest.lake), one manifest each."""
 
     partition = True
 
@@ -211,20 +243,21 @@ class LakeCommitter:
         st = self.writer.state
         return frozenset(st.loaded), dict(st.recorded)
 
-    def commit(self, task: Task, done: Done) -> Task | None:
+    def commit(self, tasks: list[Task], dones: list[Done]) -> dict[int, Task]:
         st = self.writer.state
         k = Knowledge()
-        for o in done.outcomes:
-            if o.sha256 in st.loaded:
-                k.loaded.add(o.sha256)
-            elif o.sha256 in st.recorded:
-                k.recorded[o.sha256] = st.recorded[o.sha256]
-            if o.game_id is not None and o.game_id in st.ids:
-                # (loaded from these very bytes is caught first, as `loaded`)
-                k.ids[o.game_id] = ("", st.ids[o.game_id])
-        again = needs_rerun(task, done, k)
-        if again is None:
-            self.writer.commit(done, done.outcomes)
+        for done in dones:
+            for o in done.outcomes:
+                if o.sha256 in st.loaded:
+                    k.loaded.add(o.sha256)
+                elif o.sha256 in st.recorded:
+                    k.recorded[o.sha256] = st.recorded[o.sha256]
+                if o.game_id is not None and o.game_id in st.ids:
+                    # (loaded from these very bytes is caught first, as `loaded`)
+                    k.ids[o.game_id] = ("", st.ids[o.game_id])
+        again = reruns(tasks, dones, k)
+        if not again:
+            self.writer.commit(dones)
         return again
 
     def discard(self, done: Done) -> None:
@@ -234,24 +267,26 @@ class LakeCommitter:
         self.writer.close()
 
 
-MIN_BATCH = 25
+MIN_CHUNK = 25
+MAX_CHUNK = 100  # logs per worker task: a worker's memory grows with its chunk's rows
 
 
 def plan(sources: list[Source], batch_size: int, jobs: int) -> int:
-    """Logs per batch: `batch_size`, but small loads still spread over every worker."""
+    """Logs per worker task: at most MAX_CHUNK (and the batch), but small loads still
+    spread over every worker."""
     per_worker = -(-len(sources) // max(2 * jobs, 1))
-    return max(1, min(batch_size, max(MIN_BATCH, per_worker)))
+    return max(1, min(batch_size, MAX_CHUNK, max(MIN_CHUNK, per_worker)))
 
 
 def ingest(sources: list[Source], path: str | None = None, jobs: int | None = None,
            batch_size: int = 500, progress: Callable[[int, int], None] | None = None,
            on_busy: Callable[[float], None] | None = None, keep_all: bool = True, *,
            lake: str | None = None, cluster: str | None = None) -> Summary:
-    """Load `sources` into the database at `path`, or into the lake folder `lake`. Batches
-    of about `batch_size` logs run on `jobs` local processes, or on the Dask cluster at
-    `cluster`; each is committed whole or not at all. With `keep_all` false,
-    `summary.results` lists only the logs that need a word (illegal, unreadable,
-    conflicting)."""
+    """Load `sources` into the database at `path`, or into the lake folder `lake`. Chunks
+    of logs run on `jobs` local processes, or on the Dask cluster at `cluster`; every
+    `batch_size` logs (consecutive chunks) are committed together, whole or not at all.
+    With `keep_all` false, `summary.results` lists only the logs that need a word
+    (illegal, unreadable, conflicting)."""
     from . import executors
 
     t0 = time.perf_counter()
@@ -267,7 +302,7 @@ def ingest(sources: list[Source], path: str | None = None, jobs: int | None = No
         try:
             size = plan(sources, batch_size, ncpu)
             day = dt.datetime.now(dt.UTC).date().isoformat()
-            tasks = {}
+            tasks: dict[int, Task] = {}
 
             def make() -> Iterator[Task]:
                 for seq, i in enumerate(range(0, len(sources), size)):
@@ -276,23 +311,39 @@ def ingest(sources: list[Source], path: str | None = None, jobs: int | None = No
                     tasks[seq] = t
                     yield t
 
+            group: Batch = ([], [])
+            pending = 0
             done_logs = 0
-            for done in ex.run(make()):
-                task = tasks.pop(done.seq)
+
+            def flush() -> None:
+                nonlocal done_logs
+                gt, gd = group
                 for _ in range(5):
-                    again = committer.commit(task, done)
-                    if again is None:
+                    again = committer.commit(gt, gd)
+                    if not again:
                         break
-                    committer.discard(done)
-                    summary.reruns += 1
-                    task, done = again, ex.run_one(again)
+                    for i, t in again.items():
+                        committer.discard(gd[i])
+                        summary.reruns += 1
+                        gt[i], gd[i] = t, ex.run_one(t)
                 else:
-                    raise RuntimeError(f"batch {done.seq} kept changing under its commit")
+                    raise RuntimeError("a batch kept changing under its commit")
                 summary.batches += 1
-                summary.count(done.outcomes)
-                done_logs += done.logs
+                for d in gd:
+                    summary.count(d.outcomes)
+                    done_logs += d.logs
                 if progress:
                     progress(done_logs, len(sources))
+
+            for done in ex.run(make()):
+                group[0].append(tasks.pop(done.seq))
+                group[1].append(done)
+                pending += done.logs
+                if pending >= batch_size:
+                    flush()
+                    group, pending = ([], []), 0
+            if group[1]:
+                flush()
         finally:
             ex.close()
     finally:
@@ -322,6 +373,6 @@ def record_missing(missing: list[tuple[str, str]], path: str | None = None,
         day = now.date().isoformat()
         part = write_parquet(tbl, committer.out, "ingest_errors", None, day, True)
         outcomes = [Outcome(name, None, "unreadable", message=msg) for name, msg in missing]
-        committer.writer.commit(Done(-1, outcomes, [part], day), outcomes)
+        committer.writer.commit([Done(-1, outcomes, [part], day)])
     finally:
         committer.close()
