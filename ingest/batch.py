@@ -51,6 +51,7 @@ ARROW_SCHEMAS = {t: pa.schema([(c, _ARROW_TYPES[ty.removesuffix(" PRIMARY KEY")]
                  for t, cols in schema.TABLES.items()}
 
 Columns = dict[str, list[Any]]
+Recorded = tuple[str, int | None, str | None]  # a log not loaded: status, line, message
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ class Task:
     """What a worker needs for one batch. `skip`: hashes known to be loaded (not read
     again); `loaded_ids`: game id -> file it was loaded from, for ids the parent knows
     are taken by other bytes; `recorded`: hashes of logs recorded before as unreadable
-    or conflicting (status, message), reported again without rows; `partition`: write
+    or conflicting (status, line, message), reported again without rows; `partition`: write
     hive folders (game, ingest date) of a lake, else flat files for the embedded loader."""
 
     seq: int
@@ -78,7 +79,7 @@ class Task:
     partition: bool = False
     skip: frozenset[str] = frozenset()
     loaded_ids: Mapping[str, str] = field(default_factory=dict)
-    recorded: Mapping[str, tuple[str, str | None]] = field(default_factory=dict)
+    recorded: Mapping[str, Recorded] = field(default_factory=dict)
 
 
 @dataclass
@@ -193,7 +194,7 @@ def _one(src: Source, task: Task, skip: frozenset[str], sinks: _Sinks, seen: set
     seen.add(sha)
     known = task.recorded.get(sha)
     if known is not None:  # recorded before as unreadable or conflicting: not loaded
-        return Outcome(src.name, sha, known[0], message=known[1])
+        return Outcome(src.name, sha, known[0], line=known[1], message=known[2])
     try:
         r = replay_bytes(data, src.name, src.max_bytes)
         gid = r.header.id if r.header else None

@@ -35,7 +35,7 @@ from typing import Any
 import duckdb
 
 from . import schema
-from .batch import NO_GAME, STAGING, Done
+from .batch import NO_GAME, STAGING, Done, Recorded
 
 MANIFEST = "_manifest"
 LOCK = "_lock"
@@ -79,7 +79,7 @@ class State:
     seq: int = 0
     files: dict[str, list[str]] = field(default_factory=dict)  # table -> paths in the lake
     loaded: set[str] = field(default_factory=set)  # sha256 of logs whose facts are in
-    recorded: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # not loaded
+    recorded: dict[str, Recorded] = field(default_factory=dict)  # not loaded
     ids: dict[str, str] = field(default_factory=dict)  # game id -> the file it came from
 
     def apply(self, m: dict[str, Any]) -> None:
@@ -97,7 +97,7 @@ class State:
                 if entry.get("game_id") is not None:
                     self.ids[entry["game_id"]] = entry["file"]
             elif sha is not None:
-                self.recorded[sha] = (status, entry.get("message"))
+                self.recorded[sha] = (status, entry.get("line"), entry.get("message"))
         self.seq = m["seq"]
 
 
@@ -180,8 +180,9 @@ class LakeWriter:
         for d in dirs:
             _fsync_dir(d)
         logs = [{"sha256": o.sha256, "file": o.name, "status": o.status,
-                 "game_id": o.game_id, "message": o.message if o.status not in LOADED
-                 else None} for o in outcomes
+                 "game_id": o.game_id, **({"line": o.line, "message": o.message}
+                                          if o.status not in LOADED else {})}
+                for o in outcomes
                 if o.status != "already loaded" and (o.sha256 is not None or o.status ==
                                                      "unreadable")]
         body = {"format": FORMAT, "schema_version": schema.SCHEMA_VERSION, "kind": "batch",

@@ -30,7 +30,7 @@ import duckdb
 import pyarrow as pa
 
 from . import schema
-from .batch import STAGING, Done, Outcome, Source, Task, to_arrow, write_parquet
+from .batch import STAGING, Done, Outcome, Recorded, Source, Task, to_arrow, write_parquet
 from .db import writing
 from .lake import LOADED, LakeWriter, discard
 from .sources import expand
@@ -87,7 +87,7 @@ class Knowledge:
     """What is committed, or earlier in the same batch, about a chunk's logs."""
 
     loaded: set[str] = field(default_factory=set)
-    recorded: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    recorded: dict[str, Recorded] = field(default_factory=dict)
     ids: dict[str, tuple[str, str]] = field(default_factory=dict)  # game id -> (sha, file)
 
     def add(self, done: Done) -> None:
@@ -100,13 +100,13 @@ class Knowledge:
                 if o.game_id is not None:
                     self.ids.setdefault(o.game_id, (o.sha256, o.name))
             else:
-                self.recorded[o.sha256] = (o.status, o.message)
+                self.recorded[o.sha256] = (o.status, o.line, o.message)
 
 
 def needs_rerun(task: Task, done: Done, k: Knowledge) -> Task | None:
     """The chunk again, told what its worker could not know; None when it is right."""
     skip: set[str] = set()
-    recorded: dict[str, tuple[str, str | None]] = {}
+    recorded: dict[str, Recorded] = {}
     ids: dict[str, str] = {}
     for o in done.outcomes:
         if o.sha256 is None or o.status == "already loaded":
@@ -145,7 +145,7 @@ class Committer(Protocol):
     out: str
     partition: bool
 
-    def known(self) -> tuple[frozenset[str], dict[str, tuple[str, str | None]]]: ...
+    def known(self) -> tuple[frozenset[str], dict[str, Recorded]]: ...
 
     def commit(self, tasks: list[Task], dones: list[Done]) -> dict[int, Task]: ...
 
@@ -166,11 +166,12 @@ class DatabaseWriter:
         self.out = os.path.abspath(path) + ".ingest"
         os.makedirs(os.path.join(self.out, STAGING), exist_ok=True)
 
-    def known(self) -> tuple[frozenset[str], dict[str, tuple[str, str | None]]]:
+    def known(self) -> tuple[frozenset[str], dict[str, Recorded]]:
         with writing(self.path, on_busy=self.on_busy) as con:
-            rows = con.execute("SELECT sha256, status, error_message FROM logs").fetchall()
+            rows = con.execute("SELECT sha256, status, error_line, error_message FROM logs"
+                               ).fetchall()
         loaded = frozenset(r[0] for r in rows if r[1] in LOADED)
-        return loaded, {r[0]: (r[1], r[2]) for r in rows if r[1] not in LOADED}
+        return loaded, {r[0]: (r[1], r[2], r[3]) for r in rows if r[1] not in LOADED}
 
     def lookup(self, con: duckdb.DuckDBPyConnection, dones: list[Done]) -> Knowledge:
         outcomes = [o for d in dones for o in d.outcomes]
@@ -178,13 +179,13 @@ class DatabaseWriter:
         gids = [o.game_id for o in outcomes if o.game_id and o.status in LOADED]
         k = Knowledge()
         if shas:
-            for sha, status, msg in con.execute(
-                    "SELECT sha256, status, error_message FROM logs "
+            for sha, status, line, msg in con.execute(
+                    "SELECT sha256, status, error_line, error_message FROM logs "
                     "WHERE sha256 IN (SELECT unnest(?))", [shas]).fetchall():
                 if status in LOADED:
                     k.loaded.add(sha)
                 else:
-                    k.recorded[sha] = (status, msg)
+                    k.recorded[sha] = (status, line, msg)
         if gids:
             for gid, sha, file in con.execute(
                     "SELECT game_id, sha256, file_name FROM games "
@@ -239,7 +240,7 @@ class LakeCommitter:
         self.writer = LakeWriter(lake)
         self.out = self.writer.lake
 
-    def known(self) -> tuple[frozenset[str], dict[str, tuple[str, str | None]]]:
+    def known(self) -> tuple[frozenset[str], dict[str, Recorded]]:
         st = self.writer.state
         return frozenset(st.loaded), dict(st.recorded)
 

@@ -159,6 +159,8 @@ def test_docs_example_queries_answer(loaded, sql):
     ("SET threads = 1", "SET is refused"),
     ("PRAGMA enable_profiling", "PRAGMA is refused"),
     ("SELECT 1; SELECT 2", "one statement"),
+    ("EXPLAIN ANALYZE COPY (SELECT 1) TO '/tmp/evil.csv'", "EXPLAIN is allowed only"),
+    ("EXPLAIN (ANALYZE) COPY (SELECT 1) TO '/tmp/evil.csv'", "EXPLAIN is allowed only"),
     ("SELEC 1", "syntax error"),
 ])
 def test_sql_refuses_writes_files_and_settings(loaded, sql, words):
@@ -201,3 +203,39 @@ def test_database_file_is_a_real_duckdb_file(loaded):
     con = duckdb.connect(loaded[0], read_only=True)
     assert con.execute("SELECT max(version) FROM schema_version").fetchone()[0] == SCHEMA_VERSION
     con.close()
+
+
+def test_explain_of_a_select_is_allowed(loaded):
+    assert query(loaded[0], "EXPLAIN SELECT count(*) FROM games").rows
+    assert query(loaded[0], "EXPLAIN ANALYZE SELECT count(*) FROM games").rows
+
+
+def test_reingesting_a_conflict_or_an_unreadable_file_says_so(tmp_path, capsys):
+    """A file that was not loaded is never "already loaded" (issue 16)."""
+    db = str(tmp_path / "t.duckdb")
+    data = (SAMPLES / "rage" / "rage-5p-hidden-bid.jsonl").read_bytes()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "original.jsonl").write_bytes(data)
+    assert main(["ingest", "--db", db, str(tmp_path / "a")]) == 0
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "copy.jsonl").write_bytes(
+        data.replace(b'"platform"', b'"note":"copy","platform"', 1))
+    (tmp_path / "b" / "garbage.jsonl").write_bytes(b"\x00 not a log\n")
+    capsys.readouterr()
+    for _ in range(2):
+        rc = main(["ingest", "--db", db, str(tmp_path / "b")])
+        out = capsys.readouterr().out
+        assert rc == 1, out
+        assert "copy.jsonl: conflict: game id" in out, out
+        assert "garbage.jsonl:1: unreadable: line is not valid JSON" in out, out
+        assert "already loaded 0" in out and "loaded 0" in out, out
+    assert count(db, "SELECT count(*) FROM logs") == 3
+    assert count(db, "SELECT count(*) FROM ingest_errors") == 2  # not recorded twice
+
+
+def test_sql_on_a_missing_database_file_says_so(tmp_path, capsys):
+    db = tmp_path / "nope.duckdb"
+    assert main(["sql", "--db", str(db), "SELECT 1"]) == 2
+    err = capsys.readouterr().err
+    assert "no such database file" in err and str(db) in err
+    assert not db.exists()
