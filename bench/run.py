@@ -183,6 +183,7 @@ def ingest_subprocess(files_list: Path, db: Path, jobs: int, mode: str = "db",
     target = (f"lake={str(db)!r}" if mode != "db" else f"path={str(db)!r}")
     if mode == "cluster":
         target += f", cluster='local:{jobs}'"
+    trace = Path(str(db) + ".progress")
     code = (
         "import json, resource, sys, time\n"
         "from bench.run import TreeRss\n"
@@ -190,8 +191,13 @@ def ingest_subprocess(files_list: Path, db: Path, jobs: int, mode: str = "db",
         f"paths = open({str(files_list)!r}).read().split()\n"
         "tree = TreeRss()\n"
         "t = time.perf_counter()\n"
+        f"trace = open({str(trace)!r}, 'w')\n"
+        "def progress(done, total):\n"
+        "    rss = int(open('/proc/self/statm').read().split()[1]) * 4096 / 2**20\n"
+        "    trace.write(json.dumps([round(time.perf_counter() - t, 1), done, round(rss),"
+        " round(tree.peak_total_mb)]) + '\\n'); trace.flush()\n"
         f"s = ingest([Source(p, path=p) for p in paths], {target}, jobs={jobs},"
-        f" batch_size={batch}, keep_all=False)\n"
+        f" batch_size={batch}, keep_all=False, progress=progress)\n"
         "dt = time.perf_counter() - t\n"
         "tree.stop()\n"
         "me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"

@@ -9,6 +9,7 @@ is opened with fsspec, which must be installed with the package for that protoco
 from __future__ import annotations
 
 import glob
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
@@ -96,19 +97,21 @@ def expand(paths: Iterable[str]) -> tuple[list[Source], list[tuple[str, str]]]:
                 missing.append((arg, why))
             continue
         p = Path(arg)
+        # the name as given (what a person reads back); the path absolute, for workers
+        # that run elsewhere (another process's folder, another machine's)
         if p.is_dir():
             files = sorted(str(f) for f in p.rglob("*") if f.is_file() and
                            f.name.endswith(LOG_SUFFIXES))
             if not files:
                 missing.append((arg, "folder holds no .jsonl or .jsonl.gz files"))
-            sources.extend(Source(f, path=f) for f in files)
+            sources.extend(Source(f, path=os.path.abspath(f)) for f in files)
         elif p.is_file():
-            sources.append(Source(arg, path=arg))
+            sources.append(Source(arg, path=os.path.abspath(arg)))
         elif any(ch in arg for ch in "*?["):
             files = sorted(f for f in glob.glob(arg, recursive=True) if Path(f).is_file())
             if not files:
                 missing.append((arg, "pattern matches no file"))
-            sources.extend(Source(f, path=f) for f in files)
+            sources.extend(Source(f, path=os.path.abspath(f)) for f in files)
         else:
             missing.append((arg, "no such file or folder"))
     return sources, missing

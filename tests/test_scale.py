@@ -292,27 +292,34 @@ def test_sql_lake_answers_from_the_cluster_lake(clustered, embedded, capsys):
     capsys.readouterr()
 
 
-@pytest.mark.parametrize("sql,words", [
+REFUSED = [
     ("SELECT * FROM read_csv('/etc/passwd')", "no file or network access"),
     ("SELECT * FROM read_parquet('{outside}/x.parquet')", "no file or network access"),
+    ("SELECT * FROM read_parquet('{lake}/../outside/x.parquet')", "no file or network access"),
     ("COPY games TO '{lake}/evil.parquet'", "COPY is refused"),
     ("EXPLAIN ANALYZE COPY (SELECT 1) TO '{lake}/evil.csv'", "EXPLAIN is allowed only"),
     ("EXPLAIN (ANALYZE) COPY (SELECT 1) TO '{lake}/evil.csv'", "EXPLAIN is allowed only"),
     ("ATTACH '{lake}/a.duckdb' AS a", "ATTACH is refused"),
     ("DROP VIEW games", "read-only"),
     ("SET enable_external_access = true", "SET is refused"),
-])
-def test_the_lake_console_reads_the_lake_and_nothing_else(clustered, tmp_path, sql, words):
-    from ingest.sql import SqlRefused, query
+]
 
-    outside = tmp_path / "outside"
-    outside.mkdir()
+
+def test_the_lake_console_reads_the_lake_and_nothing_else(clustered, tmp_path):
+    from ingest.sql import SqlRefused, run
+
+    lake = Path(clustered[0])
+    outside = lake.parent / "outside"
+    outside.mkdir(exist_ok=True)
     duckdb.execute(f"COPY (SELECT 1 AS a) TO '{outside}/x.parquet'")
-    text = sql.format(lake=clustered[0], outside=outside)
-    with pytest.raises(SqlRefused, match=words):
-        query(None, text, lake=clustered[0])
-    assert not list(Path(clustered[0]).glob("evil*"))
-    assert query(None, "EXPLAIN ANALYZE SELECT count(*) FROM plays", lake=clustered[0]).rows
+    with lakes.reading(str(lake)) as con:
+        for sql, words in REFUSED:
+            with pytest.raises(SqlRefused, match=words):
+                run(con, sql.format(lake=lake, outside=outside))
+        assert run(con, "EXPLAIN ANALYZE SELECT count(*) FROM plays").rows
+        assert run(con, "SELECT count(*) FROM read_parquet(?)",
+                   [f"{lake}/games/**/*.parquet"]).rows[0][0] > 0
+    assert not list(lake.glob("evil*")) and not list(lake.glob("a.duckdb"))
 
 
 def test_dashboard_pages_answer_from_the_cluster_lake(clustered, monkeypatch):
