@@ -396,3 +396,29 @@ def test_a_committer_killed_mid_commit_leaves_no_half_batch(corpus, undisturbed,
     on_disk = {p.relative_to(target).as_posix() for p in target.rglob("*.parquet")
                if "_staging" not in p.parts}
     assert on_disk == {p for ps in lakes.read_state(str(target)).files.values() for p in ps}
+
+
+# ------------------------------------------------------------------ fsspec sources
+
+
+def test_a_source_may_be_an_fsspec_url(tmp_path, capsys):
+    db = str(tmp_path / "t.duckdb")
+    url = (SAMPLES / "color_stacks").resolve().as_uri()  # file:///...
+    assert main(["ingest", "--db", db, url]) == 0
+    assert "loaded 4 " in capsys.readouterr().out
+    with reading(db) as con:
+        names = [r[0] for r in con.execute("SELECT file_name FROM logs").fetchall()]
+    assert len(names) == 4 and all(n.startswith("file:///") for n in names)
+
+
+def test_a_url_whose_filesystem_is_not_installed_is_a_clean_error(tmp_path, capsys):
+    import importlib.util
+
+    if importlib.util.find_spec("s3fs") is not None:
+        pytest.skip("s3fs is installed here")
+    rc = main(["ingest", "--db", str(tmp_path / "t.duckdb"), "s3://bucket/logs"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1
+    assert "s3://bucket/logs: the s3:// filesystem is not installed" in err and "s3fs" in err
+    rc = main(["ingest", "--db", str(tmp_path / "t.duckdb"), "nosuchproto://x/y"])
+    assert rc == 2 and "unknown protocol" in capsys.readouterr().err
