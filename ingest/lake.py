@@ -22,6 +22,7 @@ manifest lists (a crashed batch's) are deleted by the next committer before it s
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import shutil
@@ -38,6 +39,8 @@ from . import schema
 from .batch import NO_GAME, STAGING, Done, Recorded
 
 MANIFEST = "_manifest"
+COMPACT_MIN_FILES = 16  # a partition with this many small files is merged into one
+COMPACT_SMALL_BYTES = 64 * 1024 * 1024
 LOCK = "_lock"
 LOADED = ("complete", "incomplete", "illegal")  # statuses of a log whose facts are in
 FORMAT = "trickledger-lake/1"
@@ -78,6 +81,7 @@ class State:
 
     seq: int = 0
     files: dict[str, list[str]] = field(default_factory=dict)  # table -> paths in the lake
+    sizes: dict[str, int] = field(default_factory=dict)  # path -> bytes
     loaded: set[str] = field(default_factory=set)  # sha256 of logs whose facts are in
     recorded: dict[str, Recorded] = field(default_factory=dict)  # not loaded
     ids: dict[str, str] = field(default_factory=dict)  # game id -> the file it came from
@@ -89,6 +93,12 @@ class State:
                             f"({schema.SCHEMA_VERSION}); upgrade trickledger")
         for t, entries in m.get("add", {}).items():
             self.files.setdefault(t, []).extend(e["path"] for e in entries)
+            self.sizes.update((e["path"], e["bytes"]) for e in entries)
+        for t, paths in m.get("remove", {}).items():
+            gone = set(paths)
+            self.files[t] = [p for p in self.files.get(t, []) if p not in gone]
+            for p in gone:
+                self.sizes.pop(p, None)
         for entry in m.get("logs", []):
             sha, status = entry["sha256"], entry["status"]
             if status in LOADED:
@@ -135,10 +145,12 @@ class LakeWriter:
 
     def recover(self, staging_grace_s: float = 3600.0) -> list[str]:
         """Delete what no manifest lists: files a crashed committer had moved into a table
-        folder, and staged files older than `staging_grace_s` (a worker of a crashed run
-        may still be finishing a younger one; the next run removes it)."""
+        folder (or a compaction had replaced), and staged files older than
+        `staging_grace_s` (a worker of a crashed run may still be finishing a younger
+        one; the next run removes it)."""
         live = {p for paths in self.state.files.values() for p in paths}
         removed: list[str] = []
+        now = time.time()
         for table in schema.TABLES:
             root = os.path.join(self.lake, table)
             for dirpath, _, names in os.walk(root):
@@ -148,7 +160,6 @@ class LakeWriter:
                     if rel not in live:
                         os.unlink(full)
                         removed.append(rel)
-        now = time.time()
         staging = os.path.join(self.lake, STAGING)
         for n in os.listdir(staging):
             full = os.path.join(staging, n)
@@ -192,6 +203,57 @@ class LakeWriter:
         self.state.apply(body)
         return seq
 
+    def compact(self, min_files: int = COMPACT_MIN_FILES,
+                small_bytes: int = COMPACT_SMALL_BYTES) -> int:
+        """Merge the small files of every partition that has `min_files` of them into one
+        file (DuckDB reads and writes them; no row passes through Python), then commit a
+        manifest that adds the merged files and removes the small ones: readers switch
+        from one set to the other atomically. Returns the number of files merged."""
+        groups: dict[tuple[str, str], list[str]] = {}
+        for table, paths in self.state.files.items():
+            for p in paths:
+                if self.state.sizes.get(p, 0) < small_bytes:
+                    groups.setdefault((table, os.path.dirname(p)), []).append(p)
+        todo = {k: v for k, v in groups.items() if len(v) >= min_files}
+        if not todo:
+            return 0
+        add: dict[str, list[dict[str, Any]]] = {}
+        remove: dict[str, list[str]] = {}
+        con = duckdb.connect(":memory:", config={"memory_limit": "256MB",
+                                                 "autoinstall_known_extensions": False,
+                                                 "autoload_known_extensions": False})
+        try:
+            for (table, folder), paths in todo.items():
+                tmp = os.path.join(self.lake, STAGING, f"compact-{uuid.uuid4().hex}.tmp")
+                src = _sql_list(os.path.join(self.lake, p) for p in paths)
+                names = ", ".join(f'"{c}"' for c, _ in schema.TABLES[table])
+                con.execute(f"COPY (SELECT {names} FROM read_parquet({src}, "
+                            f"hive_partitioning=false)) TO {_sql_list([tmp])[1:-1]} "
+                            f"(FORMAT parquet, COMPRESSION zstd)")
+                digest = _file_sha256(tmp)
+                rel = os.path.join(folder, f"part-{digest[:32]}.parquet")
+                os.rename(tmp, os.path.join(self.lake, rel))
+                rows = _rows(con, os.path.join(self.lake, rel))
+                add.setdefault(table, []).append(
+                    {"path": rel, "rows": rows,
+                     "bytes": os.path.getsize(os.path.join(self.lake, rel))})
+                remove.setdefault(table, []).extend(paths)
+                _fsync_dir(os.path.join(self.lake, folder))
+        finally:
+            con.close()
+        body = {"format": FORMAT, "schema_version": schema.SCHEMA_VERSION,
+                "kind": "compact", "committed_at": time.time(), "add": add,
+                "remove": remove, "logs": []}
+        body["seq"] = self._publish(body)
+        self.state.apply(body)
+        # the replaced files go at once, so that a plain glob over the lake never counts a
+        # row twice; a reader whose views predate the manifest rebuilds them on its next
+        # query (a query running at this very moment may fail once)
+        for paths in remove.values():
+            for p in paths:
+                os.unlink(os.path.join(self.lake, p))
+        return sum(len(v) for v in todo.values())
+
     def _publish(self, body: dict[str, Any]) -> int:
         mdir = os.path.join(self.lake, MANIFEST)
         while True:
@@ -210,6 +272,20 @@ class LakeWriter:
                 os.unlink(tmp)
             _fsync_dir(mdir)
             return seq
+
+
+def _file_sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+        os.fsync(f.fileno())
+    return h.hexdigest()
+
+
+def _rows(con: duckdb.DuckDBPyConnection, path: str) -> int:
+    row = con.execute("SELECT sum(num_rows) FROM parquet_file_metadata(?)", [path]).fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
 
 
 def discard(lake: str, done: Done) -> None:

@@ -264,6 +264,10 @@ class LakeCommitter:
     def discard(self, done: Done) -> None:
         discard(self.out, done)
 
+    def finish(self) -> None:
+        """After a run: merge small files, so readers open a few files per partition."""
+        self.writer.compact()
+
     def close(self) -> None:
         self.writer.close()
 
@@ -347,6 +351,8 @@ def ingest(sources: list[Source], path: str | None = None, jobs: int | None = No
                 flush()
         finally:
             ex.close()
+        if isinstance(committer, LakeCommitter):
+            committer.finish()
     finally:
         committer.close()
     summary.seconds = time.perf_counter() - t0
