@@ -22,6 +22,7 @@ import datetime as dt
 import os
 import shutil
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -163,8 +164,23 @@ class DatabaseWriter:
         self.path = path
         self.on_busy = on_busy
         self.batches = 0
-        self.out = os.path.abspath(path) + ".ingest"
+        # this run's own folder: two ingests into one file (their batches take turns on
+        # the file) must not delete each other's staged files
+        self.root = os.path.abspath(path) + ".ingest"
+        self.out = os.path.join(self.root, uuid.uuid4().hex)
         os.makedirs(os.path.join(self.out, STAGING), exist_ok=True)
+        self._sweep()
+
+    def _sweep(self, idle_s: float = 3600.0) -> None:
+        """Staged files of a run that crashed (none of its files changed for an hour)."""
+        now = time.time()
+        for name in os.listdir(self.root):
+            staging = os.path.join(self.root, name, STAGING)
+            try:
+                if now - os.path.getmtime(staging) > idle_s:
+                    shutil.rmtree(os.path.join(self.root, name), ignore_errors=True)
+            except OSError:
+                pass
 
     def known(self) -> tuple[frozenset[str], dict[str, Recorded]]:
         with writing(self.path, on_busy=self.on_busy) as con:
@@ -229,6 +245,10 @@ class DatabaseWriter:
 
     def close(self) -> None:
         shutil.rmtree(self.out, ignore_errors=True)
+        try:
+            os.rmdir(self.root)  # only when no other run is using it
+        except OSError:
+            pass
 
 
 class LakeCommitter:
