@@ -213,6 +213,8 @@ def ingest_subprocess(files_list: Path, db: Path, jobs: int, mode: str = "db",
     r["events_per_s"] = r["events"] / r["seconds"]
     r["games_per_s"] = r["loaded"] / r["seconds"]
     r["db_mb"] = _size_mb(db)
+    # the parent's RSS after every batch: [seconds, logs done, RSS MB, tree peak so far]
+    r["trace"] = [json.loads(x) for x in trace.read_text().splitlines()]
     return r
 
 
