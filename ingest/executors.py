@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
-from typing import Any, Protocol
+from typing import Protocol
 
 from .batch import Done, Task, run_batch
 
@@ -129,7 +129,3 @@ def cluster(address: str, skip: frozenset[str]) -> Executor:
     from .cluster import DaskExecutor
 
     return DaskExecutor(address, skip)
-
-
-def describe(ex: Any) -> str:
-    return type(ex).__name__

@@ -25,7 +25,6 @@ import fcntl
 import hashlib
 import json
 import os
-import shutil
 import time
 import uuid
 from collections.abc import Iterable, Iterator
@@ -371,8 +370,3 @@ class Reader:
             self.con = connect(self.lake)
             self.seq = seq
         return self.con
-
-
-def remove(lake: str) -> None:
-    """Delete a lake folder (tests and the benchmark)."""
-    shutil.rmtree(lake, ignore_errors=True)
