@@ -87,21 +87,28 @@ class LocalPool:
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Done]:
         it = iter(tasks)
-        flight: deque[tuple[Task, Future[Done]]] = deque()
+        flight: deque[tuple[Task, Future[Done] | None]] = deque()  # None: not yet submitted
+        exhausted = False
         while True:
-            while len(flight) < self.window:
-                t = next(it, None)
-                if t is None:
-                    break
-                flight.append((t, self.pool.submit(_run_pooled, t)))
-            if not flight:
-                return
-            task, fut = flight[0]
             try:
-                done = fut.result()
+                while not exhausted and len(flight) < self.window:
+                    t = next(it, None)
+                    if t is None:
+                        exhausted = True
+                        break
+                    flight.append((t, None))
+                for i, (t, fut) in enumerate(flight):
+                    if fut is None:  # a broken pool refuses new work too
+                        flight[i] = (t, self.pool.submit(_run_pooled, t))
+                if not flight:
+                    return
+                head = flight[0][1]
+                assert head is not None
+                done = head.result()
             except BrokenProcessPool:
+                # a worker died (killed, out of memory): every batch in flight runs again
                 self._restart()
-                flight = deque((t, self.pool.submit(_run_pooled, t)) for t, _ in flight)
+                flight = deque((t, None) for t, _ in flight)
                 continue
             flight.popleft()
             yield done
