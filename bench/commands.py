@@ -28,6 +28,14 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--replay-only", action="store_true",
                     help="only the floor, replay per engine, whole-process verify and peers "
                          "(no ingest, scaling or dashboard queries)")
+    ap.add_argument("--ingest-rounds", type=int, default=None,
+                    help="interleaved rounds of the ingest modes (database file, lake, "
+                         "Dask local cluster); default 3, 1 with --quick")
+    ap.add_argument("--million", type=int, nargs="?", const=1_000_000, default=None,
+                    metavar="N", help="also ingest N simulated games once (default N: "
+                                      "1,000,000) and report time and peak RSS")
+    ap.add_argument("--skip-queries", action="store_true",
+                    help="skip the dashboard query latencies")
 
 
 def register_commands(sub: Any) -> None:

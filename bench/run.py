@@ -288,13 +288,22 @@ class TreeRss:
         self._thread.join()
 
 
-def ingest_subprocess(files_list: Path, db: Path, jobs: int) -> dict[str, Any]:
-    """Ingest in a fresh process, so its peak RSS (and its workers') is its own. It runs in
-    the database's folder: from a checkout's root, `python -c` would import the checkout's
-    (interpreted) replay/ instead of the installed engine."""
+def ingest_subprocess(files_list: Path, db: Path, jobs: int, mode: str = "db",
+                      batch: int = 500) -> dict[str, Any]:
+    """Ingest in a fresh process, so its peak RSS (and its workers') is its own. `mode`:
+    "db" (the embedded DuckDB file), "lake" (a lake folder), or "cluster" (a lake folder,
+    batches on a Dask LocalCluster of `jobs` workers). It runs in the target's folder: from
+    a checkout's root, `python -c` would import the checkout's (interpreted) replay/
+    instead of the installed engine."""
     db, files_list = db.resolve(), files_list.resolve()
-    if db.exists():
+    if db.is_dir():
+        shutil.rmtree(db)
+    elif db.exists():
         db.unlink()
+    target = (f"lake={str(db)!r}" if mode != "db" else f"path={str(db)!r}")
+    if mode == "cluster":
+        target += f", cluster='local:{jobs}'"
+    trace = Path(str(db) + ".progress")
     code = (
         "import json, resource, sys, time\n"
         "from bench.run import TreeRss\n"
@@ -302,8 +311,13 @@ def ingest_subprocess(files_list: Path, db: Path, jobs: int) -> dict[str, Any]:
         f"paths = open({str(files_list)!r}).read().split()\n"
         "tree = TreeRss()\n"
         "t = time.perf_counter()\n"
-        f"s = ingest([Source(p, path=p) for p in paths], {str(db)!r}, jobs={jobs},"
-        " keep_all=False)\n"
+        f"trace = open({str(trace)!r}, 'w')\n"
+        "def progress(done, total):\n"
+        "    rss = int(open('/proc/self/statm').read().split()[1]) * 4096 / 2**20\n"
+        "    trace.write(json.dumps([round(time.perf_counter() - t, 1), done, round(rss),"
+        " round(tree.peak_total_mb)]) + '\\n'); trace.flush()\n"
+        f"s = ingest([Source(p, path=p) for p in paths], {target}, jobs={jobs},"
+        f" batch_size={batch}, keep_all=False, progress=progress)\n"
         "dt = time.perf_counter() - t\n"
         "tree.stop()\n"
         "me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
@@ -312,11 +326,89 @@ def ingest_subprocess(files_list: Path, db: Path, jobs: int) -> dict[str, Any]:
         " 'peak_tree_rss_mb': tree.peak_total_mb}))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=db.parent)
+                         cwd=db.parent)
+    if out.returncode != 0:
+        raise RuntimeError(f"ingest ({mode}) failed:\n{out.stderr[-3000:]}")
     r = json.loads(out.stdout.strip().splitlines()[-1])
+    r["mode"] = mode
     r["events_per_s"] = r["events"] / r["seconds"]
     r["games_per_s"] = r["loaded"] / r["seconds"]
-    r["db_mb"] = db.stat().st_size / 2**20
+    r["db_mb"] = _size_mb(db)
+    # the parent's RSS after every batch: [seconds, logs done, RSS MB, tree peak so far]
+    r["trace"] = [json.loads(x) for x in trace.read_text().splitlines()]
+    return r
+
+
+def replay_subprocess(files_list: Path) -> float:
+    """Single-core replay (read + validate + replay + derive) of the listed logs in a fresh
+    process: events per second."""
+    code = ("import json, sys, time\n"
+            "from pathlib import Path\n"
+            "from replay.engine import replay_bytes\n"
+            f"paths = open({str(files_list)!r}).read().split()\n"
+            "t = time.perf_counter(); n = 0\n"
+            "for p in paths:\n"
+            "    n += replay_bytes(Path(p).read_bytes(), p).events\n"
+            "print(json.dumps(n / (time.perf_counter() - t)))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=files_list.resolve().parent)  # the installed engine
+    return float(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def _size_mb(p: Path) -> float:
+    if p.is_dir():
+        return sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) / 2**20
+    return p.stat().st_size / 2**20 if p.exists() else 0.0
+
+
+def ingest_modes(lst: Path, work: Path, cores: int, rounds: int, rate: float
+                 ) -> dict[str, Any]:
+    """The same corpus into the embedded DuckDB file (one INSERT per table per batch),
+    into a lake read in place, and into a lake through Dask LocalCluster(cores):
+    interleaved rounds, medians, each against single-core replay x cores."""
+    try:
+        import dask.distributed  # noqa: F401
+
+        modes = ["db", "lake", "cluster"]
+    except ImportError:
+        modes = ["db", "lake"]
+    runs: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
+    replays: list[float] = []
+    for i in range(rounds):
+        # single-core replay of the same corpus in each round: on a shared machine the
+        # ratio to replay x cores is only meaningful against a replay measured alongside
+        replays.append(replay_subprocess(lst))
+        print(f"  round {i + 1}   replay: {replays[-1]:,.0f} events/s on one core", flush=True)
+        for m in modes if i % 2 == 0 else modes[::-1]:
+            target = work / ("modes.duckdb" if m == "db" else f"modes-{m}")
+            r = ingest_subprocess(lst, target, cores, m)
+            runs[m].append(r)
+            print(f"  round {i + 1} {m:>8}: {r['games_per_s']:.0f} games/s, parent "
+                  f"{r['peak_rss_mb']:.0f} MB, tree {r['peak_tree_rss_mb']:.0f} MB", flush=True)
+    out: dict[str, Any] = {"replay_events_per_s": replays,
+                           "replay_events_per_s_median": statistics.median(replays)}
+    for m, rs in runs.items():
+        med = statistics.median(r["games_per_s"] for r in rs)
+        out[m] = {"games_per_s_median": med,
+                  "events_per_s_median": statistics.median(r["events_per_s"] for r in rs),
+                  "runs": rs, "over_replay_x_cores": statistics.median(
+                      r["events_per_s"] / (rp * cores) for r, rp in zip(rs, replays))}
+    if "cluster" in out:
+        out["cluster_over_db"] = out["cluster"]["games_per_s_median"] / \
+            out["db"]["games_per_s_median"]
+        out["cluster_over_lake"] = out["cluster"]["games_per_s_median"] / \
+            out["lake"]["games_per_s_median"]
+    out["lake_over_db"] = out["lake"]["games_per_s_median"] / out["db"]["games_per_s_median"]
+    return out
+
+
+def million(work: Path, base: dict[str, list[Path]], cores: int, n: int) -> dict[str, Any]:
+    """One run of `n` distinct simulated games (1M by default) into the embedded file."""
+    big = big_corpus(work, base, n)
+    lst = work / f"big-{n}.txt"
+    lst.write_text("\n".join(str(p) for p in big[:n]))
+    r = ingest_subprocess(lst, work / f"big-{n}.duckdb", cores)
+    r["games"] = n
     return r
 
 
@@ -336,7 +428,7 @@ def big_corpus(work: Path, base: dict[str, list[Path]], n: int) -> list[Path]:
     return [d / f"big-{i:07d}.jsonl" for i in range(n)]
 
 
-def dashboard_queries(db: Path, runs: int = 20) -> dict[str, Any]:
+def dashboard_queries(db: Path, runs: int = 20, lake: Path | None = None) -> dict[str, Any]:
     """Every query the dashboard's pages issue (captured by running each page), timed."""
     os.environ["TRICKLEDGER_DB"] = str(db)
     from streamlit.testing.v1 import AppTest
@@ -371,19 +463,30 @@ def dashboard_queries(db: Path, runs: int = 20) -> dict[str, Any]:
     finally:
         data._read = original
     out: list[dict[str, Any]] = []
+    from ingest import lake as lakes
+
+    lake_con = lakes.connect(str(lake)) if lake is not None else None
     with reading(str(db)) as con:
         for (sql, params), page in captured.items():
-            times = []
-            for _ in range(runs):
-                t = time.perf_counter()
-                con.execute(sql, list(params)).fetchall()
-                times.append((time.perf_counter() - t) * 1000)
-            times.sort()
-            out.append({"page": page, "sql": " ".join(sql.split())[:90],
-                        "p50_ms": statistics.median(times),
-                        "p95_ms": times[max(0, int(round(0.95 * len(times))) - 1)]})
+            entry: dict[str, Any] = {"page": page, "sql": " ".join(sql.split())[:90]}
+            for key, c in (("", con), ("lake_", lake_con)):
+                if c is None:
+                    continue
+                times = []
+                for _ in range(runs):
+                    t = time.perf_counter()
+                    c.execute(sql, list(params)).fetchall()
+                    times.append((time.perf_counter() - t) * 1000)
+                times.sort()
+                entry[key + "p50_ms"] = statistics.median(times)
+                entry[key + "p95_ms"] = times[max(0, int(round(0.95 * len(times))) - 1)]
+            out.append(entry)
+    if lake_con is not None:
+        lake_con.close()
     return {"queries": out, "page_cold_s": page_times,
-            "worst_p95_ms": max(q["p95_ms"] for q in out) if out else None}
+            "worst_p95_ms": max(q["p95_ms"] for q in out) if out else None,
+            "lake_worst_p95_ms": max(q["lake_p95_ms"] for q in out)
+            if out and lake is not None else None}
 
 
 def peers(our_rate: float) -> dict[str, Any]:
@@ -483,11 +586,14 @@ def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     result["verify"] = whole_process(work, corpus)
     if args.replay_only:
         return finish(args, result, rate, t0)
-    print("ingest on all cores ...", flush=True)
+    print("ingest on all cores: database file, lake, Dask local cluster ...", flush=True)
     lst = work / "base.txt"
     lst.write_text("\n".join(str(p.resolve()) for g in games() for p in corpus[g]))
-    ing = ingest_subprocess(lst, work / "base.duckdb", cores)
-    ing["over_replay_x_cores"] = ing["events_per_s"] / (rate * cores)
+    rounds = args.ingest_rounds or (1 if args.quick else 3)
+    result["ingest_modes"] = modes = ingest_modes(lst, work, cores, rounds, rate)
+    runs = sorted(modes["db"]["runs"], key=lambda r: r["games_per_s"])
+    ing = dict(runs[len(runs) // 2])
+    ing["over_replay_x_cores"] = modes["db"]["over_replay_x_cores"]
     result["ingest"] = ing
     print("ingest scaling ...", flush=True)
     big = big_corpus(work, corpus, max(sizes))
@@ -501,8 +607,16 @@ def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
         print(f"  {n:>7} games: {r['seconds']:.1f} s, peak RSS {r['peak_rss_mb']:.0f} MB, "
               f"whole process tree {r['peak_tree_rss_mb']:.0f} MB", flush=True)
     result["scaling"] = scaling
-    print("dashboard queries ...", flush=True)
-    result["queries"] = dashboard_queries(work / f"big-{max(sizes)}.duckdb")
+    if not args.skip_queries:
+        print("dashboard queries (database file, then the same queries on a lake) ...",
+              flush=True)
+        lst = work / f"big-{max(sizes)}.txt"
+        lake = work / f"big-{max(sizes)}-lake"
+        result["lake_ingest"] = ingest_subprocess(lst, lake, cores, "lake")
+        result["queries"] = dashboard_queries(work / f"big-{max(sizes)}.duckdb", lake=lake)
+    if args.million:
+        print(f"{args.million:,} games once ...", flush=True)
+        result["million"] = million(work, corpus, cores, args.million)
     return finish(args, result, rate, t0)
 
 
@@ -547,19 +661,37 @@ def report(r: dict[str, Any]) -> str:
         i = r["ingest"]
         lines += ["", f"ingest, all cores: {i['events_per_s']:,.0f} events/s, "
                       f"{i['games_per_s']:,.0f} games/s, {i['over_replay_x_cores']:.0%} of "
-                      f"replay x cores", "",
+                      f"replay x cores"]
+        md = r.get("ingest_modes", {})
+        for m in ("db", "lake", "cluster"):
+            if m in md:
+                lines.append(f"  {m:>8}: median {md[m]['games_per_s_median']:,.0f} games/s "
+                             f"({md[m]['over_replay_x_cores']:.0%} of replay x cores, replay "
+                             f"measured in each round)")
+        if "cluster_over_db" in md:
+            lines.append(f"  cluster / db = {md['cluster_over_db']:.2f}, lake / db = "
+                         f"{md['lake_over_db']:.2f}")
+        lines += ["",
                   f"{'games':>8}{'seconds':>10}{'games/s':>10}{'parent MB':>11}"
                   f"{'workers MB':>12}{'all MB':>9}{'db MB':>9}"]
         for s in r["scaling"]:
             lines.append(f"{s['games']:>8}{s['seconds']:>10.1f}{s['games_per_s']:>10.0f}"
                          f"{s['peak_rss_mb']:>11.0f}{s['peak_worker_rss_mb']:>12.0f}"
                          f"{s['peak_tree_rss_mb']:>9.0f}{s['db_mb']:>9.0f}")
-        q = r["queries"]
-        lines += ["", f"dashboard queries on {r['scaling'][-1]['games']} games: "
-                      f"{len(q['queries'])} queries, worst p95 {q['worst_p95_ms']:.0f} ms"]
-        for x in sorted(q["queries"], key=lambda x: -x["p95_ms"])[:8]:
-            lines.append(f"  {x['page']:<11} p50 {x['p50_ms']:7.1f} ms  p95 {x['p95_ms']:7.1f} "
-                         f"ms  {x['sql'][:60]}")
+        if "million" in r:
+            mm = r["million"]
+            lines.append(f"{mm['games']:>8}{mm['seconds']:>10.1f}{mm['games_per_s']:>10.0f}"
+                         f"{mm['peak_rss_mb']:>11.0f}{mm['peak_worker_rss_mb']:>12.0f}"
+                         f"{mm['peak_tree_rss_mb']:>9.0f}{mm['db_mb']:>9.0f}")
+        q = r.get("queries")
+        if q:
+            lines += ["", f"dashboard queries on {r['scaling'][-1]['games']} games: "
+                          f"{len(q['queries'])} queries, worst p95 {q['worst_p95_ms']:.0f} ms"
+                      + (f" (on the lake: {q['lake_worst_p95_ms']:.0f} ms)"
+                         if q.get("lake_worst_p95_ms") is not None else "")]
+            for x in sorted(q["queries"], key=lambda x: -x["p95_ms"])[:8]:
+                lines.append(f"  {x['page']:<11} p50 {x['p50_ms']:7.1f} ms  p95 "
+                             f"{x['p95_ms']:7.1f} ms  {x['sql'][:60]}")
     for name, p in r.get("peers", {}).items():
         if isinstance(p, dict):
             rate = p.get("moves_per_s") or p.get("actions_per_s")

@@ -14,6 +14,8 @@ import datetime as dt
 import os
 import re
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from ingest import lake as lakes
 from ingest.db import DatabaseBusy, db_path, reading
 from ingest.load import Source, Summary, ingest
 from ingest.sql import Result, SqlRefused
@@ -37,19 +40,37 @@ class Busy(RuntimeError):
 class Database:
     path: str
     lock: threading.RLock
+    lake: lakes.Reader | None = None  # `trickledger dashboard --lake DIR`: views over it
+
+    @property
+    def where(self) -> str:
+        return self.lake.lake if self.lake else self.path
 
 
 @st.cache_resource
 def database() -> Database:
-    """The process-wide handle: the file's path and the lock that serialises access."""
+    """The process-wide handle: the file's path (or the lake's reader) and the lock that
+    serialises access."""
+    lake = os.environ.get("TRICKLEDGER_LAKE")
+    if lake:
+        return Database(os.path.abspath(lake), threading.RLock(), lakes.Reader(lake))
     return Database(os.path.abspath(db_path()), threading.RLock())
+
+
+@contextmanager
+def _connection(db: Database) -> Iterator[Any]:
+    if db.lake is not None:
+        yield db.lake.get()  # kept open: the lake has no lock to give back
+        return
+    with reading(db.path, wait_s=15) as con:
+        yield con
 
 
 def _read(sql: str, params: tuple[Any, ...]) -> pd.DataFrame:
     db = database()
     with db.lock:
         try:
-            with reading(db.path, wait_s=15) as con:
+            with _connection(db) as con:
                 return con.execute(sql, list(params)).df()
         except DatabaseBusy as e:
             raise Busy(str(e)) from None
@@ -66,7 +87,7 @@ def console(sql: str, max_rows: int = 5000, timeout_s: float = 10.0) -> Result:
     db = database()
     with db.lock:
         try:
-            with reading(db.path, wait_s=15) as con:
+            with _connection(db) as con:
                 return run_sql(con, sql, None, max_rows, timeout_s)
         except DatabaseBusy as e:
             raise Busy(str(e)) from None
@@ -81,8 +102,11 @@ def load(items: list[tuple[str, bytes]], who: Any = None) -> Summary:
                for name, data in items]
     with db.lock:
         try:
-            summary = ingest(sources, db.path, jobs=1)
-        except DatabaseBusy as e:
+            if db.lake is not None:
+                summary = ingest(sources, lake=db.lake.lake, jobs=1)
+            else:
+                summary = ingest(sources, db.path, jobs=1)
+        except (DatabaseBusy, lakes.LakeError) as e:
             raise Busy(str(e)) from None
     query.clear()
     return summary

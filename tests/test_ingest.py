@@ -13,7 +13,7 @@ import pytest
 
 from cli import main
 from ingest.db import reading
-from ingest.load import BatchWriter, Source, expand, ingest
+from ingest.load import DatabaseWriter, Source, expand, ingest
 from ingest.schema import SCHEMA_VERSION
 from ingest.sql import SqlRefused, query
 from replay.engine import replay_path
@@ -107,17 +107,17 @@ def test_an_error_mid_batch_leaves_the_database_unchanged(tmp_path, monkeypatch)
                                                                   "tricks")}
     rest = sorted((SAMPLES / "rage").glob("*.jsonl"))
 
-    real_insert = BatchWriter.insert
+    real_insert = DatabaseWriter.insert
 
-    def crash(self, con, table, frame) -> None:
-        real_insert(self, con, table, frame)
+    def crash(self, con, table, files) -> None:
+        real_insert(self, con, table, files)
         if table == "plays":
             raise RuntimeError("injected fault after some inserts")
 
-    monkeypatch.setattr(BatchWriter, "insert", crash)
+    monkeypatch.setattr(DatabaseWriter, "insert", crash)
     with pytest.raises(RuntimeError, match="injected fault"):
         ingest([Source(str(p), path=str(p)) for p in rest], db, jobs=1)
-    monkeypatch.setattr(BatchWriter, "insert", real_insert)
+    monkeypatch.setattr(DatabaseWriter, "insert", real_insert)
     assert {t: count(db, f"SELECT count(*) FROM {t}") for t in before} == before
     ok = ingest([Source(str(p), path=str(p)) for p in rest], db, jobs=1)
     assert ok.loaded == len(rest)
@@ -427,6 +427,8 @@ def test_docs_queries_give_the_same_rows_whatever_the_storage_order(analysed, tm
     ("SET threads = 1", "SET is refused"),
     ("PRAGMA enable_profiling", "PRAGMA is refused"),
     ("SELECT 1; SELECT 2", "one statement"),
+    ("EXPLAIN ANALYZE COPY (SELECT 1) TO '/tmp/evil.csv'", "EXPLAIN is allowed only"),
+    ("EXPLAIN (ANALYZE) COPY (SELECT 1) TO '/tmp/evil.csv'", "EXPLAIN is allowed only"),
     ("SELEC 1", "syntax error"),
 ])
 def test_sql_refuses_writes_files_and_settings(loaded, sql, words):
@@ -469,3 +471,39 @@ def test_database_file_is_a_real_duckdb_file(loaded):
     con = duckdb.connect(loaded[0], read_only=True)
     assert con.execute("SELECT max(version) FROM schema_version").fetchone()[0] == SCHEMA_VERSION
     con.close()
+
+
+def test_explain_of_a_select_is_allowed(loaded):
+    assert query(loaded[0], "EXPLAIN SELECT count(*) FROM games").rows
+    assert query(loaded[0], "EXPLAIN ANALYZE SELECT count(*) FROM games").rows
+
+
+def test_reingesting_a_conflict_or_an_unreadable_file_says_so(tmp_path, capsys):
+    """A file that was not loaded is never "already loaded" (issue 16)."""
+    db = str(tmp_path / "t.duckdb")
+    data = (SAMPLES / "rage" / "rage-5p-hidden-bid.jsonl").read_bytes()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "original.jsonl").write_bytes(data)
+    assert main(["ingest", "--db", db, str(tmp_path / "a")]) == 0
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "copy.jsonl").write_bytes(
+        data.replace(b'"platform"', b'"note":"copy","platform"', 1))
+    (tmp_path / "b" / "garbage.jsonl").write_bytes(b"\x00 not a log\n")
+    capsys.readouterr()
+    for _ in range(2):
+        rc = main(["ingest", "--db", db, str(tmp_path / "b")])
+        out = capsys.readouterr().out
+        assert rc == 1, out
+        assert "copy.jsonl: conflict: game id" in out, out
+        assert "garbage.jsonl:1: unreadable: line is not valid JSON" in out, out
+        assert "already loaded 0" in out and "loaded 0" in out, out
+    assert count(db, "SELECT count(*) FROM logs") == 3
+    assert count(db, "SELECT count(*) FROM ingest_errors") == 2  # not recorded twice
+
+
+def test_sql_on_a_missing_database_file_says_so(tmp_path, capsys):
+    db = tmp_path / "nope.duckdb"
+    assert main(["sql", "--db", str(db), "SELECT 1"]) == 2
+    err = capsys.readouterr().err
+    assert "no such database file" in err and str(db) in err
+    assert not db.exists()
