@@ -18,7 +18,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = argparse.ArgumentParser(prog="trickledger",
                                 description="Replay card-game logs and settle the scores.")
-    p.add_argument("--version", action="version", version=version_text())
+    p.add_argument("--version", action=_Version, nargs=0,
+                   help="show the version and which engine runs (compiled or interpreted)")
     sub = p.add_subparsers(dest="command", required=True)
     replay.commands.register_commands(sub)
     ingest.commands.register_commands(sub)
@@ -27,14 +28,33 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Version(argparse.Action):
+    """--version, worked out only when asked for (it imports the whole engine)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        print(version_text())
+        parser.exit()
+
+
 def version_text() -> str:
+    """'trickledger 0.1.0 (engine compiled with mypyc)', or '... (engine interpreted)'."""
     from importlib.metadata import PackageNotFoundError, version
+
+    from replay import compiled_modules, engine_build
 
     try:
         v = version("trickledger")
     except PackageNotFoundError:
         v = "unknown"
-    return f"trickledger {v}"
+    build = engine_build()
+    if build == "compiled":
+        engine = "engine compiled with mypyc"
+    elif build == "interpreted":
+        engine = "engine interpreted"
+    else:
+        engine = f"engine partly compiled: {', '.join(compiled_modules())}"
+    return f"trickledger {v} ({engine})"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

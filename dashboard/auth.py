@@ -210,8 +210,11 @@ class Visitor:
 def local_only() -> bool:
     """Whether the server listens on loopback only (then its one user may do anything)."""
     address = os.environ.get(LISTEN_ENV) or st.get_option("server.address")
-    if not address:
-        return False  # unset: Streamlit listens on every interface
+    return bool(address) and is_loopback(address)  # unset: Streamlit listens everywhere
+
+
+def is_loopback(address: str) -> bool:
+    """Whether a listening address reaches this machine only."""
     if address == "localhost":
         return True
     try:

@@ -30,6 +30,8 @@ def allowed_hosts(address: str, extra: list[str]) -> list[str]:
     host names, and those given with --allowed-host (a proxy's public name)."""
     import socket
 
+    from dashboard.auth import is_loopback
+
     names = ["localhost", "127.0.0.1"]
     if address not in ("0.0.0.0", "::", ""):
         names.append(address)
@@ -64,19 +66,10 @@ def port_problem(address: str, port: int) -> str | None:
     return None
 
 
-def is_loopback(address: str) -> bool:
-    import ipaddress
-
-    if address == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(address).is_loopback
-    except ValueError:
-        return False
-
-
 def cmd_dashboard(args: argparse.Namespace) -> int:
+    from dashboard.auth import is_loopback
     from ingest.db import db_path, is_empty
+    from ingest.lake import LakeError, LakeWriter, is_lake, seq_of
     from ingest.load import Source, expand, ingest
     from sample_logs import SAMPLES
 
@@ -84,27 +77,45 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     if problem:
         print(f"trickledger dashboard: {problem}", file=sys.stderr)
         return 2
+    if args.lake and args.db:
+        print("trickledger dashboard: give --db or --lake, not both", file=sys.stderr)
+        return 2
     if not is_loopback(args.address):
         print(f"warning: the dashboard listens on {args.address}, beyond this machine. Put it "
               f"behind a TLS reverse proxy and set up accounts for writing (see "
               f"docs/reliability.md, 'Hosting').", file=sys.stderr)
-    path = os.path.abspath(db_path(args.db))
-    if not args.no_samples:
-        samples = SAMPLES
-        if samples.is_dir() and is_empty(path):
-            found, _ = expand([str(samples)])
-            # stored under names relative to the samples folder: no server path in the data
-            sources = [Source(Path(s.name).relative_to(samples).as_posix(), path=s.path)
-                       for s in found]
-            print(f"{path} is empty: loading {len(sources)} sample logs...", flush=True)
-            print(ingest(sources, path).line(), flush=True)
-    env = dict(os.environ, TRICKLEDGER_DB=path, TRICKLEDGER_LISTEN=args.address,
+    lake = os.path.abspath(args.lake) if args.lake else None
+    path = lake or os.path.abspath(db_path(args.db))
+    if lake and not is_lake(lake):
+        try:
+            LakeWriter(lake).close()  # an empty lake, so that pages find their tables
+        except (LakeError, OSError) as e:
+            print(f"trickledger dashboard: {e}", file=sys.stderr)
+            return 2
+    empty = seq_of(lake) == 0 if lake else is_empty(path)
+    if not args.no_samples and SAMPLES.is_dir() and empty:
+        found, _ = expand([str(SAMPLES)])
+        # stored under names relative to the samples folder: no server path in the data
+        sources = [Source(Path(s.name).relative_to(SAMPLES).as_posix(), path=s.path)
+                   for s in found]
+        print(f"{path} is empty: loading {len(sources)} sample logs...", flush=True)
+        try:
+            summary = ingest(sources, None if lake else path, lake=lake)
+        except LakeError as e:
+            print(f"trickledger dashboard: {e}", file=sys.stderr)
+            return 2
+        print(summary.line(), flush=True)
+    env = dict(os.environ, TRICKLEDGER_LISTEN=args.address,
                TRICKLEDGER_ALLOWED_HOSTS=",".join(allowed_hosts(args.address,
-                                                                args.allowed_host)))
+                                                                args.allowed_host)),
+               **({"TRICKLEDGER_LAKE": path} if lake else {"TRICKLEDGER_DB": path}))
+    if not lake:
+        env.pop("TRICKLEDGER_LAKE", None)
     if args.users:
         env["TRICKLEDGER_USERS"] = os.path.abspath(args.users)
     cmd = streamlit_command(args.address, args.port)
-    print(f"dashboard on http://{args.address}:{args.port} (database {path})", flush=True)
+    print(f"dashboard on http://{args.address}:{args.port} "
+          f"({'lake' if lake else 'database'} {path})", flush=True)
     # become the server: signals sent to `trickledger dashboard` (Ctrl-C, a supervisor's
     # SIGTERM) reach Streamlit itself instead of orphaning a child process
     os.execve(sys.executable, cmd, env)
@@ -138,6 +149,8 @@ def register_commands(sub: Any) -> None:
     """Add this package's subcommand to the `trickledger` parser."""
     d = sub.add_parser("dashboard", help="start the Streamlit dashboard")
     d.add_argument("--db", default=None)
+    d.add_argument("--lake", default=None, metavar="DIR",
+                   help="read a lake folder made by trickledger ingest --lake instead")
     d.add_argument("--port", type=int, default=8501)
     d.add_argument("--address", default="127.0.0.1",
                    help="address to listen on (default: this machine only)")

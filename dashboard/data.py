@@ -14,6 +14,8 @@ import datetime as dt
 import os
 import re
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from ingest import lake as lakes
 from ingest.db import DatabaseBusy, db_path, reading
 from ingest.load import Source, Summary, ingest
 from ingest.sql import Result, SqlRefused
@@ -37,19 +40,37 @@ class Busy(RuntimeError):
 class Database:
     path: str
     lock: threading.RLock
+    lake: lakes.Reader | None = None  # `trickledger dashboard --lake DIR`: views over it
+
+    @property
+    def where(self) -> str:
+        return self.lake.lake if self.lake else self.path
 
 
 @st.cache_resource
 def database() -> Database:
-    """The process-wide handle: the file's path and the lock that serialises access."""
+    """The process-wide handle: the file's path (or the lake's reader) and the lock that
+    serialises access."""
+    lake = os.environ.get("TRICKLEDGER_LAKE")
+    if lake:
+        return Database(os.path.abspath(lake), threading.RLock(), lakes.Reader(lake))
     return Database(os.path.abspath(db_path()), threading.RLock())
+
+
+@contextmanager
+def _connection(db: Database) -> Iterator[Any]:
+    if db.lake is not None:
+        yield db.lake.get()  # kept open: the lake has no lock to give back
+        return
+    with reading(db.path, wait_s=15) as con:
+        yield con
 
 
 def _read(sql: str, params: tuple[Any, ...]) -> pd.DataFrame:
     db = database()
     with db.lock:
         try:
-            with reading(db.path, wait_s=15) as con:
+            with _connection(db) as con:
                 return con.execute(sql, list(params)).df()
         except DatabaseBusy as e:
             raise Busy(str(e)) from None
@@ -66,7 +87,7 @@ def console(sql: str, max_rows: int = 5000, timeout_s: float = 10.0) -> Result:
     db = database()
     with db.lock:
         try:
-            with reading(db.path, wait_s=15) as con:
+            with _connection(db) as con:
                 return run_sql(con, sql, None, max_rows, timeout_s)
         except DatabaseBusy as e:
             raise Busy(str(e)) from None
@@ -81,8 +102,11 @@ def load(items: list[tuple[str, bytes]], who: Any = None) -> Summary:
                for name, data in items]
     with db.lock:
         try:
-            summary = ingest(sources, db.path, jobs=1)
-        except DatabaseBusy as e:
+            if db.lake is not None:
+                summary = ingest(sources, lake=db.lake.lake, jobs=1)
+            else:
+                summary = ingest(sources, db.path, jobs=1)
+        except (DatabaseBusy, lakes.LakeError) as e:
             raise Busy(str(e)) from None
     query.clear()
     return summary
@@ -116,20 +140,43 @@ def timeline_of_bytes(raw: bytes, name: str) -> Any:
 # ----------------------------------------------------------------- filters
 
 
+# Each game is counted as exactly one of these (the `game_counting` view, docs/schema.md).
+STATUSES = ("complete", "disputed", "sheet", "incomplete", "illegal")
+# the games whose status is complete: move logs and score sheets (which count in results,
+# ratings and head-to-head; they have no tricks, so trick-level pages never see them)
+DEFAULT_STATUSES = ("complete", "disputed", "sheet")
+STATUS_LABELS = {"complete": "complete", "disputed": "disputed", "sheet": "score sheet",
+                 "incomplete": "incomplete", "illegal": "illegal"}
+NO_VARIANT = ""  # the variants choice that keeps games played without any variant
+
+
 @dataclass(frozen=True)
 class Filters:
-    """The sidebar's choice, as a SQL condition on `game_id` with its parameters."""
+    """The sidebar's choice, as a SQL condition on `game_id` with its parameters.
+
+    `statuses` are the counting classes kept (by default complete games, the disputed
+    ones included); `variants` keep, for each game a chosen variant belongs to, its games
+    played with any chosen variant (`NO_VARIANT`: also the games of every game with
+    variants played without one), and leave other games alone; `editions` keep the games of a game
+    with editions played in one of them; the dates apply to dated games, and undated
+    games are kept or not by `undated` (they are never dated by the day they were loaded).
+    """
 
     games: tuple[str, ...] = ()
     player_counts: tuple[int, ...] = ()
     players: tuple[str, ...] = ()
     date_from: dt.date | None = None
     date_to: dt.date | None = None
+    statuses: tuple[str, ...] = DEFAULT_STATUSES
+    variants: tuple[str, ...] = ()
+    editions: tuple[str, ...] = ()
+    undated: bool = True
+    known_variants: tuple[tuple[str, str], ...] = ()  # (game, variant), from the registry
 
     def game_ids(self, game: str | None = None) -> tuple[str, list[Any]]:
         """`(sql, params)`: a subquery selecting the filtered games' ids."""
-        where = ["TRUE"]
-        params: list[Any] = []
+        where = ["list_contains(?, g.counted_as)"]
+        params: list[Any] = [list(self.statuses) or [""]]
         if game is not None:
             where.append("g.game = ?")
             params.append(game)
@@ -142,14 +189,34 @@ class Filters:
         if self.players:
             where.append("g.game_id IN (SELECT game_id FROM players WHERE list_contains(?, player))")
             params.append(list(self.players))
-        day = "coalesce(g.played_on, CAST(g.ingested_at AS DATE))"
+        if self.variants:
+            # a chosen variant filters the games of the game it belongs to; "no variant"
+            # filters every game that has variants
+            plain = NO_VARIANT in self.variants
+            pairs = [f"{g}:{v}" for g, v in self.known_variants if v in self.variants]
+            affected = sorted({g for g, v in self.known_variants if plain or v in self.variants})
+            where.append("(NOT list_contains(?, g.game) "
+                         "OR list_has_any([g.game || ':' || v FOR v IN g.variants], ?) "
+                         "OR (len(g.variants) = 0 AND ?))")
+            params += [affected or [""], pairs or [""], plain]
+        if self.editions:
+            where.append("(g.edition IS NULL OR list_contains(?, g.edition))")
+            params.append(list(self.editions))
+        dated = []
         if self.date_from is not None:
-            where.append(f"{day} >= ?")
+            dated.append("g.played_on >= ?")
             params.append(self.date_from)
         if self.date_to is not None:
-            where.append(f"{day} <= ?")
+            dated.append("g.played_on <= ?")
             params.append(self.date_to)
-        return f"SELECT g.game_id FROM games g WHERE {' AND '.join(where)}", params
+        if dated:
+            within = " AND ".join(dated)
+            where.append(f"(({within}) OR g.played_on IS NULL)" if self.undated else
+                         f"({within})")
+        elif not self.undated:
+            where.append("g.played_on IS NOT NULL")
+        return (f"SELECT g.game_id FROM game_counting g WHERE {' AND '.join(where)}",
+                params)
 
     def player_clause(self, column: str) -> tuple[str, list[Any]]:
         """A condition keeping per-player rows to the chosen players (all when none chosen)."""
@@ -157,20 +224,37 @@ class Filters:
             return "TRUE", []
         return f"list_contains(?, {column})", [list(self.players)]
 
+    def counted(self) -> str:
+        """Which games a page counts, in words (every page says it)."""
+        chosen = [STATUS_LABELS[s] for s in STATUSES if s in self.statuses]
+        if set(self.statuses) == set(DEFAULT_STATUSES):
+            what = "complete games (move logs and score sheets, disputed ones included)"
+        elif not chosen:
+            what = "no games (no status is chosen in the sidebar)"
+        else:
+            what = "games that are " + ", ".join(chosen[:-1]) + (
+                " or " if len(chosen) > 1 else "") + chosen[-1]
+        return f"Counts {what}, as filtered in the sidebar."
+
 
 def filtered(sql: str, f: Filters, game: str | None = None, params: tuple[Any, ...] = (),
              player_column: str | None = None) -> pd.DataFrame:
     """Run `sql` for the filtered games. In `sql`, `{games}` stands for a subquery of the
-    filtered game ids and `{players}` for the player condition on `player_column`; each
-    `?` takes the next value of `params`, in the order they all appear."""
+    filtered game ids, `{game_list}` for the same ids as one list (the argument of the
+    analytics macros, `split_stats_of({game_list})`) and `{players}` for the player
+    condition on `player_column`; each `?` takes the next value of `params`, in the
+    order they all appear."""
     ids_sql, ids_params = f.game_ids(game)
     pl_sql, pl_params = f.player_clause(player_column) if player_column else ("TRUE", [])
     own = list(params)
     text: list[str] = []
     values: list[Any] = []
-    for part in re.split(r"(\{games\}|\{players\}|\?)", sql):
+    for part in re.split(r"(\{games\}|\{game_list\}|\{players\}|\?)", sql):
         if part == "{games}":
             text.append(ids_sql)
+            values.extend(ids_params)
+        elif part == "{game_list}":
+            text.append(f"(SELECT coalesce(list(game_id ORDER BY game_id), []) FROM ({ids_sql}))")
             values.extend(ids_params)
         elif part == "{players}":
             text.append(pl_sql)
@@ -189,13 +273,21 @@ def _hashable(p: Any) -> Any:
 
 def options() -> dict[str, Any]:
     """Values the sidebar offers."""
+    from replay.registry import registry
+
     games = query("SELECT DISTINCT game FROM games ORDER BY game")["game"].tolist()
     counts = query("SELECT DISTINCT n_players FROM games ORDER BY 1")["n_players"].tolist()
     players = query("SELECT DISTINCT player FROM players ORDER BY 1")["player"].tolist()
-    days = query("SELECT min(coalesce(played_on, CAST(ingested_at AS DATE))) AS lo, "
-                 "max(coalesce(played_on, CAST(ingested_at AS DATE))) AS hi FROM games")
+    variants = query("SELECT DISTINCT unnest(variants) AS v FROM games ORDER BY 1")["v"].tolist()
+    editions = query("SELECT DISTINCT edition FROM games WHERE edition IS NOT NULL "
+                     "ORDER BY 1")["edition"].tolist()
+    days = query("SELECT min(played_on) AS lo, max(played_on) AS hi, "
+                 "count(*) FILTER (WHERE played_on IS NULL) AS undated FROM games")
     lo, hi = days["lo"].iloc[0], days["hi"].iloc[0]
+    known = sorted((name, v) for name, info in registry().items() for v in info.variants)
     return {"games": games, "counts": [int(c) for c in counts], "players": players,
+            "variants": variants, "editions": editions, "known_variants": known,
+            "undated": int(days["undated"].iloc[0]),
             "lo": None if pd.isna(lo) else pd.Timestamp(lo).date(),
             "hi": None if pd.isna(hi) else pd.Timestamp(hi).date()}
 
@@ -225,7 +317,12 @@ def _labelled(games: pd.DataFrame) -> pd.DataFrame:
 
 
 def viewer_games(f: Filters) -> pd.DataFrame:
-    """The games the viewer's picker offers (filtered, newest first), with labels."""
+    """The games the viewer's picker offers (filtered, newest first), with labels. The
+    picker lists games of every status (it marks the illegal and disputed ones): the
+    sidebar's status choice is about what statistics count."""
+    from dataclasses import replace
+
+    f = replace(f, statuses=STATUSES)
     return _labelled(filtered(f"""
         SELECT {GAME_COLUMNS} FROM games g WHERE g.game_id IN ({{games}})
         ORDER BY g.played_on DESC NULLS LAST, g.game_id LIMIT 2000""", f))
@@ -270,6 +367,62 @@ def step_stacks(game_id: str, round_no: int, number: int, step: str) -> Any:
         return None
     value = rows["stacks"].iloc[0]
     return list(value) if hasattr(value, "__iter__") and not isinstance(value, str) else None
+
+
+# ----------------------------------------------------------------- analyses
+
+
+def ensure_ratings() -> str | None:
+    """Bring `rating_history` up to date when the complete games changed (cheap when they
+    did not); returns a note when the database was busy and older ratings are shown."""
+    from ingest import ratings
+    from ingest.db import writing
+
+    db = database()
+    with db.lock:
+        try:
+            with reading(db.path, wait_s=15) as con:
+                if ratings.is_fresh(con):
+                    return None
+            with writing(db.path, wait_s=15) as con:
+                ratings.refresh(con)
+        except DatabaseBusy:
+            return ("The ratings could not be brought up to date: another process is "
+                    "writing to the database. They are from before its latest games.")
+    query.clear()
+    return None
+
+
+def hand_coverage(f: Filters) -> tuple[int, int, int, int]:
+    """(bids with a hand estimate, settled bids, fewest and most playouts of those
+    estimates) among the filtered games."""
+    rows = filtered("""
+        SELECT count(*) AS bids, count(h.sha256) AS estimated,
+               coalesce(min(h.playouts), 200) AS lo, coalesce(max(h.playouts), 200) AS hi
+        FROM bids b JOIN games g USING (game_id)
+        LEFT JOIN hand_estimates h ON h.sha256 = g.sha256 AND h.round = b.round
+             AND h.player = b.player
+        WHERE b.game_id IN ({games})""", f)
+    r = rows.iloc[0]
+    return int(r["estimated"]), int(r["bids"]), int(r["lo"]), int(r["hi"])
+
+
+def estimate_hands(f: Filters, rounds: int, progress: Any = None) -> int:
+    """Run the hand estimates for up to `rounds` rounds of the filtered games now (the
+    same cached Monte-Carlo as `trickledger analyse`); returns the hands estimated."""
+    from ingest.analyse import estimate_hands as run
+
+    ids_sql, params = f.game_ids()
+    ids = query(ids_sql, tuple(_hashable(v) for v in params))["game_id"].tolist()
+    db = database()
+    with db.lock:
+        try:
+            summary = run(db.path, game_ids=ids or [""], limit=rounds, jobs=1,
+                          progress=progress)
+        except DatabaseBusy as e:
+            raise Busy(str(e)) from None
+    query.clear()
+    return summary.hands_done
 
 
 def example_queries() -> list[tuple[str, str]]:

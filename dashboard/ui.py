@@ -32,8 +32,9 @@ FILTERS_KEY = "filters"
 
 
 def sidebar_filters() -> data.Filters:
-    """The filter every page honours: game, player count, players, date. Drawn once by the
-    app frame (dashboard/app.py); the choice is kept in session state for the pages."""
+    """The filter every page honours: which games count (status), game, table size,
+    variants, edition, players, date. Drawn once by the app frame (dashboard/app.py);
+    the choice is kept in session state for the pages."""
     try:
         opts = data.options()
     except data.Busy as e:
@@ -41,8 +42,28 @@ def sidebar_filters() -> data.Filters:
         return filters()
     sb = st.sidebar
     sb.header("Filter")
-    games = sb.multiselect("Game", opts["games"], key="f_games")
+    statuses = sb.multiselect(
+        "Games counted", list(data.STATUSES), default=list(data.DEFAULT_STATUSES),
+        format_func=lambda s: data.STATUS_LABELS[s], key="f_statuses",
+        help="Each game is exactly one of these. Complete: every round played, every move "
+             "legal. Disputed: complete, but the score sheet disagrees with the replay (the "
+             "replay's scores are the ones counted). Incomplete: the log stops before the "
+             "end. Illegal: a move breaks a rule (its facts up to that move). Statistics "
+             "count complete and disputed games unless you choose otherwise.")
+    games = sb.multiselect("Game", opts["games"], key="f_games", format_func=_game_title)
     counts = sb.multiselect("Players at the table", opts["counts"], key="f_counts")
+    variants: list[str] = []
+    if opts["variants"]:
+        variants = sb.multiselect(
+            "Variants", [*opts["variants"], data.NO_VARIANT], key="f_variants",
+            format_func=lambda v: v.replace("_", " ") if v else "no variant",
+            help="Keeps the games played with any of the chosen variants, among the games "
+                 "those variants belong to; other games are not affected. 'no variant' keeps "
+                 "the games played without any.")
+    editions: list[str] = []
+    if opts["editions"]:
+        editions = sb.multiselect("Edition", opts["editions"], key="f_editions",
+                                  format_func=lambda e: e.replace("-", " "))
     players = sb.multiselect("Players", opts["players"], key="f_players")
     lo, hi = opts["lo"], opts["hi"]
     date_from = date_to = None
@@ -51,10 +72,22 @@ def sidebar_filters() -> data.Filters:
                                key="f_dates")
         if isinstance(picked, tuple) and len(picked) == 2:
             date_from, date_to = picked
+    undated = True
+    if opts["undated"]:
+        undated = sb.checkbox(f"Include {count(opts['undated'], 'undated game')}", value=True,
+                              key="f_undated",
+                              help="Games whose log gives no date are shown as undated; "
+                                   "the dates above do not apply to them.")
     chosen = data.Filters(tuple(games), tuple(int(c) for c in counts), tuple(players),
-                          date_from, date_to)
+                          date_from, date_to, tuple(statuses), tuple(variants),
+                          tuple(editions), bool(undated), tuple(opts["known_variants"]))
     st.session_state[FILTERS_KEY] = chosen
     return chosen
+
+
+def _game_title(name: str) -> str:
+    info = data.game_info(name)
+    return f"{info.title} ({name})" if info is not None else name
 
 
 def filters() -> data.Filters:

@@ -14,11 +14,22 @@ from replay.commands import EXIT_CODES, say
 def cmd_ingest(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    from ingest.cluster import ClusterError
     from ingest.db import DatabaseBusy, db_path
+    from ingest.executors import WorkerLost
+    from ingest.lake import LakeError
     from ingest.load import expand, ingest, record_missing
+    from ingest.sources import SourceError
 
-    path = db_path(args.db)
-    sources, missing = expand(args.paths)
+    if args.lake and args.db:
+        print("trickledger ingest: give --db or --lake, not both", file=sys.stderr)
+        return 2
+    path = None if args.lake else db_path(args.db)
+    try:
+        sources, missing = expand(args.paths, follow_symlinks=args.follow_symlinks)
+    except SourceError as e:
+        print(f"trickledger ingest: {e}", file=sys.stderr)
+        return 2
     for name, msg in missing:
         print(f"{name}: {msg}", file=sys.stderr)
     bar = tqdm(total=len(sources), unit="log", desc="ingest",
@@ -31,10 +42,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(f"{path} is busy (another process writes to it), retrying...", file=sys.stderr)
 
     try:
-        record_missing(missing, path)
+        record_missing(missing, path, lake=args.lake)
         summary = ingest(sources, path, jobs=args.jobs, batch_size=args.batch,
-                         progress=progress, on_busy=busy, keep_all=False)
-    except DatabaseBusy as e:
+                         progress=progress, on_busy=busy, keep_all=False, lake=args.lake,
+                         cluster=args.cluster)
+    except (DatabaseBusy, LakeError, ClusterError, WorkerLost) as e:
         print(f"trickledger ingest: {e}", file=sys.stderr)
         return 2
     finally:
@@ -48,7 +60,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 f"{'score does' if p.disputed == 1 else 'scores do'} not match the replay "
                 f"(trickledger verify {p.name})", error=True)
     say(summary.line())
-    say(f"database: {path}")
+    say(f"lake: {args.lake}" if args.lake else f"database: {path}")
     if missing or summary.unreadable or summary.conflicts:
         return 2
     return 1 if summary.illegal or summary.disputed else 0
@@ -57,16 +69,20 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 def cmd_sql(args: argparse.Namespace) -> int:
     import csv
 
-    from ingest.db import DatabaseBusy, db_path
+    from ingest.db import DatabaseBusy, NoDatabase, db_path
+    from ingest.lake import LakeError
     from ingest.sql import SqlRefused, query
 
+    if args.lake and args.db:
+        print("trickledger sql: give --db or --lake, not both", file=sys.stderr)
+        return 2
     try:
-        res = query(db_path(args.db), args.query, max_rows=args.max_rows,
-                    timeout_s=args.timeout)
+        res = query(None if args.lake else db_path(args.db), args.query,
+                    max_rows=args.max_rows, timeout_s=args.timeout, lake=args.lake)
     except SqlRefused as e:
         print(f"trickledger sql: {e}", file=sys.stderr)
         return 1
-    except DatabaseBusy as e:
+    except (DatabaseBusy, NoDatabase, LakeError) as e:
         print(f"trickledger sql: {e}", file=sys.stderr)
         return 2
     if args.format == "json":
@@ -99,21 +115,34 @@ def _cell(v: Any) -> str:
 
 def register_commands(sub: Any) -> None:
     """Add this package's subcommands to the `trickledger` parser."""
-    i = sub.add_parser("ingest", help="load logs into the DuckDB database",
+    i = sub.add_parser("ingest", help="load logs into the DuckDB database or a lake",
                        description="Load logs into the database: each file once (by the "
                                    "SHA-256 of its bytes), one transaction per batch.",
                        epilog=EXIT_CODES.replace("every log is", "every log loaded is")
                        + "; a file not loaded (unreadable, an id conflict, a path that "
                          "names nothing) counts as unreadable")
-    i.add_argument("paths", nargs="+", metavar="PATH", help="files, folders or globs")
+    i.add_argument("paths", nargs="+", metavar="SOURCE",
+                   help="files, folders, globs, - (standard input), or fsspec URLs "
+                        "(s3://bucket/logs, ...)")
+    i.add_argument("--follow-symlinks", action="store_true",
+                   help="in folders and globs, follow symlinks that lead out of them")
     i.add_argument("--db", default=None, help="database file (default: $TRICKLEDGER_DB or "
                    "trickledger.duckdb)")
+    i.add_argument("--lake", default=None, metavar="DIR",
+                   help="write a Parquet lake folder (hive-partitioned by game and ingest "
+                        "date, with a _manifest) instead of the database file")
+    i.add_argument("--cluster", default=None, metavar="ADDRESS",
+                   help="run the batches on Dask: tcp://HOST:8786 (a scheduler) or local:N "
+                        "(N local worker processes); needs the 'cluster' extra")
     i.add_argument("--jobs", type=int, default=None, help="replay processes (default: all cores)")
-    i.add_argument("--batch", type=int, default=500, help="logs per transaction")
+    i.add_argument("--batch", type=int, default=500,
+                   help="logs per batch (one transaction, or one manifest in a lake)")
     i.set_defaults(fn=cmd_ingest)
     q = sub.add_parser("sql", help="run one read-only SQL query on the database")
     q.add_argument("query", metavar="SQL")
-    q.add_argument("--db", default=None)
+    q.add_argument("--db", default=None, help="database file (must exist)")
+    q.add_argument("--lake", default=None, metavar="DIR",
+                   help="query a lake folder made by ingest --lake instead")
     q.add_argument("--format", choices=("table", "csv", "json"), default="table")
     q.add_argument("--max-rows", type=int, default=1000)
     q.add_argument("--timeout", type=float, default=10.0, help="seconds before the query is "
@@ -121,3 +150,6 @@ def register_commands(sub: Any) -> None:
     q.set_defaults(fn=cmd_sql)
 
 
+    from ingest.analyse import add_command  # `trickledger analyse` (issue 18)
+
+    add_command(sub)

@@ -29,8 +29,23 @@ SANDBOX: dict[str, str | bool | int | float | list[str]] = {
 }
 
 
+# the loader's connection: DuckDB spills what does not fit, and the loading process stays
+# small however large the file grows
+WRITER_MEMORY = "256MB"
+
+
 class DatabaseBusy(RuntimeError):
     """The database stayed locked by another process for longer than we wait."""
+
+
+class NoDatabase(FileNotFoundError):
+    """A database file asked for by name does not exist (and reading must not create it)."""
+
+
+def must_exist(path: str) -> None:
+    if not os.path.exists(path):
+        raise NoDatabase(f"{path}: no such database file (create it with trickledger ingest "
+                         f"SOURCE --db {path})")
 
 
 def db_path(explicit: str | None = None) -> str:
@@ -44,14 +59,26 @@ def _locked(e: Exception) -> bool:
 
 def open_db(path: str, read_only: bool, wait_s: float = 30.0,
             on_busy: Callable[[float], None] | None = None,
-            sandbox: bool = True) -> duckdb.DuckDBPyConnection:
-    """Connect, retrying while another process holds the file; DatabaseBusy after `wait_s`."""
+            sandbox: bool = True, allow: str | None = None) -> duckdb.DuckDBPyConnection:
+    """Connect, retrying while another process holds the file; DatabaseBusy after `wait_s`.
+    `allow`: one folder the connection may read (the loader's staged Parquet files); DuckDB
+    takes that list only after connecting, before file access is switched off."""
     config = dict(SANDBOX) if sandbox else {}
+    if allow is not None:
+        for key in ("enable_external_access", "lock_configuration"):
+            config.pop(key, None)
+        config["preserve_insertion_order"] = False  # a loader: inserts on all cores
+        config["memory_limit"] = WRITER_MEMORY
     deadline = time.monotonic() + wait_s
     delay = 0.02
     while True:
         try:
-            return duckdb.connect(path, read_only=read_only, config=config)
+            con = duckdb.connect(path, read_only=read_only, config=config)
+            if allow is not None:
+                con.execute("SET allowed_directories = $1", [[os.path.abspath(allow) + "/"]])
+                con.execute("SET enable_external_access = false")
+                con.execute("SET lock_configuration = true")
+            return con
         except duckdb.IOException as e:
             if not _locked(e):
                 raise
@@ -67,9 +94,10 @@ def open_db(path: str, read_only: bool, wait_s: float = 30.0,
 
 @contextmanager
 def writing(path: str, wait_s: float = 60.0,
-            on_busy: Callable[[float], None] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A short read-write connection with the schema in place."""
-    con = open_db(path, read_only=False, wait_s=wait_s, on_busy=on_busy)
+            on_busy: Callable[[float], None] | None = None,
+            allow: str | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A short read-write connection with the schema in place (`allow`: see open_db)."""
+    con = open_db(path, read_only=False, wait_s=wait_s, on_busy=on_busy, allow=allow)
     try:
         schema.create(con)
         yield con

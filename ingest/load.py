@@ -1,167 +1,42 @@
-"""Loading logs into DuckDB: replay on all cores, one writer, one transaction per batch.
+"""Loading logs: batches replayed by workers into Parquet files, committed one at a time.
 
-Workers replay logs and return plain rows; the parent process owns the only
-DuckDB connection, shapes each batch with polars and inserts it through Arrow
-inside one transaction. A log whose bytes are already in `logs` is skipped
-("already loaded"); a batch that fails to insert is rolled back whole.
+Workers (local processes, or a Dask cluster) run `ingest.batch.run_batch` on a batch of
+logs and write one Parquet file per table. The parent only commits, in input order:
+
+- into the embedded DuckDB file: one transaction per batch, one
+  `INSERT INTO t BY NAME SELECT * FROM read_parquet(...)` per table (DuckDB reads and
+  inserts on all cores), the staged files deleted afterwards;
+- or into a lake folder (`ingest.lake`): the files moved into their partitions, then
+  the batch's manifest.
+
+Before committing, the parent checks what the worker could not know: a log loaded since
+the run started (by an earlier batch of this run, or by another process), a game id
+taken by other bytes, a log recorded before as unreadable or conflicting. If there is
+any, the batch runs again with that knowledge: the parent never touches a row. A log is
+identified by the SHA-256 of its bytes; "already loaded" means its facts are in.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import glob
-import hashlib
 import os
-import threading
+import shutil
 import time
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from multiprocessing import get_context
-from pathlib import Path
-from typing import Any
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 import duckdb
-import polars as pl
 import pyarrow as pa
 
-from replay.engine import replay_bytes
-from replay.state import RowSink
-
 from . import schema
+from .batch import STAGING, Done, Outcome, Recorded, Source, Task, to_arrow, write_parquet
 from .db import writing
-from .rows import COLUMNS, decode_text, replay_rows, stored_status
+from .lake import LOADED, LakeWriter, discard
+from .sources import expand
 
-LOG_SUFFIXES = (".jsonl", ".jsonl.gz")
-MAX_FILE_BYTES = 64 * 1024 * 1024
-
-_STACK = pa.struct([("player", pa.string()), ("stack", pa.string()), ("cards", pa.int32())])
-_ARROW_TYPES = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
-                "TIMESTAMP": pa.timestamp("us"), "BOOLEAN": pa.bool_(), "DATE": pa.date32(),
-                "VARCHAR[]": pa.list_(pa.string()), schema.STACKS: pa.list_(_STACK)}
-ARROW_SCHEMAS = {t: pa.schema([(c, _ARROW_TYPES[ty.removesuffix(" PRIMARY KEY")])
-                               for c, ty in cols])
-                 for t, cols in schema.TABLES.items()}
-
-Columns = dict[str, list[Any]]
-
-
-def to_frame(table: str, columns: Columns) -> pl.DataFrame:
-    """Column lists (by name) -> a typed polars frame. Columns are built as Arrow arrays
-    first: pyarrow turns Python lists (nested ones included) into columns in C."""
-    fields = ARROW_SCHEMAS[table]
-    arrays = [pa.array(columns[f.name], type=f.type) for f in fields]
-    frame = pl.from_arrow(pa.Table.from_arrays(arrays, schema=fields))
-    assert isinstance(frame, pl.DataFrame)
-    return frame
-
-
-# ------------------------------------------------------------------ inputs
-
-
-@dataclass(frozen=True)
-class Source:
-    """One log to load: a path to read, or bytes from an upload."""
-
-    name: str
-    path: str | None = None
-    data: bytes | None = None
-    max_bytes: int | None = None  # cap on the decompressed log (default: the reader's)
-
-
-def expand(paths: Iterable[str]) -> tuple[list[Source], list[tuple[str, str]]]:
-    """Files, folders (recursively, *.jsonl and *.jsonl.gz) and globs -> sources, and the
-    arguments that matched nothing (reported, never silently skipped)."""
-    sources: list[Source] = []
-    missing: list[tuple[str, str]] = []
-    for arg in paths:
-        p = Path(arg)
-        if p.is_dir():
-            found = sorted(str(f) for f in p.rglob("*") if f.is_file() and
-                           f.name.endswith(LOG_SUFFIXES))
-            if not found:
-                missing.append((arg, "folder holds no .jsonl or .jsonl.gz files"))
-            sources.extend(Source(f, path=f) for f in found)
-        elif p.is_file():
-            sources.append(Source(arg, path=arg))
-        elif any(ch in arg for ch in "*?["):
-            found = sorted(f for f in glob.glob(arg, recursive=True) if Path(f).is_file())
-            if not found:
-                missing.append((arg, "pattern matches no file"))
-            sources.extend(Source(f, path=f) for f in found)
-        else:
-            missing.append((arg, "no such file or folder"))
-    return sources, missing
-
-
-# ------------------------------------------------------------------ workers
-
-_known: frozenset[str] = frozenset()
-
-
-def _init_worker(known: frozenset[str]) -> None:
-    global _known
-    _known = known
-
-
-@dataclass
-class Processed:
-    name: str
-    sha256: str | None
-    status: str  # complete / incomplete / illegal / unreadable / sheet / already loaded
-    events: int
-    rows: dict[str, Columns]
-    line: int | None = None
-    message: str | None = None
-    game_id: str | None = None
-    now: dt.datetime | None = None
-    disputed: int = 0  # claimed scores that do not match the replay
-
-
-def process(src: Source) -> Processed:
-    """Read and replay one source (in a worker); never raises."""
-    now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
-    data = src.data
-    if data is None:
-        try:
-            size = os.path.getsize(src.path or "")
-            if size > MAX_FILE_BYTES:
-                return _unreadable(src.name, None, f"file is {size} bytes; the limit is "
-                                   f"{MAX_FILE_BYTES} bytes", now)
-            data = Path(src.path or "").read_bytes()
-        except OSError as e:
-            return _unreadable(src.name, None, f"cannot read the file ({e.strerror or e})", now)
-    sha = hashlib.sha256(data).hexdigest()
-    if sha in _known:
-        return Processed(src.name, sha, "already loaded", 0, {})
-    try:
-        r = replay_bytes(data, src.name, src.max_bytes)
-        sink = replay_rows(r, data, now)
-    except Exception as e:  # a bug must not lose the file: it is recorded, not dropped
-        msg = f"internal error while replaying ({type(e).__name__}: {e})"
-        sink = RowSink("", (), COLUMNS)
-        sink.add("logs", sha256=sha, file_name=src.name, size_bytes=len(data), ingested_at=now,
-                 raw_text=decode_text(data), status="unreadable", game_id=None,
-                 error_message=msg)
-        sink.add("ingest_errors", file_name=src.name, sha256=sha, status="unreadable",
-                 message=msg, recorded_at=now)
-        return Processed(src.name, sha, "unreadable", 0, sink.columns, None, msg)
-    err = r.error
-    p = Processed(src.name, sha, stored_status(r), r.events, sink.columns,
-                  err.line if err else None, err.message if err else None)
-    p.game_id = r.header.id if r.header else None
-    p.disputed = len(r.mismatched_claims())
-    return p
-
-
-def _unreadable(name: str, sha: str | None, msg: str, now: dt.datetime) -> Processed:
-    # without bytes there is no sha256 to key `logs` by: only the error is recorded
-    sink = RowSink("", (), COLUMNS)
-    sink.add("ingest_errors", file_name=name, sha256=sha, status="unreadable", message=msg,
-             recorded_at=now)
-    return Processed(name, sha, "unreadable", 0, sink.columns, None, msg)
-
-
-# ------------------------------------------------------------------ the writer
+__all__ = ["Source", "Summary", "expand", "ingest", "record_missing"]
 
 
 @dataclass
@@ -177,7 +52,9 @@ class Summary:
     disputed: int = 0  # loaded logs whose claims do not all match
     events: int = 0
     seconds: float = 0.0
-    results: list[Processed] = field(default_factory=list)
+    batches: int = 0
+    reruns: int = 0
+    results: list[Outcome] = field(default_factory=list)
     keep_all: bool = True  # False: keep only the logs that need a word (memory stays flat)
 
     @property
@@ -194,228 +71,341 @@ class Summary:
                 + f"; {self.events} events in {self.seconds:.1f} s "
                   f"({self.events_per_s:,.0f} events/s)")
 
+    def count(self, outcomes: list[Outcome]) -> None:
+        for o in outcomes:
+            if self.keep_all or o.disputed or \
+                    o.status not in ("complete", "incomplete", "sheet", "already loaded"):
+                self.results.append(o)
+            if o.status == "already loaded":
+                self.already += 1
+            elif o.status == "conflict":
+                self.conflicts += 1
+            elif o.status == "unreadable":
+                self.unreadable += 1
+            else:
+                self.events += o.events
+                self.loaded += 1
+                self.disputed += o.disputed > 0
+                setattr(self, o.status, getattr(self, o.status) + 1)
+
 
 @dataclass
-class Chunk:
-    """Logs replayed together in one worker task: their outcomes, and their rows as one
-    typed frame per table, each row tagged with `_file` (its log's index in `files`)."""
+class Knowledge:
+    """What is committed, or earlier in the same batch, about a chunk's logs."""
 
-    files: list[Processed]
-    frames: dict[str, pl.DataFrame]
+    loaded: set[str] = field(default_factory=set)
+    recorded: dict[str, Recorded] = field(default_factory=dict)
+    ids: dict[str, tuple[str, str]] = field(default_factory=dict)  # game id -> (sha, file)
 
-
-def process_chunk(sources: list[Source]) -> Chunk:
-    """Replay and shape a chunk of logs (in a worker): the parent only concatenates."""
-    files: list[Processed] = []
-    columns: dict[str, Columns] = {}
-    tags: dict[str, list[int]] = {}
-    for i, src in enumerate(sources):
-        p = process(src)
-        for t, cols in p.rows.items():
-            into = columns.get(t)
-            if into is None:
-                into = columns[t] = {c: [] for c in COLUMNS[t]}
-            n = 0
-            for c, values in cols.items():
-                into[c].extend(values)
-                n = len(values)
-            tags.setdefault(t, []).extend([i] * n)
-        p.now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
-        p.rows = {}
-        files.append(p)
-    frames = {t: to_frame(t, cols).with_columns(pl.Series("_file", tags[t], dtype=pl.Int32))
-              for t, cols in columns.items() if tags[t]}
-    return Chunk(files, frames)
+    def add(self, done: Done) -> None:
+        """A chunk that will be committed before the next one of the same batch."""
+        for o in done.outcomes:
+            if o.sha256 is None or o.status == "already loaded":
+                continue
+            if o.status in LOADED:
+                self.loaded.add(o.sha256)
+                if o.game_id is not None:
+                    self.ids.setdefault(o.game_id, (o.sha256, o.name))
+            else:
+                self.recorded[o.sha256] = (o.status, o.line, o.message)
 
 
-class BatchWriter:
-    """Inserts batches of chunks, one transaction (and one short connection) each."""
+def needs_rerun(task: Task, done: Done, k: Knowledge) -> Task | None:
+    """The chunk again, told what its worker could not know; None when it is right."""
+    skip: set[str] = set()
+    recorded: dict[str, Recorded] = {}
+    ids: dict[str, str] = {}
+    for o in done.outcomes:
+        if o.sha256 is None or o.status == "already loaded":
+            continue
+        if o.sha256 in k.loaded:
+            skip.add(o.sha256)
+        elif o.sha256 in k.recorded and o.sha256 not in task.recorded:
+            recorded[o.sha256] = k.recorded[o.sha256]
+        elif o.status in LOADED and o.game_id is not None and o.game_id in k.ids:
+            sha, file = k.ids[o.game_id]
+            if sha != o.sha256:
+                ids[o.game_id] = file
+    if not (skip or recorded or ids):
+        return None
+    return replace(task, skip=task.skip | skip, recorded={**task.recorded, **recorded},
+                   loaded_ids={**task.loaded_ids, **ids})
+
+
+def reruns(tasks: list[Task], dones: list[Done], committed: Knowledge) -> dict[int, Task]:
+    """The chunks of a batch that must run again (by position), each checked against what
+    is committed and what the chunks before it in the batch hold."""
+    k = Knowledge(set(committed.loaded), dict(committed.recorded), dict(committed.ids))
+    out: dict[int, Task] = {}
+    for i, (task, done) in enumerate(zip(tasks, dones)):
+        again = needs_rerun(task, done, k)
+        if again is not None:
+            out[i] = again
+        k.add(done)
+    return out
+
+
+Batch = tuple[list[Task], list[Done]]
+
+
+class Committer(Protocol):
+    out: str
+    partition: bool
+
+    def known(self) -> tuple[frozenset[str], dict[str, Recorded]]: ...
+
+    def commit(self, tasks: list[Task], dones: list[Done]) -> dict[int, Task]: ...
+
+    def discard(self, done: Done) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class DatabaseWriter:
+    """Commits batches into the embedded DuckDB file, one short transaction each."""
+
+    partition = False
 
     def __init__(self, path: str, on_busy: Callable[[float], None] | None = None) -> None:
         self.path = path
         self.on_busy = on_busy
         self.batches = 0
+        # this run's own folder: two ingests into one file (their batches take turns on
+        # the file) must not delete each other's staged files
+        self.root = os.path.abspath(path) + ".ingest"
+        self.out = os.path.join(self.root, uuid.uuid4().hex)
+        os.makedirs(os.path.join(self.out, STAGING), exist_ok=True)
+        self._sweep()
 
-    def known_shas(self) -> frozenset[str]:
+    def _sweep(self, idle_s: float = 3600.0) -> None:
+        """Staged files of a run that crashed (none of its files changed for an hour)."""
+        now = time.time()
+        for name in os.listdir(self.root):
+            staging = os.path.join(self.root, name, STAGING)
+            try:
+                if now - os.path.getmtime(staging) > idle_s:
+                    shutil.rmtree(os.path.join(self.root, name), ignore_errors=True)
+            except OSError:
+                pass
+
+    def known(self) -> tuple[frozenset[str], dict[str, Recorded]]:
         with writing(self.path, on_busy=self.on_busy) as con:
-            return frozenset(r[0] for r in con.execute("SELECT sha256 FROM logs").fetchall())
+            rows = con.execute("SELECT sha256, status, error_line, error_message FROM logs"
+                               ).fetchall()
+        loaded = frozenset(r[0] for r in rows if r[1] in LOADED)
+        return loaded, {r[0]: (r[1], r[2], r[3]) for r in rows if r[1] not in LOADED}
 
-    def write(self, batch: list[Chunk], summary: Summary) -> None:
-        with writing(self.path, on_busy=self.on_busy) as con:
-            self._write(con, batch, summary)
-
-    def _write(self, con: duckdb.DuckDBPyConnection, batch: list[Chunk],
-               summary: Summary) -> None:
-        files = [p for c in batch for p in c.files]
-        shas = [p.sha256 for p in files if p.sha256 and p.status != "already loaded"]
-        present: set[str] = set()
+    def lookup(self, con: duckdb.DuckDBPyConnection, dones: list[Done]) -> Knowledge:
+        outcomes = [o for d in dones for o in d.outcomes]
+        shas = [o.sha256 for o in outcomes if o.sha256 and o.status != "already loaded"]
+        gids = [o.game_id for o in outcomes if o.game_id and o.status in LOADED]
+        k = Knowledge()
         if shas:
-            present = {r[0] for r in con.execute(
-                "SELECT sha256 FROM logs WHERE sha256 IN (SELECT unnest(?))", [shas]).fetchall()}
-        gids = [p.game_id for p in files if p.game_id]
-        ids_present: dict[str, str] = {}
+            for sha, status, line, msg in con.execute(
+                    "SELECT sha256, status, error_line, error_message FROM logs "
+                    "WHERE sha256 IN (SELECT unnest(?))", [shas]).fetchall():
+                if status in LOADED:
+                    k.loaded.add(sha)
+                else:
+                    k.recorded[sha] = (status, line, msg)
         if gids:
-            ids_present = dict(con.execute(
-                "SELECT game_id, file_name FROM games WHERE game_id IN (SELECT unnest(?))",
-                [gids]).fetchall())
-        parts: dict[str, list[pl.DataFrame]] = {}
-        errors: list[tuple[Any, ...]] = []
-        seen: set[str] = set()
-        outcome: list[tuple[Processed, str]] = []
-        for chunk in batch:
-            keep: list[int] = []
-            conflicts: dict[int, str] = {}
-            for i, p in enumerate(chunk.files):
-                if p.status == "already loaded" or (p.sha256 and (p.sha256 in present
-                                                                  or p.sha256 in seen)):
-                    outcome.append((p, "already loaded"))
-                    continue
-                if p.sha256:
-                    seen.add(p.sha256)
-                if p.game_id is not None and p.game_id in ids_present:
-                    msg = (f"game id {p.game_id!r} is already loaded from "
-                           f"{ids_present[p.game_id]}; these bytes differ (give the log "
-                           f"another 'id' to load both)")
-                    conflicts[i] = msg
-                    errors.append((p.name, p.sha256, "conflict", None, msg, p.now))
-                    p.status, p.line, p.message = "conflict", None, msg
-                    outcome.append((p, "conflict"))
-                    continue
-                if p.game_id is not None:
-                    ids_present[p.game_id] = p.name
-                keep.append(i)
-                outcome.append((p, p.status))
-            for t, frame in chunk.frames.items():
-                part = frame.filter(pl.col("_file").is_in(keep)) if len(keep) < len(
-                    chunk.files) else frame
-                parts.setdefault(t, []).append(part)
-            if conflicts and "logs" in chunk.frames:
-                # a conflicting log's text is kept, marked as such; its facts are not
-                logs = chunk.frames["logs"].filter(pl.col("_file").is_in(list(conflicts)))
-                msgs = logs["_file"].replace_strict(conflicts, return_dtype=pl.Utf8)
-                parts["logs"].append(logs.with_columns(
-                    status=pl.lit("conflict"), error_line=pl.lit(None, dtype=pl.Int32),
-                    error_message=msgs))
-        if errors:
-            cols = {c: [row[i] for row in errors] for i, c in enumerate(COLUMNS["ingest_errors"])}
-            parts.setdefault("ingest_errors", []).append(
-                to_frame("ingest_errors", cols).with_columns(
-                    pl.lit(0, dtype=pl.Int32).alias("_file")))
-        con.execute("BEGIN TRANSACTION").fetchall()
-        try:
-            for t in schema.TABLES:
-                frames = [f for f in parts.get(t, []) if f.height]
-                if not frames:
-                    continue
-                self.insert(con, t, pl.concat(frames).drop("_file"))
-            con.execute("COMMIT").fetchall()
+            for gid, sha, file in con.execute(
+                    "SELECT game_id, sha256, file_name FROM games "
+                    "WHERE game_id IN (SELECT unnest(?))", [gids]).fetchall():
+                k.ids[gid] = (sha, file)
+        return k
+
+    def commit(self, tasks: list[Task], dones: list[Done]) -> dict[int, Task]:
+        """One transaction: check, then one INSERT per table over all the batch's files.
+        Returns the chunks to run again instead, when their workers could not know
+        something (nothing is committed then)."""
+        with writing(self.path, on_busy=self.on_busy, allow=self.out) as con:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                again = reruns(tasks, dones, self.lookup(con, dones))
+                if not again:
+                    by_table: dict[str, list[str]] = {}
+                    for done in dones:
+                        for part in done.parts:
+                            by_table.setdefault(part.table, []).append(
+                                os.path.join(self.out, part.path))
+                    for t in schema.TABLES:
+                        if t in by_table:
+                            self.insert(con, t, by_table[t])
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        if not again:
             self.batches += 1
-        except BaseException:
-            con.execute("ROLLBACK").fetchall()
-            raise
-        self.count(outcome, summary)
+            for done in dones:
+                self.discard(done)
+        return again
 
-    def insert(self, con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
+    def insert(self, con: duckdb.DuckDBPyConnection, table: str, files: list[str]) -> None:
         """One table's rows of a batch, by column name, inside the batch's transaction."""
-        con.register("incoming", frame.to_arrow())
-        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming").fetchall()
-        con.unregister("incoming")
+        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM read_parquet(?)", [files])
 
-    @staticmethod
-    def count(outcome: list[tuple[Processed, str]], summary: Summary) -> None:
-        for p, status in outcome:
-            if summary.keep_all or p.disputed or \
-                    status not in ("complete", "incomplete", "sheet", "already loaded"):
-                summary.results.append(p)
-            if status == "already loaded":
-                summary.already += 1
-                p.status = "already loaded"
-                continue
-            if status == "conflict":
-                summary.conflicts += 1
-                continue
-            summary.events += p.events
-            if status == "unreadable":
-                summary.unreadable += 1
-                continue
-            summary.loaded += 1
-            summary.disputed += p.disputed > 0
-            setattr(summary, status, getattr(summary, status) + 1)
+    def discard(self, done: Done) -> None:
+        discard(self.out, done)
+
+    def close(self) -> None:
+        shutil.rmtree(self.out, ignore_errors=True)
+        try:
+            os.rmdir(self.root)  # only when no other run is using it
+        except OSError:
+            pass
 
 
-CHUNK = 25
+class LakeCommitter:
+    """Commits batches into a lake folder (ingest.lake), one manifest each."""
+
+    partition = True
+
+    def __init__(self, lake: str) -> None:
+        self.writer = LakeWriter(lake)
+        self.out = self.writer.lake
+
+    def known(self) -> tuple[frozenset[str], dict[str, Recorded]]:
+        st = self.writer.state
+        return frozenset(st.loaded), dict(st.recorded)
+
+    def commit(self, tasks: list[Task], dones: list[Done]) -> dict[int, Task]:
+        st = self.writer.state
+        k = Knowledge()
+        for done in dones:
+            for o in done.outcomes:
+                if o.sha256 in st.loaded:
+                    k.loaded.add(o.sha256)
+                elif o.sha256 in st.recorded:
+                    k.recorded[o.sha256] = st.recorded[o.sha256]
+                if o.game_id is not None and o.game_id in st.ids:
+                    # (loaded from these very bytes is caught first, as `loaded`)
+                    k.ids[o.game_id] = ("", st.ids[o.game_id])
+        again = reruns(tasks, dones, k)
+        if not again:
+            self.writer.commit(dones)
+        return again
+
+    def discard(self, done: Done) -> None:
+        discard(self.out, done)
+
+    def finish(self) -> None:
+        """After a run: merge small files, so readers open a few files per partition."""
+        self.writer.compact()
+
+    def close(self) -> None:
+        self.writer.close()
 
 
-def ingest(sources: list[Source], path: str, jobs: int | None = None,
+MIN_CHUNK = 25
+MAX_CHUNK = 100  # logs per worker task: a worker's memory grows with its chunk's rows
+
+
+def plan(sources: list[Source], batch_size: int, jobs: int) -> int:
+    """Logs per worker task: at most MAX_CHUNK (and the batch), but small loads still
+    spread over every worker."""
+    per_worker = -(-len(sources) // max(2 * jobs, 1))
+    return max(1, min(batch_size, MAX_CHUNK, max(MIN_CHUNK, per_worker)))
+
+
+def ingest(sources: list[Source], path: str | None = None, jobs: int | None = None,
            batch_size: int = 500, progress: Callable[[int, int], None] | None = None,
-           on_busy: Callable[[float], None] | None = None, keep_all: bool = True) -> Summary:
-    """Load `sources` into the database at `path`. Replays on `jobs` processes; writes
-    batches of about `batch_size` logs, each in one transaction. With `keep_all` false,
-    `summary.results` lists only illegal, unreadable and conflicting logs."""
+           on_busy: Callable[[float], None] | None = None, keep_all: bool = True, *,
+           lake: str | None = None, cluster: str | None = None) -> Summary:
+    """Load `sources` into the database at `path`, or into the lake folder `lake`. Chunks
+    of logs run on `jobs` local processes, or on the Dask cluster at `cluster`; every
+    `batch_size` logs (consecutive chunks) are committed together, whole or not at all.
+    With `keep_all` false, `summary.results` lists only the logs that need a word
+    (illegal, unreadable, conflicting)."""
+    from . import executors
+
     t0 = time.perf_counter()
     summary = Summary(keep_all=keep_all)
-    writer = BatchWriter(path, on_busy)
-    known = writer.known_shas()
-    jobs = jobs or os.cpu_count() or 1
-    done = 0
-    batch: list[Chunk] = []
-    pending = 0
-    for chunk in _chunks(sources, known, jobs, batch_size):
-        batch.append(chunk)
-        pending += len(chunk.files)
-        if pending >= batch_size:
-            writer.write(batch, summary)
-            done += pending
-            batch, pending = [], 0
-            if progress:
-                progress(done, len(sources))
-    if batch:
-        writer.write(batch, summary)
-        done += pending
-        if progress:
-            progress(done, len(sources))
+    if (path is None) == (lake is None):
+        raise ValueError("ingest into a database file or a lake, exactly one")
+    committer: Committer = LakeCommitter(lake) if lake else DatabaseWriter(path or "", on_busy)
+    try:
+        skip, recorded = committer.known()
+        ncpu = jobs or os.cpu_count() or 1
+        ex = (executors.cluster(cluster, skip) if cluster else
+              executors.local(jobs, len(sources), skip))
+        try:
+            size = plan(sources, batch_size, ncpu)
+            day = dt.datetime.now(dt.UTC).date().isoformat()
+            tasks: dict[int, Task] = {}
+
+            def make() -> Iterator[Task]:
+                for seq, i in enumerate(range(0, len(sources), size)):
+                    t = Task(seq, tuple(sources[i:i + size]), committer.out, day,
+                             committer.partition, recorded=recorded)
+                    tasks[seq] = t
+                    yield t
+
+            group: Batch = ([], [])
+            pending = 0
+            done_logs = 0
+
+            def flush() -> None:
+                nonlocal done_logs
+                gt, gd = group
+                for _ in range(5):
+                    again = committer.commit(gt, gd)
+                    if not again:
+                        break
+                    for i, t in again.items():
+                        committer.discard(gd[i])
+                        summary.reruns += 1
+                        gt[i], gd[i] = t, ex.run_one(t)
+                else:
+                    raise RuntimeError("a batch kept changing under its commit")
+                summary.batches += 1
+                for d in gd:
+                    summary.count(d.outcomes)
+                    done_logs += d.logs
+                if progress:
+                    progress(done_logs, len(sources))
+
+            for done in ex.run(make()):
+                group[0].append(tasks.pop(done.seq))
+                group[1].append(done)
+                pending += done.logs
+                if pending >= batch_size:
+                    flush()
+                    group, pending = ([], []), 0
+            if group[1]:
+                flush()
+        finally:
+            ex.close()
+        if isinstance(committer, LakeCommitter):
+            committer.finish()
+    finally:
+        committer.close()
     summary.seconds = time.perf_counter() - t0
     return summary
 
 
-def _chunks(sources: list[Source], known: frozenset[str], jobs: int,
-            batch_size: int) -> Iterator[Chunk]:
-    groups = [sources[i:i + CHUNK] for i in range(0, len(sources), CHUNK)]
-    if jobs == 1 or len(sources) < 64:
-        _init_worker(known)
-        yield from map(process_chunk, groups)
-        return
-    # Pool.imap would queue every task at once and let finished chunks pile up while the
-    # writer is busy; the semaphore bounds the chunks in flight (about one batch ahead, so
-    # the workers keep replaying while a batch is written), and memory stays flat however
-    # large the corpus.
-    in_flight = threading.BoundedSemaphore(batch_size // CHUNK + 2 * jobs)
-    stop = threading.Event()
-
-    def feed() -> Iterator[list[Source]]:
-        for g in groups:
-            while not in_flight.acquire(timeout=0.1):
-                if stop.is_set():  # the consumer went away (an error): feed no more
-                    return
-            yield g
-
-    # forkserver, not fork: the caller may run threads (Streamlit, DuckDB, polars) whose
-    # locks a forked child would inherit held
-    with get_context("forkserver").Pool(jobs, initializer=_init_worker,
-                                         initargs=(known,)) as pool:
-        try:
-            for chunk in pool.imap(process_chunk, feed()):
-                yield chunk
-                in_flight.release()
-        finally:
-            stop.set()
-
-
-def record_missing(missing: list[tuple[str, str]], path: str) -> None:
+def record_missing(missing: list[tuple[str, str]], path: str | None = None,
+                   lake: str | None = None) -> None:
     """Arguments that named nothing are errors too, recorded where a user will look."""
     if not missing:
         return
     now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
-    with writing(path) as con:
-        con.executemany("INSERT INTO ingest_errors VALUES (?, NULL, 'unreadable', NULL, ?, ?)",
-                        [(name, msg, now) for name, msg in missing])
+    if lake is None:
+        with writing(path or "") as con:
+            con.executemany("INSERT INTO ingest_errors VALUES (?, NULL, 'unreadable', NULL, ?, ?)",
+                            [(name, msg, now) for name, msg in missing])
+        return
+    cols: dict[str, list[object]] = {
+        "file_name": [m[0] for m in missing], "sha256": [None] * len(missing),
+        "status": ["unreadable"] * len(missing), "line": [None] * len(missing),
+        "message": [m[1] for m in missing], "recorded_at": [now] * len(missing)}
+    tbl: pa.Table = to_arrow("ingest_errors", cols)
+    committer = LakeCommitter(lake)
+    try:
+        day = now.date().isoformat()
+        part = write_parquet(tbl, committer.out, "ingest_errors", None, day, True)
+        outcomes = [Outcome(name, None, "unreadable", message=msg) for name, msg in missing]
+        committer.writer.commit([Done(-1, outcomes, [part], day)])
+    finally:
+        committer.close()

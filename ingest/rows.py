@@ -50,12 +50,18 @@ def stored_status(r: Replay) -> str:
     return r.status
 
 
-def replay_rows(r: Replay, data: bytes, now: dt.datetime) -> RowSink:
-    """All rows of one log, by table and column. Unreadable logs give a `logs` and an
-    `ingest_errors` row only."""
+def replay_rows(r: Replay, data: bytes, now: dt.datetime, sink: RowSink | None = None) -> RowSink:
+    """All rows of one log, by table and column, added to `sink` (a batch's, shared by
+    its logs) or to a new one. Unreadable logs give a `logs` and an `ingest_errors` row
+    only."""
     h = r.header
     st = r.state
-    sink = RowSink(h.id if h else "", h.players if h else (), COLUMNS)
+    if sink is None:
+        sink = RowSink(h.id if h else "", h.players if h else (), COLUMNS)
+    else:
+        sink.game_id = h.id if h else ""
+        sink.players = h.players if h else ()
+        sink.notes = {}
     err = r.error
     gid = h.id if h else None
     status = stored_status(r)

@@ -1,10 +1,17 @@
-"""The DuckDB schema: tables, analytics views and its version (docs/schema.md)."""
+"""The DuckDB schema: tables, analytics views and its version (docs/schema.md).
+
+The fact tables are here; the analytics layer (derived tables, macros, views) is in
+`ingest.analytics`.
+"""
 
 from __future__ import annotations
 
 import duckdb
 
-SCHEMA_VERSION = 2
+from . import analytics
+from .analytics import VIEWS
+
+SCHEMA_VERSION = 3
 # stacks after a trick or turn: one entry per stack; `player` is NULL for shared stacks
 STACKS = "STRUCT(player VARCHAR, stack VARCHAR, cards INTEGER)[]"
 
@@ -91,67 +98,6 @@ TABLES: dict[str, list[tuple[str, str]]] = {
     ],
 }
 
-VIEWS = {
-    "split_stats": """
-        WITH per_trick AS (
-            SELECT t.game_id, t.first_winner AS player, 'first' AS role, tk.kept_cards, tk.n_cards
-            FROM tricks t JOIN takes tk ON tk.game_id = t.game_id AND tk.round = t.round
-                AND tk.trick = t.trick AND tk.role = 'first_pick'
-            UNION ALL
-            SELECT t.game_id, t.second_winner, 'second', tk.kept_cards, tk.n_cards
-            FROM tricks t JOIN takes tk ON tk.game_id = t.game_id AND tk.round = t.round
-                AND tk.trick = t.trick AND tk.role = 'second'
-        ), played AS (
-            SELECT p.player, count(*) AS tricks_played
-            FROM plays p JOIN games g USING (game_id)
-            WHERE g.game = 'plotters' AND p.kind = 'play'
-            GROUP BY p.player
-        )
-        SELECT pt.player,
-               count(*) FILTER (WHERE role = 'first') AS first_wins,
-               count(*) FILTER (WHERE role = 'second') AS second_wins,
-               any_value(pl.tricks_played) AS tricks_played,
-               round(count(*) FILTER (WHERE role = 'second') / any_value(pl.tricks_played), 4)
-                   AS second_share,
-               sum(kept_cards) FILTER (WHERE role = 'first') AS first_kept_cards,
-               sum(n_cards - kept_cards) FILTER (WHERE role = 'first') AS first_discarded_cards,
-               sum(kept_cards) FILTER (WHERE role = 'second') AS second_kept_cards,
-               sum(n_cards - kept_cards) FILTER (WHERE role = 'second') AS second_discarded_cards,
-               round(avg(kept_cards) FILTER (WHERE role = 'first'), 3) AS kept_per_first_pick,
-               round(avg(kept_cards) FILTER (WHERE role = 'second'), 3) AS kept_per_second_half
-        FROM per_trick pt JOIN played pl USING (player)
-        GROUP BY pt.player
-    """,
-    "early_ends": """
-        SELECT g.game_id, g.n_players, r.round, r.dealer, r.tricks, r.ended_early,
-               r.early_end_player, r.early_end_trick, g.played_on
-        FROM rounds r JOIN games g USING (game_id)
-        WHERE g.game = 'plotters' AND r.ended_early IS NOT NULL
-    """,
-    "bid_accuracy": """
-        SELECT b.player, count(*) AS rounds,
-               round(avg(CASE WHEN b.exact THEN 1 ELSE 0 END), 4) AS exact_rate,
-               round(avg(b.bid_error), 3) AS mean_bid_error,
-               round(avg(abs(b.bid_error)), 3) AS mean_abs_error,
-               count(*) FILTER (WHERE b.bid_error < 0) AS overbids,
-               count(*) FILTER (WHERE b.bid_error > 0) AS underbids,
-               round(avg(b.score), 2) AS mean_round_score
-        FROM bids b
-        GROUP BY b.player
-    """,
-    "player_results": """
-        SELECT g.game, p.player, count(*) AS games,
-               count(*) FILTER (WHERE p.is_winner) AS wins,
-               round(count(*) FILTER (WHERE p.is_winner) / count(*), 4) AS win_rate,
-               round(avg(p.total), 2) AS mean_total,
-               min(p.total) AS best_low, max(p.total) AS best_high
-        FROM players p JOIN games g USING (game_id)
-        WHERE g.status IN ('complete', 'sheet')
-        GROUP BY g.game, p.player
-    """,
-}
-
-
 def create(con: duckdb.DuckDBPyConnection) -> None:
     """Create (or migrate to) the current schema; idempotent."""
     con.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER, applied_at TIMESTAMP)")
@@ -161,7 +107,17 @@ def create(con: duckdb.DuckDBPyConnection) -> None:
         raise RuntimeError(f"the database has schema version {current}, newer than this "
                            f"trickledger ({SCHEMA_VERSION}); upgrade trickledger")
     if current == SCHEMA_VERSION:
-        return  # in place: every short connection of the loader opens here
+        # in place: every short connection of the loader opens here. The analytics layer
+        # is derived (views, macros): a newer definition replaces it without a migration
+        if not analytics.is_current(con):
+            con.execute("BEGIN TRANSACTION")
+            try:
+                analytics.install(con)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        return
     con.execute("BEGIN TRANSACTION")
     try:
         if current == 1:
@@ -169,13 +125,15 @@ def create(con: duckdb.DuckDBPyConnection) -> None:
         for name, cols in TABLES.items():
             body = ", ".join(f'"{c}" {t}' for c, t in cols)
             con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({body})")
-        for name, sql in VIEWS.items():
-            con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
+        analytics.install(con)  # version 3: derived tables, macros and views
         con.execute("INSERT INTO schema_version VALUES (?, now())", [SCHEMA_VERSION])
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
+
+
+__all__ = ["SCHEMA_VERSION", "STACKS", "TABLES", "VIEWS", "create"]
 
 
 def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import duckdb
 
-from .db import reading
+from .db import must_exist, reading
 
 MAX_ROWS = 10_000
 TIMEOUT_S = 10.0
@@ -42,6 +42,9 @@ _REFUSALS = {
     "VACUUM": "VACUUM is refused: the SQL console is read-only",
     "MULTI": "only one statement at a time",
 }
+
+
+_EXPLAIN = re.compile(r"^\s*explain\s+(analy[sz]e\s+|\([^)]*\)\s*)?", re.IGNORECASE)
 
 
 class SqlRefused(ValueError):
@@ -70,8 +73,19 @@ def check(con: duckdb.DuckDBPyConnection, sql: str) -> None:
         raise SqlRefused(_REFUSALS["MULTI"])
     st = statements[0]
     kind = st.type.name
-    if kind in ("SELECT", "EXPLAIN"):
+    if kind == "SELECT":
         return
+    if kind == "EXPLAIN":
+        # EXPLAIN ANALYZE runs what it explains: only the plan of a SELECT is allowed
+        inner = _EXPLAIN.sub("", st.query, count=1)
+        try:
+            explained = con.extract_statements(inner)
+        except duckdb.Error:
+            explained = []
+        if len(explained) == 1 and explained[0].type.name == "SELECT":
+            return
+        raise SqlRefused("EXPLAIN is allowed only for a SELECT: EXPLAIN ANALYZE runs the "
+                         "statement it explains")
     if kind == "PRAGMA":
         m = re.match(r"\s*pragma\s+([a-z_]+)", st.query, re.IGNORECASE)
         if m and m.group(1).lower() in _READ_ONLY_PRAGMAS:
@@ -109,8 +123,17 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = Non
     return Result(columns, rows[:max_rows], len(rows) > max_rows)
 
 
-def query(path: str, sql: str, params: list[Any] | None = None, max_rows: int = MAX_ROWS,
-          timeout_s: float = TIMEOUT_S) -> Result:
-    """Open the database read-only and sandboxed, run one statement, close."""
+def query(path: str | None, sql: str, params: list[Any] | None = None,
+          max_rows: int = MAX_ROWS, timeout_s: float = TIMEOUT_S,
+          lake: str | None = None) -> Result:
+    """Open the database file (which must exist) read-only and sandboxed, or the lake
+    folder as views that read inside it only; run one statement; close."""
+    if lake is not None:
+        from . import lake as lakes
+
+        with lakes.reading(lake) as con:
+            return run(con, sql, params, max_rows, timeout_s)
+    assert path is not None
+    must_exist(path)
     with reading(path) as con:
         return run(con, sql, params, max_rows, timeout_s)

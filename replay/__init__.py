@@ -1,5 +1,45 @@
 """trickledger's replay engine: reader, engine core, games, bots."""
 
+from __future__ import annotations
+
+import importlib
+from importlib.machinery import EXTENSION_SUFFIXES
+
 from .engine import Replay, exit_status, replay_bytes, replay_path, verdict
 
-__all__ = ["Replay", "exit_status", "replay_bytes", "replay_path", "verdict"]
+__all__ = ["ENGINE_MODULES", "Replay", "engine_build", "exit_status", "replay_bytes",
+           "replay_path", "verdict"]
+
+# The modules that setup.py compiles with mypyc on a normal install (its ENGINE list; a
+# test checks that the two agree). Everything else in replay/ always runs interpreted.
+ENGINE_MODULES: tuple[str, ...] = (
+    "replay.errors",
+    "replay.events",
+    "replay.cards",
+    "replay.state",
+    "replay.reader",
+    "replay.engine",
+    "replay.games.plotters",
+    "replay.games.rage",
+    "replay.games.color_stacks",
+    "replay.games.under_the_radar",
+)
+
+
+def compiled_modules() -> list[str]:
+    """The engine modules that were imported from a compiled extension (a .so), not a .py."""
+    out = []
+    for name in ENGINE_MODULES:
+        path = getattr(importlib.import_module(name), "__file__", None) or ""
+        if path.endswith(tuple(EXTENSION_SUFFIXES)):
+            out.append(name)
+    return out
+
+
+def engine_build() -> str:
+    """Which engine runs: "compiled" (mypyc), "interpreted", or "partly compiled" (a broken
+    install: some modules are extensions, some are not)."""
+    n = len(compiled_modules())
+    if n == 0:
+        return "interpreted"
+    return "compiled" if n == len(ENGINE_MODULES) else "partly compiled"

@@ -13,7 +13,7 @@ from typing import Any
 
 from .errors import FormatError, IllegalLine, LogError, RuleError, UnreadableLog
 from .events import Event, Header, Status
-from .reader import Log, read_bytes, read_file
+from .reader import Log, event_object, read_bytes, read_file
 from .registry import registry
 from .state import ClaimChecked, Fact, GameState, render
 
@@ -55,30 +55,39 @@ def new_state(header: Header, sheet: bool = False) -> GameState:
 
 
 def replay_log(log: Log) -> Replay:
+    """Fold every event line of `log` through its game's state. The hot loop: each line is
+    parsed into its dict, and one `Event` per log is pointed at it in turn (handlers read
+    the event during their call only), so no object is made per line."""
     state = new_state(log.header, log.is_sheet())
-    apply = state.apply
+    name = log.name
+    lines = log.lines
+    ev = Event(0, "", {})
     count = 0
-    ev: Event | None = None
+    line: int | None = None  # the line being applied
     error: LogError | None = None
     try:
-        for ev in log.events():
-            apply(ev)
+        for i in range(log.body_start, len(lines)):
+            obj = event_object(name, i + 1, lines[i])
+            if obj is None:
+                continue
+            line = ev.line = i + 1
+            ev.type = obj["type"]
+            ev.data = obj
+            state.apply(ev)
             count += 1
     except (RuleError, FormatError) as rule:
-        assert ev is not None
-        error = IllegalLine(log.name, ev.line, str(rule))
+        error = IllegalLine(name, line, str(rule))
     except IllegalLine as bad_line:
         error = bad_line
     except Exception as bug:  # a bug of ours must still give a verdict, not a traceback
-        line = ev.line if ev is not None else None
-        error = IllegalLine(log.name, line, f"internal error while replaying this line "
-                                            f"({type(bug).__name__}: {bug}); please report it")
+        error = IllegalLine(name, line, f"internal error while replaying this line "
+                                        f"({type(bug).__name__}: {bug}); please report it")
     state.close()
     if error is not None:
-        return Replay(log.name, log.sha256, log.header, state, "illegal", error, count,
-                      len(log.lines))
+        return Replay(name, log.sha256, log.header, state, "illegal", error, count,
+                      len(lines))
     status: Status = "complete" if state.is_over() else "incomplete"
-    return Replay(log.name, log.sha256, log.header, state, status, None, count, len(log.lines))
+    return Replay(name, log.sha256, log.header, state, status, None, count, len(lines))
 
 
 def replay_bytes(data: bytes, name: str, max_bytes: int | None = None) -> Replay:

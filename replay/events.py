@@ -51,6 +51,13 @@ class Header:
     line: int
     raw: dict[str, Any] = field(repr=False)
 
+    # the header is never changed once read: copies of a game state share it
+    def __copy__(self) -> Header:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Header:
+        return self
+
 
 def kind(v: object) -> str:
     """The JSON kind of a value, as an error message names it."""

@@ -18,7 +18,7 @@ import unicodedata
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -26,18 +26,18 @@ from .errors import IllegalLine, UnreadableLog
 from .events import SHEET_EVENT, Event, Header, kind
 from .registry import game_info, registry
 
-FORMAT = "trickledger/1"
+FORMAT: Final = "trickledger/1"
 # Limits on what one log may cost, the same wherever a log is read (CLI, ingest, the
 # dashboard's Verify and Upload pages). A real game is well under 100 KB and 1,000 lines.
-MAX_LOG_BYTES = 64 * 1024 * 1024  # the log's text, after gunzip (and the file read)
-MAX_LINES = 100_000
-MAX_NAME_CHARS = 64  # a player's name
-READ_IDLE_S = 10.0  # a pipe or device that sends nothing for this long is given up
-_BOM = b"\xef\xbb\xbf"
+MAX_LOG_BYTES: Final = 64 * 1024 * 1024  # the log's text, after gunzip (and the file read)
+MAX_LINES: Final = 100_000
+MAX_NAME_CHARS: Final = 64  # a player's name
+READ_IDLE_S: Final = 10.0  # a pipe or device that sends nothing for this long is given up
+_BOM: Final = b"\xef\xbb\xbf"
 # A run of 19 or more digits may be an integer beyond 64 bits, which orjson turns into a
 # float: such lines are parsed again by the standard library, which keeps them exact.
-_LONG_NUMBER = re.compile(rb"[0-9]{19}")
-_JSON_WHERE = re.compile(r": line \d+ column (\d+) \(char \d+\)$")
+_LONG_NUMBER: Final = re.compile(rb"[0-9]{19}")
+_JSON_WHERE: Final = re.compile(r": line \d+ column (\d+) \(char \d+\)$")
 
 
 @dataclass(slots=True)
@@ -135,34 +135,42 @@ def _json_line(name: str, lineno: int, raw: bytes, error: type) -> Any:
     return obj
 
 
+def event_object(name: str, lineno: int, raw: bytes) -> dict[str, Any] | None:
+    """The JSON object of one event line, with a string `type`; None for a comment or blank
+    line; IllegalLine for anything else (a line beyond MAX_LINES included)."""
+    if lineno > MAX_LINES:
+        raise IllegalLine(name, lineno, f"a log holds at most {MAX_LINES:,} lines; "
+                                        f"the rest of this one is not read")
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        if is_comment(raw):
+            return None
+        _json_line(name, lineno, raw, IllegalLine)  # raises with the reason
+        raise AssertionError("unreachable") from None  # pragma: no cover
+    except RecursionError:
+        raise IllegalLine(name, lineno, "line is nested too deeply to be a log event") from None
+    if type(obj) is not dict:
+        raise IllegalLine(name, lineno, f"expected a JSON object, got {kind(obj)}")
+    etype = obj.get("type")
+    if type(etype) is not str:
+        if etype is None:
+            raise IllegalLine(name, lineno, "event has no 'type'")
+        raise IllegalLine(name, lineno, f"'type' must be a string, got {kind(etype)}")
+    if (etype == "claim" or etype == "bid") and _LONG_NUMBER.search(raw):
+        exact: dict[str, Any] = _json_line(name, lineno, raw, IllegalLine)
+        return exact  # numbers that count, kept exact
+    return obj
+
+
 def iter_events(name: str, lines: list[bytes], start: int) -> Iterator[Event]:
-    """Yield the event lines from index `start`; a malformed line raises IllegalLine."""
-    loads = orjson.loads
-    long_number = _LONG_NUMBER.search
+    """Yield the event lines from index `start`; a malformed line raises IllegalLine.
+    (The engine's own loop, `replay.engine.replay_log`, reads the lines without making an
+    Event of each.)"""
     for i in range(start, len(lines)):
-        raw = lines[i]
-        lineno = i + 1
-        if lineno > MAX_LINES:
-            raise IllegalLine(name, lineno, f"a log holds at most {MAX_LINES:,} lines; "
-                                            f"the rest of this one is not read")
-        try:
-            obj = loads(raw)
-        except orjson.JSONDecodeError:
-            if is_comment(raw):
-                continue
-            _json_line(name, lineno, raw, IllegalLine)  # raises with the reason
-        except RecursionError:
-            raise IllegalLine(name, lineno, "line is nested too deeply to be a log event") from None
-        if type(obj) is not dict:
-            raise IllegalLine(name, lineno, f"expected a JSON object, got {kind(obj)}")
-        etype = obj.get("type")
-        if type(etype) is not str:
-            if etype is None:
-                raise IllegalLine(name, lineno, "event has no 'type'")
-            raise IllegalLine(name, lineno, f"'type' must be a string, got {kind(etype)}")
-        if (etype == "claim" or etype == "bid") and long_number(raw):
-            obj = _json_line(name, lineno, raw, IllegalLine)  # numbers that count, exact
-        yield Event(lineno, etype, obj)
+        obj = event_object(name, i + 1, lines[i])
+        if obj is not None:
+            yield Event(i + 1, obj["type"], obj)
 
 
 def read_bytes(data: bytes, name: str, max_bytes: int | None = None) -> Log:

@@ -12,7 +12,7 @@ import pkgutil
 import sys
 from dataclasses import is_dataclass
 
-from .state import Fact, GameInfo, Move
+from .state import Fact, GameInfo, Move, handler_table
 
 __all__ = ["GameInfo", "Move", "game_info", "register", "registry"]
 
@@ -47,10 +47,12 @@ def register(info: GameInfo) -> GameInfo:
     for alias in info.aliases:
         _ALIASES[alias] = info.name
     info.state_class.info = info
+    info.state_class.handlers = handler_table(info.state_class)
     if info.sheet_state is not None:
         if not getattr(info.sheet_state, "is_sheet", False):
             raise TypeError(f"game {info.name!r}: sheet_state must be a replay.sheet.SheetState")
         info.sheet_state.info = info
+        info.sheet_state.handlers = handler_table(info.sheet_state)
     return info
 
 

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from random import Random
 from typing import Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from .cards import Card
 from .errors import FormatError, RuleError
 from .events import EVENT_TYPES, SHEET_EVENT, Event, Header, field_of, int_dict, kind
@@ -149,6 +151,7 @@ def letter_counts(obj: Mapping[str, Any], key: str, where: str, letters: Sequenc
 # ------------------------------------------------------------------- the state
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class SheetState(GameState):
     """A score sheet folded through the engine. A game's sheet subclasses it in the game's
     module and provides `form`, `score_sheet` and `line_of`; everything else is shared."""

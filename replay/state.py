@@ -10,11 +10,14 @@ every game reports them the same way; `replay.engine` runs a log through it.
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from random import Random
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
+
+from mypy_extensions import mypyc_attr
 
 from .cards import Card, CardTable
 from .errors import FormatError, RuleError
@@ -71,6 +74,7 @@ class GameInfo:
 # ------------------------------------------------------------------- facts
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Fact:
     """Base of every derived fact. Facts are frozen dataclasses (slots, past tense) that
     carry seats (0-based, clockwise) and `Card`s; names are looked up when a fact is
@@ -78,12 +82,26 @@ class Fact:
 
     __slots__ = ()
 
+    # a fact is an immutable value: a copy of a game state shares its facts
+    def __copy__(self) -> Fact:
+        return self
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Fact:
+        return self
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
 class RoundOutcome:
     """What a game says about a finished round beyond its scores (a frozen dataclass per
     game): `summary` gives the verdict's keys, `columns` the `rounds` table's columns."""
 
     __slots__ = ()
+
+    def __copy__(self) -> RoundOutcome:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> RoundOutcome:
+        return self
 
     def summary(self, players: tuple[str, ...]) -> dict[str, Any]:
         return {}
@@ -218,7 +236,7 @@ def _project_abandoned(f: TrickAbandoned, sink: RowSink) -> None:
     plays_rows(sink, f.round, f.trick, f.cards)
 
 
-CORE_PROJECT: dict[type, Callable[[Any, RowSink], None]] = {
+CORE_PROJECT: Final[dict[type, Callable[[Any, RowSink], None]]] = {
     RoundDealt: _project_dealt, RoundScored: _project_scored, ClaimChecked: _project_claim,
     TrickAbandoned: _project_abandoned,
 }
@@ -238,6 +256,9 @@ def project(info: GameInfo, facts: Iterable[Fact], sink: RowSink) -> None:
 # ------------------------------------------------------------------- state
 
 
+# Compiled with mypyc, the contract's classes are native classes: a game defined outside
+# the compiled engine (a new module, the tests' toy game) subclasses them interpreted.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class GameState(ABC):
     """The state of one game, folded from events by `apply`.
 
@@ -249,13 +270,9 @@ class GameState(ABC):
     """
 
     info: ClassVar[GameInfo]
+    # built from the on_<type> methods when the game registers (see `handler_table`)
     handlers: ClassVar[dict[str, Callable[[Any, Event], None]]] = {}
     is_sheet: ClassVar[bool] = False  # a score sheet's state (replay.sheet) says True
-
-    def __init_subclass__(cls, **kw: Any) -> None:
-        super().__init_subclass__(**kw)
-        cls.handlers = {t: getattr(cls, f"on_{t}") for t in EVENT_TYPES
-                        if callable(getattr(cls, f"on_{t}", None))}
 
     def __init__(self, header: Header) -> None:
         self.header = header
@@ -271,6 +288,7 @@ class GameState(ABC):
         self.facts: list[Fact] = []
         self.over = False
         self.in_round = False
+        self.dispatch = type(self).handlers  # read once per event: an attribute, not a lookup
 
     # -- what every game declares
     @classmethod
@@ -322,9 +340,28 @@ class GameState(ABC):
         """Raise RuleError when a claim cannot come now (e.g. a keep is owed)."""
         return None  # by default a claim may come between any two events
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> GameState:
+        """A copy to try moves on (the conformance test, a bot's look-ahead): a fresh state
+        of the same game with a deep copy of every attribute; cards, facts and the header
+        are immutable and shared. (A compiled state has no __dict__, and its __new__ needs
+        the header, so the default copy does not work for it.)"""
+        new = type(self)(self.header)
+        memo[id(self)] = new
+        for name, value in self._attributes().items():
+            setattr(new, name, copy.deepcopy(value, memo))
+        return new
+
+    def _attributes(self) -> dict[str, Any]:
+        names: tuple[str, ...] | None = getattr(type(self), "__mypyc_attrs__", None)
+        if names is None:  # interpreted
+            return dict(vars(self))
+        out = {n: getattr(self, n) for n in names if n != "__dict__" and hasattr(self, n)}
+        out.update(getattr(self, "__dict__", {}))  # an interpreted subclass's own attributes
+        return out
+
     # -- the uniform API
     def apply(self, ev: Event) -> None:
-        fn = self.handlers.get(ev.type)
+        fn = self.dispatch.get(ev.type)
         if fn is None:
             raise self.not_handled(ev)
         d = ev.data
@@ -464,6 +501,14 @@ class GameState(ABC):
             self.facts.append(fact)
 
 
+def handler_table(cls: type[GameState]) -> dict[str, Callable[[Any, Event], None]]:
+    """A game's dispatch table: event type -> its `on_<type>` method. (Built when the game
+    registers rather than in `__init_subclass__`, which mypyc does not combine with copying
+    a native state.)"""
+    return {t: getattr(cls, f"on_{t}") for t in EVENT_TYPES
+            if callable(getattr(cls, f"on_{t}", None))}
+
+
 def totals_derivation(rounds: Iterable[RoundScored], seat: int) -> str:
     parts = [r.scores[seat] for r in rounds]
     if not parts:
@@ -514,7 +559,7 @@ def _render_nothing(f: Fact, players: tuple[str, ...]) -> list[str]:
     return []
 
 
-CORE_RENDER: dict[type, Callable[[Any, tuple[str, ...]], list[str]]] = {
+CORE_RENDER: Final[dict[type, Callable[[Any, tuple[str, ...]], list[str]]]] = {
     RoundDealt: deal_lines, RoundScored: _render_scored, ClaimChecked: _render_claim,
     TrickAbandoned: _render_nothing,
 }

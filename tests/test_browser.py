@@ -13,7 +13,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 PAGES = {
     "overview": "Overview", "splits": "Splits", "early_ends": "Early ends",
-    "bidding": "Bidding", "results": "Results",
+    "bidding": "Bidding", "results": "Results", "ratings": "Ratings",
+    "head_to_head?player=Ann": "Head-to-head", "seats": "Seat effects",
+    "player?player=Ann": "Player",
     "viewer?game=plotters-6p-s1-000000&round=2&trick=3": "Game viewer",
     "verify": "Verify a log", "upload": "Upload logs", "sql": "SQL console",
 }

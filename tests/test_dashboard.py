@@ -54,15 +54,33 @@ def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
-def test_overview_counts(db):
+def test_overview_counts_complete_games_and_every_disputed_game(db):
     at = ok(page("overview"))
     m = metrics(at)
-    assert m["Games"] == f"{sql(db, 'SELECT count(*) FROM games')[0][0]:,}"
-    assert m["Tricks"] == f"{sql(db, 'SELECT count(*) FROM tricks')[0][0]:,}"
-    assert m["Players"] == f"{sql(db, 'SELECT count(DISTINCT player) FROM players')[0][0]:,}"
+    done = "WHERE status IN ('complete', 'sheet')"
+    assert m["Games"] == f"{sql(db, f'SELECT count(*) FROM games {done}')[0][0]:,}"
+    tricks = sql(db, f"SELECT count(*) FROM tricks JOIN games USING (game_id) {done}")[0][0]
+    people = sql(db, f"SELECT count(DISTINCT player) FROM players JOIN games USING (game_id) "
+                     f"{done}")[0][0]
+    assert m["Tricks"] == f"{tricks:,}" and m["Players"] == f"{people:,}"
+    disputed = sql(db, "SELECT count(*) FROM games WHERE claims_mismatched > 0")[0][0]
+    assert disputed and m["Disputed games"] == f"{disputed:,}"
+    assert any(f"{disputed} games have a score sheet" in w.value for w in at.warning)
+    status = {r["status"]: r["games"] for _, r in at.dataframe[1].value.iterrows()}
     illegal = sql(db, "SELECT count(*) FROM games WHERE status = 'illegal'")[0][0]
-    verdicts = at.dataframe[1].value
-    assert int(verdicts.set_index("verdict").at["illegal", "games"]) == illegal
+    assert status["illegal"] == illegal and status["disputed"] == sql(
+        db, "SELECT count(*) FROM games WHERE status IN ('complete', 'sheet') AND claims_mismatched > 0")[0][0]
+    assert any("Counts complete games" in c.value for c in at.caption)
+
+
+def test_the_status_filter_counts_the_chosen_games(db):
+    at = app()
+    at.multiselect(key="f_statuses").set_value(["complete", "disputed", "illegal"]).run()
+    assert not at.exception
+    assert metrics(at)["Games"] == f"{sql(db, 'SELECT count(*) FROM games')[0][0]:,}"
+    at.multiselect(key="f_statuses").set_value(["illegal"]).run()
+    illegal = sql(db, "SELECT count(*) FROM games WHERE status = 'illegal'")[0][0]
+    assert metrics(at)["Games"] == f"{illegal:,}"
 
 
 def app() -> AppTest:
@@ -74,7 +92,7 @@ def test_overview_honours_the_game_filter(db):
     at = app()
     at.multiselect(key="f_games").set_value(["rage"]).run()
     assert not at.exception
-    rage = sql(db, "SELECT count(*) FROM games WHERE game = 'rage'")[0][0]
+    rage = sql(db, "SELECT count(*) FROM games WHERE game = 'rage' AND status IN ('complete', 'sheet')")[0][0]
     assert metrics(at)["Games"] == f"{rage:,}"
 
 
@@ -84,32 +102,47 @@ def test_the_filter_survives_a_change_of_page(db):
     at.switch_page("views/results.py").run()
     assert not at.exception
     assert at.multiselect(key="f_games").value == ["rage"]
-    assert [t.label for t in at.tabs] == ["rage"]  # results for rage only
+    assert [t.label for t in at.tabs] == ["Rage"]  # results for rage only
     at.switch_page("views/overview.py").run()
-    rage = sql(db, "SELECT count(*) FROM games WHERE game = 'rage'")[0][0]
+    rage = sql(db, "SELECT count(*) FROM games WHERE game = 'rage' AND status IN ('complete', 'sheet')")[0][0]
     assert metrics(at)["Games"] == f"{rage:,}"
 
 
-def test_splits_names_who_is_stuck_with_the_second_half(db):
+def test_the_variant_filter(db):
+    at = app()
+    at.multiselect(key="f_variants").set_value(["hidden_bid"]).run()
+    assert not at.exception
+    want = sql(db, """SELECT count(*) FROM games WHERE status IN ('complete', 'sheet')
+                      AND (game <> 'rage' OR list_contains(variants, 'hidden_bid'))""")[0][0]
+    assert metrics(at)["Games"] == f"{want:,}"
+
+
+def test_splits_names_who_is_stuck_with_the_rest_against_chance(db):
     at = ok(page("splits"))
-    top = sql(db, "SELECT player FROM split_stats ORDER BY second_share DESC, player LIMIT 1")
-    assert metrics(at)["Stuck with the second half most"] == top[0][0]
-    firsts = sql(db, "SELECT count(*) FROM takes WHERE role = 'first_pick'")[0][0]
+    top = sql(db, "SELECT player FROM split_stats WHERE games >= 5 "
+                  "ORDER BY second_halves / expected_second_halves DESC, player LIMIT 1")
+    assert metrics(at)["Stuck with the rest most"] == top[0][0]
+    firsts = sql(db, "SELECT count(*) FROM takes JOIN games USING (game_id) "
+                     "WHERE role = 'first_pick' AND status = 'complete'")[0][0]
     assert metrics(at)["First picks"] == f"{firsts:,}"
+    headers = list(at.dataframe[0].value.columns)
+    assert "second_share" in headers  # the data keeps its name; the header shows words
+    assert any("Kept cards are cards that end up scoring" in c.value for c in at.caption)
 
 
-def test_early_ends_share(db):
+def test_early_ends_share_and_both_players_named(db):
     at = ok(page("early_ends"))
-    # rounds whose end is known: a score sheet does not say whether a round ended early
-    early, total = sql(db, "SELECT count(*) FILTER (WHERE ended_early), count(ended_early) "
-                           "FROM rounds r JOIN games g USING (game_id) "
-                           "WHERE g.game = 'plotters'")[0]
+    early, total = sql(db, "SELECT count(*) FILTER (WHERE ended_early), count(*) FROM early_ends")[0]
     assert metrics(at)["Rounds ended early"] == f"{early:,} of {total:,}"
+    latest = at.dataframe[-1].value
+    assert {"could_not_play", "caused_by", "causing_card"} <= set(latest.columns)
+    assert latest["could_not_play"].str.startswith("player?player=").all()
 
 
-def test_bidding_leaderboard_and_min_rounds(db):
+def test_bidding_leaderboard_min_rounds_and_rules(db):
     at = ok(page("bidding"))
     min_rounds = at.slider(key="min_rounds").value
+    assert min_rounds == 5
     best = sql(db, "SELECT player FROM bid_accuracy WHERE rounds >= ? "
                    "ORDER BY exact_rate DESC, mean_abs_error, player LIMIT 1", [min_rounds])
     assert metrics(at)["Most accurate bidder"] == best[0][0]
@@ -117,15 +150,66 @@ def test_bidding_leaderboard_and_min_rounds(db):
     best = sql(db, "SELECT player FROM bid_accuracy WHERE rounds >= 100 "
                    "ORDER BY exact_rate DESC, mean_abs_error, player LIMIT 1")
     assert metrics(at)["Most accurate bidder"] == best[0][0]
+    at.radio(key="bid_rule").set_value("hidden").run()
+    hidden = sql(db, "SELECT count(*) FROM bid_rounds WHERE bidding = 'hidden'")[0][0]
+    assert metrics(at)["Rounds bid"] == f"{hidden:,}"
+    assert any("trickledger analyse" in i.value for i in at.info)  # no estimate yet
 
 
-def test_results_win_rates_for_every_game(db):
+def test_results_win_rates_against_chance_for_every_game(db):
     at = ok(page("results"))
     m = metrics(at)
+    from replay.registry import registry
+
     for game in ("color_stacks", "plotters", "rage", "under_the_radar"):
-        top = sql(db, "SELECT player FROM player_results WHERE game = ? "
-                      "ORDER BY win_rate DESC, player LIMIT 1", [game])[0][0]
-        assert m[f"Best win rate in {game}"] == top
+        top = sql(db, "SELECT player FROM player_results WHERE game = ? AND games >= 5 "
+                      "ORDER BY vs_baseline DESC, games DESC, player LIMIT 1", [game])[0][0]
+        assert m[f"Best against chance in {registry()[game].title}"] == top
+
+
+def test_ratings_page_refreshes_and_ranks(db):
+    at = ok(page("ratings"))
+    top = sql(db, "SELECT player FROM ratings WHERE game = 'color_stacks' AND games >= 5 "
+                  "ORDER BY ordinal DESC, player LIMIT 1")[0][0]
+    assert metrics(at)["Highest rating in Color Stacks"] == top
+    assert sql(db, "SELECT count(DISTINCT game_id) FROM rating_history")[0][0] == sql(
+        db, "SELECT count(*) FROM games WHERE status IN ('complete', 'sheet')")[0][0]
+
+
+def test_head_to_head_page_for_a_player_from_the_url(db):
+    at = page("head_to_head")
+    at.query_params["player"] = "Ann"
+    ok(at)
+    assert at.selectbox(key="h2h_player").value == "Ann"
+    table = at.dataframe[0].value
+    game = at.selectbox(key="h2h_game").value
+    want = sql(db, "SELECT count(*) FROM head_to_head WHERE game = ? AND player = 'Ann'", [game])
+    assert len(table) == want[0][0]
+
+
+def test_seat_effects_page(db):
+    at = ok(page("seats"))
+    assert [t.label for t in at.tabs][:2] == ["Color Stacks", "Plotters, Inc. / Mit List und Tücke"]
+
+
+def test_player_page_opened_by_url(db):
+    player = sql(db, "SELECT player FROM claims WHERE NOT match ORDER BY player LIMIT 1")[0][0]
+    at = page("player")
+    at.query_params["player"] = player
+    ok(at)
+    assert at.selectbox(key="player_pick").value == player
+    m = metrics(at)
+    games = sql(db, "SELECT count(*) FROM players JOIN games USING (game_id) "
+                    "WHERE player = ? AND status IN ('complete', 'sheet')", [player])[0][0]
+    assert m["Games under this filter"] == f"{games:,}"
+    headers = [h.value for h in at.subheader]
+    assert {"Rating", "Form", "Head-to-head", "Disputes"} <= set(headers)
+    assert any("disagree" in w.value for w in at.warning)
+    # an unknown name says so
+    at = page("player")
+    at.query_params["player"] = "Nobody"
+    ok(at)
+    assert any("No player Nobody" in e.value for e in at.error)
 
 
 def test_viewer_opens_a_trick_from_the_url_and_steps(db):
@@ -248,7 +332,7 @@ def test_upload_page_loads_good_illegal_and_unreadable_files(db):
 def test_sql_page_runs_examples_and_refuses_writes(db):
     at = ok(page("sql"))
     assert len(at.dataframe) == 1 and len(at.dataframe[0].value) > 0
-    at.button(key="ex_4").click().run()
+    at.button(key="ex_5").click().run()
     assert "FROM claims" in at.text_area(key="sql_text").value
     at.text_area(key="sql_text").set_value("DROP TABLE games").run()
     assert any("read-only" in e.value for e in at.error)

@@ -46,14 +46,14 @@ def consistent(db) -> None:
 HANG_MID_BATCH = """
 import sys, time
 from pathlib import Path
-from ingest.load import BatchWriter
-real = BatchWriter.insert
-def insert(self, con, table, frame):
-    real(self, con, table, frame)
+from ingest.load import DatabaseWriter
+real = DatabaseWriter.insert
+def insert(self, con, table, files):
+    real(self, con, table, files)
     if self.batches + 1 == 3 and table == "players":
         Path(sys.argv[1]).write_text("mid-batch")
         time.sleep(3600)
-BatchWriter.insert = insert
+DatabaseWriter.insert = insert
 from cli import main
 raise SystemExit(main(sys.argv[2:]))
 """

@@ -1,69 +1,177 @@
-"""Bidding (rage): who bids well, their bias, and where bids go wrong."""
+"""Bidding: who bids well, their bias, and — against what the hand could take — whether a
+miss came from the bid or from the play."""
 
 import plotly.express as px
+import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import data, ui
+from dashboard import data, tables, ui
 
 ui.page("Bidding")
-st.caption("Rage: bid error = tricks won − bid; negative means overbid.")
 f = ui.filters()
+st.caption("Rage: bid error = tricks won − bid; below 0 means overbid. " + f.counted())
+
+RULES = {"all": "every bidding rule", "open": "open (in turn, seeing earlier bids)",
+         "hidden": "hidden (written down at once)", "secret": "secret (revealed at the end)"}
 
 
 def render() -> None:
-    per = data.filtered("""
-        SELECT player, count(*) AS rounds,
-               round(avg(CASE WHEN exact THEN 1 ELSE 0 END), 3) AS exact_rate,
-               round(avg(bid_error), 3) AS bias,
-               round(avg(abs(bid_error)), 3) AS mean_abs_error,
+    c1, c2 = st.columns([3, 2])
+    rule = c1.radio("Bidding rule", list(RULES), format_func=RULES.get, horizontal=True,
+                    key="bid_rule")
+    pm1 = c2.radio("Plus or minus one", ["either", "with", "without"], horizontal=True,
+                   key="bid_pm1", help="plus_minus_one: the bids may not add up to the "
+                                       "number of tricks (the last bidder is constrained).")
+    where = "(? = 'all' OR bidding = ?) AND (? = 'either' OR plus_minus_one = (? = 'with'))"
+    own = (rule, rule, pm1, pm1)
+    per = data.filtered(f"""
+        SELECT player, count(*) AS rounds, count(*) FILTER (WHERE exact) AS exact,
+               avg(CASE WHEN exact THEN 1 ELSE 0 END) AS exact_rate,
+               wilson_low(count(*) FILTER (WHERE exact), count(*)) AS exact_low,
+               wilson_high(count(*) FILTER (WHERE exact), count(*)) AS exact_high,
+               round(avg(bid_error), 3) AS bias, round(avg(abs(bid_error)), 3) AS mean_abs_error,
                count(*) FILTER (WHERE bid_error < 0) AS overbids,
                count(*) FILTER (WHERE bid_error > 0) AS underbids
-        FROM bids WHERE game_id IN ({games}) AND {players}
-        GROUP BY player ORDER BY player""", f, game="rage", player_column="player")
-    if ui.empty(per, "rage bids"):
+        FROM bid_rounds_of({{game_list}}) WHERE {{players}} AND {where}
+        GROUP BY player ORDER BY player""", f, player_column="player", params=own)
+    if ui.empty(per, "bids"):
         return
     most = int(per["rounds"].max())
     min_rounds = st.slider("Minimum rounds for the leaderboard", 1, max(most, 1),
-                           min(10, most), key="min_rounds")
+                           min(5, most), key="min_rounds")
     board = per[per["rounds"] >= min_rounds].sort_values(
         ["exact_rate", "mean_abs_error", "player"], ascending=[False, True, True])
+    m1, m2, m3 = st.columns(3)
     if not board.empty:
         best = board.iloc[0]
-        c1, c2, c3 = st.columns(3)
-        c1.metric("Most accurate bidder", best["player"], f"{best['exact_rate']:.0%} exact")
-        c2.metric("Rounds bid", f"{int(per['rounds'].sum()):,}")
-        c3.metric("Overall exact rate",
-                  f"{(per['exact_rate'] * per['rounds']).sum() / per['rounds'].sum():.1%}")
+        m1.metric("Most accurate bidder", best["player"],
+                  f"{best['exact_rate']:.0%} exact in {ui.count(int(best['rounds']), 'round')}",
+                  delta_color="off", delta_arrow="off")
+        with m1:
+            tables.player_link(best["player"], f"{best['player']}'s page")
+    m2.metric("Rounds bid", f"{int(per['rounds'].sum()):,}")
+    m3.metric("Overall exact rate", f"{per['exact'].sum() / per['rounds'].sum():.1%}")
     st.subheader("Leaderboard")
-    st.dataframe(board, hide_index=True, width="stretch")
-    st.plotly_chart(px.bar(per, x="player", y="bias",
-                           title="Bias: mean bid error (below 0 = overbids)"),
-                    width="stretch")
-    by_size = data.filtered("""
-        SELECT hand_size, round(avg(CASE WHEN exact THEN 1 ELSE 0 END), 3) AS exact_rate,
-               round(avg(bid_error), 3) AS bias, count(*) AS rounds
-        FROM bids WHERE game_id IN ({games}) AND {players}
-        GROUP BY hand_size ORDER BY hand_size""", f, game="rage", player_column="player")
-    by_trumps = data.filtered("""
+    tables.show(board, {"player": "player", "rounds": "rounds", "exact": "exact bids",
+                        "exact_rate": "exact rate", "exact_low": "95 % from",
+                        "exact_high": "95 % to", "bias": "mean won − bid",
+                        "mean_abs_error": "mean miss (tricks)", "overbids": "overbids",
+                        "underbids": "underbids"},
+                players=("player",), percent=("exact_rate", "exact_low", "exact_high"))
+    st.plotly_chart(px.bar(board, x="player", y="bias",
+                           labels={"player": "player", "bias": "mean won − bid (tricks)"},
+                           title="Bias: below 0 = overbids"), width="stretch")
+    _against_the_hand(where, own)
+    _by_position(where, own)
+    by_size = data.filtered(f"""
+        SELECT hand_size, avg(CASE WHEN exact THEN 1 ELSE 0 END) AS exact_rate,
+               avg(bid_error) AS bias, count(*) AS rounds
+        FROM bid_rounds_of({{game_list}}) WHERE {{players}} AND {where}
+        GROUP BY hand_size ORDER BY hand_size""", f, player_column="player", params=own)
+    by_trumps = data.filtered(f"""
         SELECT least(trumps_held, 6) AS trumps_held,
-               round(avg(CASE WHEN exact THEN 1 ELSE 0 END), 3) AS exact_rate,
-               round(avg(bid_error), 3) AS bias, count(*) AS rounds
-        FROM bids WHERE game_id IN ({games}) AND {players}
-        GROUP BY 1 ORDER BY 1""", f, game="rage", player_column="player")
+               avg(CASE WHEN exact THEN 1 ELSE 0 END) AS exact_rate,
+               avg(bid_error) AS bias, count(*) AS rounds
+        FROM bid_rounds_of({{game_list}}) WHERE {{players}} AND {where}
+        GROUP BY 1 ORDER BY 1""", f, player_column="player", params=own)
     left, right = st.columns(2)
-    left.plotly_chart(px.line(by_size, x="hand_size", y=["exact_rate", "bias"], markers=True,
-                              title="Accuracy by hand size"), width="stretch")
-    right.plotly_chart(px.bar(by_trumps, x="trumps_held", y=["exact_rate", "bias"],
-                              barmode="group", title="Accuracy by trumps held (6 = 6+)"),
-                       width="stretch")
-    heat = data.filtered("""
-        SELECT bid, won, count(*) AS rounds FROM bids
-        WHERE game_id IN ({games}) AND {players} GROUP BY bid, won""", f, game="rage",
-        player_column="player")
+    left.plotly_chart(px.line(by_size, x="hand_size", y="exact_rate", markers=True,
+                              hover_data=["rounds", "bias"],
+                              labels={"hand_size": "cards in hand", "exact_rate": "exact rate"},
+                              title="Exact bids by hand size"), width="stretch")
+    right.plotly_chart(px.bar(by_trumps, x="trumps_held", y="bias", hover_data=["rounds"],
+                              labels={"trumps_held": "trumps held (6 = 6 or more)",
+                                      "bias": "mean won − bid"},
+                              title="Bias by trumps held"), width="stretch")
+    heat = data.filtered(f"""
+        SELECT bid, won, count(*) AS rounds FROM bid_rounds_of({{game_list}})
+        WHERE {{players}} AND {where} GROUP BY bid, won""", f,
+        player_column="player", params=own)
     grid = heat.pivot_table(index="won", columns="bid", values="rounds", fill_value=0)
     st.plotly_chart(px.imshow(grid, origin="lower", text_auto=True, aspect="auto",
                               labels={"x": "bid", "y": "tricks won", "color": "rounds"},
                               title="Bid against tricks won"), width="stretch")
+
+
+def _against_the_hand(where: str, own: tuple[str, ...]) -> None:
+    st.subheader("Bidding against the hand")
+    done, bids, lo, hi = data.hand_coverage(f)
+    times = f"{lo}" if lo == hi else f"{lo} to {hi}"
+    st.caption(
+        f"For each bid, the tricks the hand could be expected to take: the round is played "
+        f"out {times} times with the player's real hand, the unseen cards dealt again at "
+        "random to the others, the real trump, and the greedy bot bidding and playing every "
+        "seat. The Monte-Carlo error ± is the standard error of that mean. Bidding error = "
+        "bid − expected (above 0: bid more than the hand was worth); play "
+        "error = won − expected (above 0: took more than the hand promised). "
+        "Won − bid = play error − bidding error. See docs/analytics.md for the method and "
+        "its calibration.")
+    if not bids:
+        return
+    if done < bids:
+        st.info(f"{done:,} of {ui.count(bids, 'bid')} here have a hand estimate. "
+                f"`trickledger analyse` estimates the rest and keeps them in the database "
+                f"(about half a second of CPU a hand; see docs/analytics.md).")
+        if st.button("Estimate 5 more rounds now", key="estimate_now"):
+            bar = st.progress(0.0, text="playing the rounds out…")
+
+            def progress(k: int, total: int) -> None:
+                bar.progress(min(1.0, k / max(total, 1)), text=f"{k} hands")
+
+            data.estimate_hands(f, rounds=5, progress=progress)
+            bar.empty()
+            st.rerun()
+    if not done:
+        return
+    per = data.filtered(f"""
+        SELECT player, count(*) AS bids, avg(bidding_error) AS bidding_error,
+               avg(play_error) AS play_error, avg(abs(bidding_error)) AS abs_bidding_error,
+               avg(abs(play_error)) AS abs_play_error, avg(expected_se) AS mc_error,
+               avg(bid_made_share) AS bid_made_share
+        FROM bid_vs_hand_of({{game_list}}) WHERE {{players}} AND {where}
+        GROUP BY player ORDER BY player""", f, player_column="player", params=own)
+    if per.empty:
+        st.info("No estimated bid under this filter.")
+        return
+    fig = go.Figure()
+    fig.add_bar(x=per["player"], y=per["bidding_error"], name="bidding: bid − expected")
+    fig.add_bar(x=per["player"], y=per["play_error"], name="play: won − expected")
+    fig.add_hline(y=0, line_dash="dot")
+    fig.update_layout(barmode="group", xaxis_title="player", yaxis_title="tricks per round",
+                      title="Where the tricks went: the bid or the play (mean per round)")
+    st.plotly_chart(fig, width="stretch")
+    tables.show(per, {"player": "player", "bids": "bids estimated",
+                      "bidding_error": "bid − expected", "play_error": "won − expected",
+                      "abs_bidding_error": "mean |bid − expected|",
+                      "abs_play_error": "mean |won − expected|",
+                      "bid_made_share": "playouts hitting the bid",
+                      "mc_error": "Monte-Carlo error ±"},
+                players=("player",), percent=("bid_made_share",),
+                decimals={"bidding_error": 2, "play_error": 2, "abs_bidding_error": 2,
+                          "abs_play_error": 2, "mc_error": 3})
+
+
+def _by_position(where: str, own: tuple[str, ...]) -> None:
+    pos = data.filtered(f"""
+        SELECT bid_position, count(*) AS rounds,
+               avg(CASE WHEN exact THEN 1 ELSE 0 END) AS exact_rate,
+               wilson_low(count(*) FILTER (WHERE exact), count(*)) AS low,
+               wilson_high(count(*) FILTER (WHERE exact), count(*)) AS high
+        FROM bid_rounds_of({{game_list}}) WHERE {{players}} AND {where}
+        GROUP BY bid_position ORDER BY bid_position""", f, player_column="player",
+        params=own)
+    if pos.empty:
+        return
+    overall = float((pos["exact_rate"] * pos["rounds"]).sum() / pos["rounds"].sum())
+    fig = px.bar(pos, x="bid_position", y="exact_rate", hover_data=["rounds"],
+                 error_y=pos["high"] - pos["exact_rate"],
+                 error_y_minus=pos["exact_rate"] - pos["low"],
+                 labels={"bid_position": "bidding position (1 = the dealer's left, bids first)",
+                         "exact_rate": "exact rate"},
+                 title="Exact bids by bidding position (95 % interval)")
+    fig.add_hline(y=overall, line_dash="dot", annotation_text="no effect: the overall rate",
+                  annotation_position="bottom left")
+    st.plotly_chart(fig, width="stretch")
 
 
 ui.guarded(render)

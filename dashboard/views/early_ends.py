@@ -1,64 +1,91 @@
-"""Early ends (plotters): how often, when, who ends them, who pays."""
+"""Early ends: how often, when, who could not play, whose card caused it, who pays."""
 
 import plotly.express as px
 import streamlit as st
 
-from dashboard import data, ui
+from dashboard import data, tables, ui
 
 ui.page("Early ends")
-st.caption("A plotters round ends at once when the next player holds only the colour a "
-           "three-colour trick cannot take.")
 f = ui.filters()
+st.caption("Plotters: a round ends at once when the next player holds only the colour a "
+           "three-colour trick cannot take. Two players are named: the one who **could not "
+           "play**, and the one who **caused** it — who played the last card to the "
+           "unfinished trick before the round ended. " + f.counted())
 
 
 def render() -> None:
-    share = data.filtered("""
-        SELECT g.n_players, count(*) AS rounds,
-               count(*) FILTER (WHERE r.ended_early) AS early,
-               round(avg(CASE WHEN r.ended_early THEN 1 ELSE 0 END), 3) AS early_share
-        FROM rounds r JOIN games g USING (game_id)
-        WHERE r.game_id IN ({games}) AND r.ended_early IS NOT NULL
-        GROUP BY g.n_players ORDER BY g.n_players""", f, game="plotters")
-    if ui.empty(share, "plotters rounds"):
+    rounds = data.filtered("SELECT * FROM early_ends_of({game_list})", f)
+    if ui.empty(rounds, "rounds of a game that can end early"):
         return
-    total_rounds = int(share["rounds"].sum())
-    early = int(share["early"].sum())
-    c1, c2 = st.columns(2)
-    c1.metric("Rounds ended early", f"{early:,} of {total_rounds:,}",
-              f"{early / total_rounds:.0%}")
-    share["players"] = share["n_players"].astype(str)
-    c2.plotly_chart(px.bar(share, x="players", y="early_share",
-                           title="Share of rounds ended early by table size"),
-                    width="stretch")
-    tricks = data.filtered("""
-        SELECT early_end_trick AS trick, count(*) AS rounds FROM rounds
-        WHERE game_id IN ({games}) AND ended_early GROUP BY 1 ORDER BY 1""", f,
-        game="plotters")
-    st.plotly_chart(px.bar(tricks, x="trick", y="rounds",
-                           title="In which trick rounds end early"), width="stretch")
-    enders = data.filtered("""
-        SELECT early_end_player AS player, count(*) AS rounds_ended FROM rounds
-        WHERE game_id IN ({games}) AND ended_early AND {players}
-        GROUP BY 1 ORDER BY 2 DESC, 1""", f, game="plotters", player_column="early_end_player")
-    lost = data.filtered("""
-        SELECT s.player,
-               round(avg(s.score) FILTER (WHERE r.ended_early), 2) AS mean_when_early,
-               round(avg(s.score) FILTER (WHERE NOT r.ended_early), 2) AS mean_when_full,
-               round(coalesce(avg(s.score) FILTER (WHERE NOT r.ended_early), 0)
-                     - coalesce(avg(s.score) FILTER (WHERE r.ended_early), 0), 2) AS points_lost,
-               count(*) FILTER (WHERE r.ended_early) AS early_rounds
-        FROM round_scores s JOIN rounds r USING (game_id, round)
-        WHERE s.game_id IN ({games}) AND {players}
-        GROUP BY s.player HAVING count(*) FILTER (WHERE r.ended_early) > 0
-        ORDER BY points_lost DESC, s.player""", f, game="plotters", player_column="s.player")
+    total = len(rounds)
+    early = rounds[rounds["ended_early"]]
+    c1, c2, c3 = st.columns(3)
+    c1.metric("Rounds ended early", f"{len(early):,} of {total:,}",
+              f"{len(early) / total:.0%}", delta_color="off", delta_arrow="off")
+    if len(early):
+        c2.metric("Mean trick of an early end", f"{early['early_end_trick'].mean():.1f}")
+        c3.metric("Cards in the unfinished trick", f"{early['cards_in_trick'].mean():.1f}",
+                  help="On average: the cards discarded with the unfinished trick.")
+    share = data.filtered("""
+        SELECT n_players, count(*) AS rounds, count(*) FILTER (WHERE ended_early) AS early,
+               round(avg(CASE WHEN ended_early THEN 1 ELSE 0 END), 4) AS early_share,
+               round(wilson_low(count(*) FILTER (WHERE ended_early), count(*)), 4) AS low,
+               round(wilson_high(count(*) FILTER (WHERE ended_early), count(*)), 4) AS high
+        FROM early_ends_of({game_list}) GROUP BY n_players ORDER BY n_players""", f)
+    share["table"] = [f"{n} players" for n in share["n_players"]]
     left, right = st.columns(2)
-    left.plotly_chart(px.bar(enders.head(20), x="player", y="rounds_ended",
-                             title="Who could not play (ended the round)"),
+    left.plotly_chart(px.bar(share, x="table", y="early_share",
+                             error_y=share["high"] - share["early_share"],
+                             error_y_minus=share["early_share"] - share["low"],
+                             hover_data={"rounds": True, "early": True},
+                             labels={"table": "table size", "early_share": "share ended early"},
+                             title="Share of rounds ended early, by table size (95 % interval)"),
                       width="stretch")
-    right.plotly_chart(px.bar(lost.head(20), x="player", y="points_lost",
-                              title="Points lost per round when it ends early"),
-                       width="stretch")
-    st.dataframe(lost, hide_index=True, width="stretch")
+    if len(early):
+        when = early.groupby("early_end_trick").size().reset_index(name="rounds")
+        right.plotly_chart(px.bar(when, x="early_end_trick", y="rounds",
+                                  labels={"early_end_trick": "trick in which the round ended",
+                                          "rounds": "rounds"},
+                                  title="In which trick rounds end early"), width="stretch")
+    who = data.filtered("""
+        SELECT * FROM early_end_players_of({game_list}) WHERE {players}
+        ORDER BY could_not_play DESC, caused DESC, player""", f, player_column="player")
+    most = int(who["rounds"].max()) if len(who) else 1
+    min_rounds = st.slider("Minimum rounds played", 1, max(most, 1), min(5, most),
+                           key="early_min_rounds")
+    who = who[who["rounds"] >= min_rounds]
+    st.subheader("Who could not play, and who caused it")
+    st.caption("Expected by chance: how often each would be named if early ends fell on "
+               "any player at the table alike (1/n of the early-ended rounds they sat in). "
+               "Points lost: their mean round score in full rounds minus in rounds that "
+               "ended early.")
+    tables.show(who, {"player": "player", "rounds": "rounds played",
+                      "early_rounds": "ended early", "could_not_play": "could not play",
+                      "caused": "caused", "expected_each": "each, by chance",
+                      "mean_when_full": "mean, full rounds",
+                      "mean_when_early": "mean, early ends",
+                      "points_lost": "points lost"},
+                players=("player",), decimals={"expected_each": 1})
+    long = who.head(20).melt(id_vars="player", value_vars=["could_not_play", "caused"],
+                             var_name="role", value_name="count")
+    long["role"] = long["role"].map({"could_not_play": "could not play",
+                                     "caused": "caused the end"})
+    st.plotly_chart(px.bar(long, x="player", y="count", color="role", barmode="group",
+                           labels={"player": "player", "count": "rounds", "role": ""},
+                           title="Early ends by player"), width="stretch")
+    if len(early):
+        st.subheader("The latest early ends")
+        latest = early.sort_values(["played_on", "game_id", "round"],
+                                   ascending=[False, True, True]).head(50).copy()
+        latest["open"] = [tables.viewer_url(g, r, t, f"round {r}, trick {t}") for g, r, t in
+                          zip(latest["game_id"], latest["round"], latest["early_end_trick"])]
+        tables.show(latest, {"game_id": "game", "played_on": "played on",
+                             "open": "see it in the viewer",
+                             "could_not_play": "could not play",
+                             "caused_by": "caused by", "causing_card": "with the card",
+                             "n_players": "players"},
+                    players=("could_not_play", "caused_by"), games=("game_id",),
+                    links=("open",))
 
 
 ui.guarded(render)

@@ -1,12 +1,16 @@
-"""Overview: what is in the database, by game, and the latest uploads."""
+"""Overview: what is in the database, by game; how many games are disputed; the latest uploads."""
 
+from dataclasses import replace
+
+import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from dashboard import data, ui
+from dashboard import data, tables, ui
 
 ui.page("Overview")
 f = ui.filters()
+st.caption(f.counted())
 
 
 def render() -> None:
@@ -22,35 +26,67 @@ def render() -> None:
         GROUP BY gs.game ORDER BY gs.game""", f)
     people = data.filtered("""
         SELECT count(DISTINCT player) AS n FROM players WHERE game_id IN ({games})""", f)
+    # every status, whatever the sidebar counts: how many games are disputed or broken
+    every = replace(f, statuses=data.STATUSES)
+    verdicts = data.filtered("""
+        SELECT counted_as, count(*) AS games,
+               sum(count(*) FILTER (WHERE disputed)) OVER () AS disputed
+        FROM game_counting WHERE game_id IN ({games}) GROUP BY counted_as""", every)
+    n_disputed = int(verdicts["disputed"].iloc[0]) if len(verdicts) else 0
+    cols = st.columns(5)
+    for col, key in zip(cols, ("games", "rounds", "tricks")):
+        col.metric(key.capitalize(), f"{int(by_game[key].sum()) if len(by_game) else 0:,}")
+    cols[3].metric("Players", f"{int(people['n'].iloc[0]):,}")
+    cols[4].metric("Disputed games", f"{n_disputed:,}",
+                   help="Games whose score sheet disagrees with the replay in at least one "
+                        "claim, whatever their status (the Game viewer marks them).")
+    if n_disputed:
+        st.warning(f"{ui.count(n_disputed, 'game')} {'has' if n_disputed == 1 else 'have'} a "
+                   f"score sheet that disagrees with the replay. Open one in the Game viewer "
+                   f"(marked DISPUTED) to see each claim, the computed score and how it is "
+                   f"made up.")
     if ui.empty(by_game, "games"):
         return
-    cols = st.columns(4)
-    for col, key in zip(cols, ("games", "rounds", "tricks")):
-        col.metric(key.capitalize(), f"{int(by_game[key].sum()):,}")
-    cols[3].metric("Players", f"{int(people['n'].iloc[0]):,}")
+    by_game["title"] = [_title(g) for g in by_game["game"]]
     st.subheader("By game")
-    st.dataframe(by_game, hide_index=True, width="stretch")
-    st.plotly_chart(px.bar(by_game, x="game", y=["games", "rounds"], barmode="group",
+    tables.show(by_game, {"title": "game", "games": "games", "rounds": "rounds played",
+                          "tricks": "tricks", "players": "different players"})
+    long = by_game.melt(id_vars="title", value_vars=["games", "rounds"], var_name="what",
+                        value_name="count")
+    st.plotly_chart(px.bar(long, x="title", y="count", color="what", barmode="group",
+                           labels={"title": "game", "count": "count", "what": ""},
                            title="Games and rounds by game"), width="stretch")
 
-    verdicts = data.filtered("""
-        SELECT status AS verdict, count(*) AS games FROM games WHERE game_id IN ({games})
-        GROUP BY status
-        UNION ALL
-        SELECT 'disputed claims', count(*) FROM games
-        WHERE game_id IN ({games}) AND claims_mismatched > 0
-        ORDER BY verdict""", f)
-    st.subheader("Verdicts")
+    st.subheader("Games by status")
+    st.caption("Every game is counted as exactly one of these; statistics count the statuses "
+               "chosen in the sidebar (complete and disputed by default). This table counts "
+               "all of them.")
+    counts = dict(zip(verdicts["counted_as"], verdicts["games"]))
+    status_rows = pd.DataFrame({
+        "status": [data.STATUS_LABELS[s] for s in data.STATUSES],
+        "games": [int(counts.get(s, 0)) for s in data.STATUSES],
+        "counted": ["yes" if s in f.statuses else "no" for s in data.STATUSES]})
     left, right = st.columns(2)
-    left.dataframe(verdicts, hide_index=True, width="stretch")
-    right.plotly_chart(px.bar(verdicts, x="verdict", y="games", title="Verdict counts"),
-                       width="stretch")
+    with left:
+        tables.show(status_rows, {"status": "status", "games": "games",
+                                  "counted": "counted by the statistics now"})
+    right.plotly_chart(px.bar(status_rows, x="status", y="games",
+                              labels={"status": "status", "games": "games"},
+                              title="Games by status"), width="stretch")
 
     st.subheader("Recent uploads")
     recent = data.query("""
         SELECT file_name, status, game_id, size_bytes, ingested_at, error_line, error_message
         FROM logs ORDER BY ingested_at DESC, file_name LIMIT 20""")
-    st.dataframe(recent, hide_index=True, width="stretch")
+    tables.show(recent, {"file_name": "file", "status": "status", "game_id": "game",
+                         "size_bytes": "bytes", "ingested_at": "loaded at (UTC)",
+                         "error_line": "line", "error_message": "message"},
+                games=("game_id",))
+
+
+def _title(name: str) -> str:
+    info = data.game_info(name)
+    return info.title if info is not None else name
 
 
 ui.guarded(render)

@@ -1,55 +1,97 @@
-"""Results: totals, winners, score distributions and win rates in all four games."""
+"""Results: totals, winners, score distributions and fair win rates in every game."""
 
 import plotly.express as px
+import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import data, ui
+from dashboard import data, tables, ui
 
 ui.page("Results")
-st.caption("under_the_radar is won by the lowest total; the other games by the highest. "
-           "Complete games count, whether replayed from their moves or entered as a score "
-           "sheet.")
 f = ui.filters()
+st.caption("A win shared by k tied winners counts 1/k for each; at a table of n, chance "
+           "alone wins 1/n of the games. under_the_radar is won by the lowest total, the "
+           "others by the highest. Finished games only (a win needs a finished game), "
+           "replayed from their moves or entered as a score sheet. "
+           + f.counted())
 
 
 def render() -> None:
     rates = data.filtered("""
-        SELECT g.game, p.player, count(*) AS games,
-               count(*) FILTER (WHERE p.is_winner) AS wins,
-               round(count(*) FILTER (WHERE p.is_winner) / count(*), 3) AS win_rate,
-               round(avg(p.total), 2) AS mean_total
-        FROM players p JOIN games g USING (game_id)
-        WHERE g.status IN ('complete', 'sheet') AND g.game_id IN ({games}) AND {players}
-        GROUP BY g.game, p.player ORDER BY g.game, win_rate DESC, p.player""", f,
-        player_column="p.player")
-    if ui.empty(rates, "complete games"):
+        SELECT * FROM results_of({game_list}) WHERE {players}
+        ORDER BY game, win_rate DESC, player""", f, player_column="player")
+    if ui.empty(rates, "finished games"):
         return
+    most = int(rates["games"].max())
+    min_games = st.slider("Minimum games for the leaderboards", 1, max(most, 1), min(5, most),
+                          key="results_min_games")
     games = sorted(rates["game"].unique())
-    for game, tab in zip(games, st.tabs(games)):
+    titles = [_title(g) for g in games]
+    for game, tab in zip(games, st.tabs(titles)):
         with tab:
-            rg = rates[rates["game"] == game]
+            rg = rates[(rates["game"] == game) & (rates["games"] >= min_games)].copy()
+            if rg.empty:
+                st.info(f"No player has {ui.count(min_games, 'finished game')} of "
+                        f"{_title(game)} under this filter; lower the minimum.")
+                continue
+            rg = rg.sort_values(["vs_baseline", "games", "player"],
+                                ascending=[False, False, True])
             top = rg.iloc[0]
-            st.metric(f"Best win rate in {game}", top["player"],
-                      f"{top['win_rate']:.0%} of {int(top['games'])} games")
-            st.plotly_chart(px.bar(rg.head(25), x="player", y="win_rate",
-                                   title=f"Win rate per player — {game}"),
-                            width="stretch")
+            st.metric(f"Best against chance in {_title(game)}", top["player"],
+                      f"{top['vs_baseline']:.2f}× chance: {top['win_share']:g} "
+                      f"win{'' if top['win_share'] == 1 else 's'} in "
+                      f"{ui.count(int(top['games']), 'game')}", delta_color="off",
+                      delta_arrow="off")
+            tables.player_link(top["player"], f"{top['player']}'s page")
+            board = rg.head(25)
+            fig = go.Figure()
+            fig.add_bar(x=board["player"], y=board["win_rate"], name="win rate",
+                        error_y={"type": "data",
+                                 "array": board["win_rate_high"] - board["win_rate"],
+                                 "arrayminus": board["win_rate"] - board["win_rate_low"]})
+            fig.add_scatter(x=board["player"], y=board["baseline_rate"], mode="markers",
+                            marker={"symbol": "line-ew-open", "size": 26, "color": "black",
+                                    "line": {"width": 3}},
+                            name="chance at their tables (1/n)")
+            fig.update_layout(xaxis_title="player", yaxis_title="win rate",
+                              yaxis_tickformat=".0%",
+                              title="Win rate with its 95 % interval, against chance")
+            st.plotly_chart(fig, width="stretch", key=f"rates_{game}")
+            tables.show(rg, {"player": "player", "games": "games", "wins": "games won",
+                             "win_share": "wins (ties shared)",
+                             "expected_wins": "by chance", "win_rate": "win rate",
+                             "win_rate_low": "95 % from", "win_rate_high": "95 % to",
+                             "vs_baseline": "× chance", "mean_total": "mean total",
+                             "mean_finish": "mean place"},
+                        players=("player",),
+                        percent=("win_rate", "win_rate_low", "win_rate_high"),
+                        decimals={"expected_wins": 2, "vs_baseline": 2, "win_share": 2})
             totals = data.filtered("""
-                SELECT p.total FROM players p JOIN games g USING (game_id)
-                WHERE g.status IN ('complete', 'sheet') AND g.game_id IN ({games}) AND {players}""",
-                f, game=game, player_column="p.player")
-            st.plotly_chart(px.histogram(totals, x="total", nbins=40,
-                                         title=f"Distribution of final totals — {game}"),
-                            width="stretch")
+                SELECT f.total, f.n_players FROM finishes f
+                WHERE f.game_id IN ({games}) AND {players}""", f, game=game,
+                player_column="f.player")
+            totals["table"] = [f"{n} players" for n in totals["n_players"]]
+            st.plotly_chart(px.histogram(totals, x="total", color="table", nbins=40,
+                                         labels={"total": "final total", "table": "table"},
+                                         title=f"Final totals — {_title(game)}"),
+                            width="stretch", key=f"totals_{game}")
             recent = data.filtered("""
-                SELECT g.game_id, coalesce(g.played_on, CAST(g.ingested_at AS DATE)) AS played,
-                       g.n_players, array_to_string(g.winners, ', ') AS winners,
+                SELECT g.game_id, g.played_on, g.n_players,
+                       array_to_string(g.winners, ', ') AS winners,
                        string_agg(p.player || ' ' || p.total, ', ' ORDER BY p.seat) AS totals
                 FROM games g JOIN players p USING (game_id)
                 WHERE g.status IN ('complete', 'sheet') AND g.game_id IN ({games})
-                GROUP BY ALL ORDER BY played DESC, g.game_id LIMIT 50""", f, game=game)
-            st.dataframe(recent, hide_index=True, width="stretch")
-            st.dataframe(rg, hide_index=True, width="stretch")
+                GROUP BY ALL ORDER BY g.played_on DESC NULLS LAST, g.game_id LIMIT 50""",
+                f, game=game)
+            st.markdown("**Latest games**")
+            tables.show(recent, {"game_id": "game", "played_on": "played on",
+                                 "n_players": "players", "winners": "winners",
+                                 "totals": "totals"}, games=("game_id",),
+                        key=f"recent_{game}")
+
+
+def _title(name: str) -> str:
+    info = data.game_info(name)
+    return info.title if info is not None else name
 
 
 ui.guarded(render)

@@ -1,69 +1,105 @@
-"""Splits (plotters): first winners, second winners, and what each took home."""
+"""Splits: who wins first pick, who gets the rest, against the 1/n of chance; what each
+take brings home."""
 
-import plotly.express as px
+import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import data, ui
+from dashboard import data, tables, ui
 
 ui.page("Splits")
-st.caption("Plotters: the highest card of the led colour picks first; the lowest card of "
-           "another colour gets the rest and leads next.")
 f = ui.filters()
+st.caption("Plotters: the highest card of the led colour picks first; the lowest card of "
+           "another colour gets the rest and leads next. A trick whose cards all have the "
+           "led colour is not split. Shares are per trick played (first pick) and per split "
+           "played (the rest); tricks cut short by an early end are counted apart. "
+           "At a table of n, chance alone gives each player 1/n of both. " + f.counted())
 
 
 def render() -> None:
-    stats = data.filtered("""
-        WITH played AS (
-            SELECT p.player, count(*) AS tricks_played FROM plays p
-            WHERE p.game_id IN ({games}) AND p.kind = 'play' GROUP BY p.player
-        ), took AS (
-            SELECT player, role, count(*) AS n, sum(kept_cards) AS kept,
-                   sum(n_cards - kept_cards) AS discarded
-            FROM takes WHERE game_id IN ({games}) AND role IN ('first_pick', 'second')
-            GROUP BY player, role
-        )
-        SELECT pl.player, pl.tricks_played,
-               coalesce(max(n) FILTER (WHERE role = 'first_pick'), 0) AS first_wins,
-               coalesce(max(n) FILTER (WHERE role = 'second'), 0) AS second_wins,
-               coalesce(max(kept) FILTER (WHERE role = 'first_pick'), 0) AS first_kept,
-               coalesce(max(discarded) FILTER (WHERE role = 'first_pick'), 0) AS first_discarded,
-               coalesce(max(kept) FILTER (WHERE role = 'second'), 0) AS second_kept,
-               coalesce(max(discarded) FILTER (WHERE role = 'second'), 0) AS second_discarded
-        FROM played pl LEFT JOIN took t USING (player)
-        WHERE {players}
-        GROUP BY pl.player, pl.tricks_played
-        ORDER BY pl.player""", f, game="plotters", player_column="pl.player")
-    if ui.empty(stats, "plotters tricks"):
+    stats = data.filtered("SELECT * FROM split_stats_of({game_list}) WHERE {players} "
+                          "ORDER BY player", f, player_column="player")
+    if ui.empty(stats, "split tricks"):
         return
-    stats["second_share"] = (stats["second_wins"] / stats["tricks_played"]).round(3)
-    stats["first_share"] = (stats["first_wins"] / stats["tricks_played"]).round(3)
-    stuck = stats.sort_values(["second_share", "player"], ascending=[False, True]).iloc[0]
-    c1, c2, c3 = st.columns(3)
-    c1.metric("Stuck with the second half most", stuck["player"],
-              f"{stuck['second_share']:.0%} of their tricks")
-    c2.metric("First picks", f"{int(stats['first_wins'].sum()):,}")
-    c3.metric("Second halves", f"{int(stats['second_wins'].sum()):,}")
-    long = stats.melt(id_vars="player", value_vars=["first_share", "second_share"],
-                      var_name="role", value_name="share of tricks played")
-    st.plotly_chart(px.bar(long, x="player", y="share of tricks played", color="role",
-                           barmode="group",
-                           title="How often each player wins first pick or gets the rest"),
-                    width="stretch")
-    took = stats.melt(id_vars="player", value_vars=["first_kept", "first_discarded",
-                                                    "second_kept", "second_discarded"],
-                      var_name="cards", value_name="count")
-    st.plotly_chart(px.bar(took, x="player", y="count", color="cards",
-                           title="Cards taken: onto kept-colour stacks vs the discard pile"),
-                    width="stretch")
+    most = int(stats["games"].max())
+    min_games = st.slider("Minimum games for the leaderboard", 1, max(most, 1), min(5, most),
+                          key="split_min_games")
+    board = stats[stats["games"] >= min_games].copy()
+    board["second_vs_chance"] = board["second_halves"] / board["expected_second_halves"]
+    board["first_vs_chance"] = board["first_picks"] / board["expected_first_picks"]
+    c1, c2, c3, c4 = st.columns(4)
+    if not board.empty:
+        stuck = board.sort_values(["second_vs_chance", "player"],
+                                  ascending=[False, True]).iloc[0]
+        c1.metric("Stuck with the rest most", stuck["player"],
+                  f"{stuck['second_vs_chance']:.2f}× chance "
+                  f"({int(stuck['second_halves'])} of {int(stuck['splits_played'])} splits)",
+                  delta_color="off", delta_arrow="off")
+        with c1:
+            tables.player_link(stuck["player"], f"{stuck['player']}'s page")
+    c2.metric("First picks", f"{int(stats['first_picks'].sum()):,}",
+              help="One per finished trick.")
+    c3.metric("Tricks split", f"{int(stats['second_halves'].sum()):,}",
+              help="Finished tricks with a second winner (not all of the led colour).")
+    c4.metric("Unfinished tricks played to", f"{int(stats['unfinished_tricks'].sum()):,}",
+              help="Cards played to tricks that never finished (an early end, or a log "
+                   "that stops): they are in no share.")
+    if board.empty:
+        st.info(f"No player has {ui.count(min_games, 'game')} yet; lower the minimum.")
+        return
+    st.subheader("Against chance")
+    st.caption("1.0 = as often as chance at the tables they sat at (1/n of the tricks and "
+               "splits they played); the bars show a 95 % interval for the rest.")
+    board = board.sort_values(["second_vs_chance", "player"], ascending=[False, True])
+    fig = go.Figure()
+    low = board["second_share_low"] / board["second_baseline"]
+    high = board["second_share_high"] / board["second_baseline"]
+    fig.add_bar(x=board["player"], y=board["second_vs_chance"], name="gets the rest",
+                error_y={"type": "data", "array": high - board["second_vs_chance"],
+                         "arrayminus": board["second_vs_chance"] - low})
+    fig.add_bar(x=board["player"], y=board["first_vs_chance"], name="picks first")
+    fig.add_hline(y=1.0, line_dash="dot", annotation_text="chance (1/n)",
+                  annotation_position="top left")
+    fig.update_layout(barmode="group", xaxis_title="player",
+                      yaxis_title="times as often as chance",
+                      title="How often each player picks first or gets the rest, against chance")
+    st.plotly_chart(fig, width="stretch")
+    tables.show(board, {
+        "player": "player", "games": "games", "tricks_played": "tricks played",
+        "first_picks": "first picks", "expected_first_picks": "by chance",
+        "first_share": "first-pick share", "splits_played": "splits played",
+        "second_halves": "got the rest", "expected_second_halves": "by chance",
+        "second_share": "share of splits", "second_share_low": "95 % from",
+        "second_share_high": "95 % to", "unfinished_tricks": "unfinished tricks",
+    }, players=("player",), percent=("first_share", "second_share", "second_share_low",
+                                     "second_share_high"),
+        decimals={"expected_first_picks": 1, "expected_second_halves": 1})
+
+    st.subheader("What a take brings home")
+    st.caption("Kept cards are cards that end up scoring: on one of the two stacks that are "
+               "multiplied when the round is scored. Placed open counts the cards that went "
+               "onto an open stack at the take, including those turned face down later by "
+               "a keep (the one this take triggered, or a later one).")
     value = data.filtered("""
-        SELECT role, round(avg(kept_cards), 3) AS kept_cards_per_take,
-               round(avg(n_cards - kept_cards), 3) AS discarded_per_take, count(*) AS takes
-        FROM takes WHERE game_id IN ({games}) AND role IN ('first_pick', 'second')
-        GROUP BY role ORDER BY role""", f, game="plotters")
-    st.subheader("The value of first pick")
-    st.dataframe(value, hide_index=True, width="stretch")
-    st.dataframe(stats.sort_values("second_share", ascending=False), hide_index=True,
-                 width="stretch")
+        SELECT CASE role WHEN 'first_pick' THEN 'first pick' ELSE 'the rest' END AS take,
+               g.n_players, count(*) AS takes, round(avg(n_cards), 2) AS cards,
+               round(avg(placed_open), 2) AS placed_open, round(avg(kept_cards), 2) AS kept
+        FROM split_takes t JOIN games g USING (game_id)
+        WHERE t.game_id IN ({games}) AND kept_cards IS NOT NULL
+        GROUP BY ALL ORDER BY g.n_players, take""", f)
+    tables.show(value, {"n_players": "players at the table", "take": "take",
+                        "takes": "takes", "cards": "cards per take",
+                        "placed_open": "placed open per take",
+                        "kept": "kept (scoring) per take"})
+    per_take = board.assign(
+        first=board["first_kept"] / board["first_picks"].where(board["first_picks"] > 0),
+        rest=board["second_kept"] / board["second_halves"].where(board["second_halves"] > 0))
+    fig2 = go.Figure()
+    fig2.add_bar(x=per_take["player"], y=per_take["first"], name="from a first pick")
+    fig2.add_bar(x=per_take["player"], y=per_take["rest"], name="from the rest")
+    fig2.update_layout(barmode="group", xaxis_title="player",
+                       yaxis_title="cards that scored, per take",
+                       title="Cards that ended up scoring, per take")
+    st.plotly_chart(fig2, width="stretch")
 
 
 ui.guarded(render)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from random import Random
-from typing import Any
+from typing import Any, Final
 
 from ..cards import Card, CardTable, card_order
 from ..errors import FormatError, RuleError
@@ -38,14 +38,24 @@ from ..state import (
     plays_rows,
 )
 
-SUIT_LETTERS = "ROYGBPKW"
-SUITS_FOR = {2: 4, 3: 4, 4: 5}
-HAND_SIZE = {2: 12, 3: 12, 4: 11}
-END_AT = 6
-ENDER_BONUS = 2
+# Module constants are Final: compiled, they are read as C statics, not looked up by name.
+SUIT_LETTERS: Final = "ROYGBPKW"
+SUITS_FOR: Final = {2: 4, 3: 4, 4: 5}
+HAND_SIZE: Final = {2: 12, 3: 12, 4: 11}
+END_AT: Final = 6
+ENDER_BONUS: Final = 2
 
-CARDS: CardTable[Card] = CardTable((Card(f"{s}{v}", s, v) for s in SUIT_LETTERS
+CARDS: Final[CardTable[Card]] = CardTable((Card(f"{s}{v}", s, v) for s in SUIT_LETTERS
                                     for v in range(1, 10)), "color_stacks")
+_DECKS: Final[dict[tuple[str, ...], frozenset[Card]]] = {}
+
+
+def deck_of(suits: tuple[str, ...]) -> frozenset[Card]:
+    """The cards of a game played with `suits` (1-9 of each), built once per process."""
+    deck = _DECKS.get(suits)
+    if deck is None:
+        deck = _DECKS[suits] = frozenset(CARDS[f"{s}{v}"] for s in suits for v in range(1, 10))
+    return deck
 
 
 # ------------------------------------------------------------------- rules
@@ -160,7 +170,7 @@ class ColorStacksState(GameState):
     def __init__(self, header: Header) -> None:
         super().__init__(header)
         self.suits = header.suits
-        self.deck = frozenset(CARDS[f"{s}{v}"] for s in self.suits for v in range(1, 10))
+        self.deck = deck_of(self.suits)
         self.hand_size = HAND_SIZE[self.n]
         self.phase = "deal"
         self.hands: list[set[Card]] = [set() for _ in range(self.n)]

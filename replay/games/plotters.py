@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from random import Random
-from typing import Any
+from typing import Any, Final
 
 from ..cards import Card, CardTable, card_order, names
 from ..errors import FormatError, RuleError
@@ -41,19 +41,20 @@ from ..state import (
     plays_rows,
 )
 
-COLORS = "BGRY"
-COLOR_NAMES = {"B": "blue", "G": "green", "R": "red", "Y": "yellow"}
-HAND_SIZE = 14
-EDITIONS = ("mit-list-und-tuecke", "plotters-inc")
+# Module constants are Final: compiled, they are read as C statics, not looked up by name.
+COLORS: Final = "BGRY"
+COLOR_NAMES: Final = {"B": "blue", "G": "green", "R": "red", "Y": "yellow"}
+HAND_SIZE: Final = 14
+EDITIONS: Final = ("mit-list-und-tuecke", "plotters-inc")
 # Highest number per colour, by player count.
-DECK_TOP = {4: {"B": 14, "G": 14, "R": 14, "Y": 14},
+DECK_TOP: Final = {4: {"B": 14, "G": 14, "R": 14, "Y": 14},
             5: {"B": 17, "G": 17, "R": 18, "Y": 18},
             6: {"B": 21, "G": 21, "R": 21, "Y": 21}}
 
-CARDS: CardTable[Card] = CardTable((Card(f"{c}{v}", c, v) for c in COLORS for v in range(1, 22)),
+CARDS: Final[CardTable[Card]] = CardTable((Card(f"{c}{v}", c, v) for c in COLORS for v in range(1, 22)),
                                    "plotters")
-COLOR_INDEX = {c: i for i, c in enumerate(COLORS)}
-DECKS = {n: frozenset(CARDS[f"{c}{v}"] for c in COLORS for v in range(1, top[c] + 1))
+COLOR_INDEX: Final = {c: i for i, c in enumerate(COLORS)}
+DECKS: Final = {n: frozenset(CARDS[f"{c}{v}"] for c in COLORS for v in range(1, top[c] + 1))
          for n, top in DECK_TOP.items()}
 
 
@@ -561,7 +562,7 @@ def _render_ended(f: RoundEnded, players: tuple[str, ...]) -> list[str]:
 # ------------------------------------------------------------------- rows
 
 
-STACK_LABELS = tuple(enumerate((*COLORS, "discarded")))
+STACK_LABELS: Final = tuple(enumerate((*COLORS, "discarded")))
 
 
 def _project_trick(f: TrickFinished, sink: RowSink) -> None:

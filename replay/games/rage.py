@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from random import Random
-from typing import Any
+from typing import Any, Final
 
 from ..cards import Card, CardTable, card_order, hand_cards, hand_of, remove_from_hand
 from ..errors import FormatError, RuleError
@@ -30,17 +30,22 @@ from ..state import (
     plays_rows,
 )
 
-COLORS = "BGRYPO"
-COLOR_NAMES = {"B": "blue", "G": "green", "R": "red", "Y": "yellow", "P": "purple", "O": "orange"}
-ACTIONS = {"JOKER": 2, "NOTRUMP": 4, "CHANGE": 4, "+5": 3, "-5": 3}
-VARIANTS = ("plus_minus_one", "hidden_bid", "secret_bid", "marching_through")
-MAX_ROUNDS = 10
+# Module constants are Final: compiled, they are read as C statics, not looked up by name.
+COLORS: Final = "BGRYPO"
+COLOR_NAMES: Final = {"B": "blue", "G": "green", "R": "red", "Y": "yellow", "P": "purple", "O": "orange"}
+ACTIONS: Final = {"JOKER": 2, "NOTRUMP": 4, "CHANGE": 4, "+5": 3, "-5": 3}
+VARIANTS: Final = ("plus_minus_one", "hidden_bid", "secret_bid", "marching_through")
+MAX_ROUNDS: Final = 10
 
-CARDS: CardTable[Card] = CardTable(
+CARDS: Final[CardTable[Card]] = CardTable(
     [Card(f"{c}{v}", c, v, "color") for c in COLORS for v in range(16)]
     + [Card(a, "", 0, a) for a in ACTIONS], "rage")
-DECK: dict[Card, int] = {c: (ACTIONS[c.kind] if not c.color else 1) for c in CARDS}
-JOKER, NOTRUMP, CHANGE, PLUS5, MINUS5 = (CARDS[a] for a in ("JOKER", "NOTRUMP", "CHANGE", "+5", "-5"))
+DECK: Final[dict[Card, int]] = {c: (ACTIONS[c.kind] if not c.color else 1) for c in CARDS}
+JOKER: Final = CARDS["JOKER"]
+NOTRUMP: Final = CARDS["NOTRUMP"]
+CHANGE: Final = CARDS["CHANGE"]
+PLUS5: Final = CARDS["+5"]
+MINUS5: Final = CARDS["-5"]
 
 
 # ------------------------------------------------------------------- rules
@@ -642,7 +647,7 @@ def _render_dealt(f: RoundDealt, players: tuple[str, ...]) -> list[str]:
             f"{players[f.leader]} leads", *hands_lines(f, players)]
 
 
-TRUMP_WHEN = {"deal": "trump for the round", "change": "CHANGE: new trump",
+TRUMP_WHEN: Final = {"deal": "trump for the round", "change": "CHANGE: new trump",
               "notrump": "new trump after the trick without trump"}
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from random import Random
-from typing import Any
+from typing import Any, Final
 
 from ..cards import Card, CardTable, card_order, hand_cards, hand_of, remove_from_hand
 from ..errors import RuleError
@@ -30,13 +30,14 @@ from ..state import (
 )
 
 # Categories in the order a Complete is written: pattern-colour-shape.
-CATEGORIES = ("pattern", "colour", "shape")
-VALUES = (("filled", "hollow", "partial"), ("red", "green", "blue"),
+# Module constants are Final: compiled, they are read as C statics, not looked up by name.
+CATEGORIES: Final = ("pattern", "colour", "shape")
+VALUES: Final = (("filled", "hollow", "partial"), ("red", "green", "blue"),
           ("triangle", "square", "circle"))
-SINGLE_COPIES = 4
-HAND_SIZE = {3: 21, 4: 15, 5: 12, 6: 10, 7: 9}
-REMOVED = {3: 0, 4: 3, 5: 3, 6: 3, 7: 0}
-COMPLETE = -1  # the `cat` of a Complete: it shows all three categories
+SINGLE_COPIES: Final = 4
+HAND_SIZE: Final = {3: 21, 4: 15, 5: 12, 6: 10, 7: 9}
+REMOVED: Final = {3: 0, 4: 3, 5: 3, 6: 3, 7: 0}
+COMPLETE: Final = -1  # the `cat` of a Complete: it shows all three categories
 
 
 class UCard(Card):
@@ -57,11 +58,11 @@ def _single(cat: int, v: str) -> UCard:
     return UCard(v, cat, (vals[0], vals[1], vals[2]))
 
 
-SINGLES = [_single(i, v) for i in range(3) for v in VALUES[i]]
-COMPLETES = [UCard(f"{p}-{c}-{s}", COMPLETE, (p, c, s))
+SINGLES: Final = [_single(i, v) for i in range(3) for v in VALUES[i]]
+COMPLETES: Final = [UCard(f"{p}-{c}-{s}", COMPLETE, (p, c, s))
              for p in VALUES[0] for c in VALUES[1] for s in VALUES[2]]
-CARDS: CardTable[UCard] = CardTable(SINGLES + COMPLETES, "under_the_radar", upper=False)
-FULL_DECK: dict[UCard, int] = {**{c: SINGLE_COPIES for c in SINGLES}, **{c: 1 for c in COMPLETES}}
+CARDS: Final[CardTable[UCard]] = CardTable(SINGLES + COMPLETES, "under_the_radar", upper=False)
+FULL_DECK: Final[dict[UCard, int]] = {**{c: SINGLE_COPIES for c in SINGLES}, **{c: 1 for c in COMPLETES}}
 
 
 # ------------------------------------------------------------ the trick and its rule

@@ -1,0 +1,71 @@
+"""Head-to-head: for each pair of players who met, how often each finished ahead."""
+
+import plotly.express as px
+import streamlit as st
+
+from dashboard import data, tables, ui
+
+ui.page("Head-to-head")
+f = ui.filters()
+st.caption("Two players met when they sat at the same finished game; one is ahead when their "
+           "total is better (lower in under_the_radar, higher elsewhere), and equal totals "
+           "are a tie. One player's ahead is the other's behind. Finished games only. "
+           + f.counted())
+
+
+def render() -> None:
+    pairs = data.filtered("""
+        SELECT * FROM head_to_head_of({game_list}) WHERE {players}
+        ORDER BY game, player, opponent""", f, player_column="player")
+    if ui.empty(pairs, "finished games"):
+        return
+    games = sorted(pairs["game"].unique())
+    c1, c2, c3 = st.columns(3)
+    game = c1.selectbox("Game", games, format_func=_title, key="h2h_game")
+    of_game = pairs[pairs["game"] == game]
+    people = sorted(of_game["player"].unique())
+    wanted = st.query_params.get("player")
+    start = people.index(wanted) if wanted in people else 0
+    player = c2.selectbox("Player", people, index=start, key="h2h_player")
+    most = int(of_game["games"].max())
+    min_games = c3.slider("Minimum games together", 1, max(most, 1), 1,
+                          key="h2h_min_games")
+    mine = of_game[(of_game["player"] == player) & (of_game["games"] >= min_games)].copy()
+    tables.player_link(player, f"{player}'s page")
+    if mine.empty:
+        st.info(f"{ui.md(player)} met nobody {ui.count(min_games, 'time')} or more here.")
+    else:
+        mine["ahead_share"] = mine["ahead"] / mine["games"]
+        mine = mine.sort_values(["ahead_share", "games", "opponent"],
+                                ascending=[False, False, True])
+        tables.show(mine, {"opponent": "opponent", "games": "games together",
+                           "ahead": "ahead", "behind": "behind", "tied": "tied",
+                           "ahead_share": "share ahead"},
+                    players=("opponent",), percent=("ahead_share",))
+        long = mine.melt(id_vars="opponent", value_vars=["ahead", "tied", "behind"],
+                         var_name="result", value_name="count")
+        st.plotly_chart(px.bar(long, x="opponent", y="count", color="result",
+                               labels={"opponent": "opponent", "count": "games",
+                                       "result": f"{player} finished"},
+                               title=f"{player} against each opponent"), width="stretch")
+    regulars = of_game[of_game["games"] >= min_games]
+    if len(regulars):
+        grid = regulars.assign(share=regulars["ahead"] / regulars["games"]).pivot_table(
+            index="player", columns="opponent", values="share")
+        matrix = px.imshow(grid, text_auto=".0%" if len(grid) <= 12 else False, aspect="auto",
+                           zmin=0, zmax=1, color_continuous_scale="RdBu",
+                           labels={"x": "opponent", "y": "player", "color": "share ahead"},
+                           title="Share of games the row player finished ahead of the column "
+                                 "player (blank: never met)")
+        matrix.update_layout(height=max(420, 24 * len(grid) + 160))
+        matrix.update_xaxes(tickangle=-45, dtick=1)
+        matrix.update_yaxes(dtick=1)
+        st.plotly_chart(matrix, width="stretch")
+
+
+def _title(name: str) -> str:
+    info = data.game_info(name)
+    return info.title if info is not None else name
+
+
+ui.guarded(render)

@@ -1,0 +1,253 @@
+"""One player across every game: rating, form, results, head-to-head, splits, early ends,
+bidding (and whether the bid or the play cost them), disputes. Opened by `?player=`."""
+
+import plotly.express as px
+import plotly.graph_objects as go
+import streamlit as st
+
+from dashboard import data, tables, ui
+
+ui.page("Player")
+f = ui.filters()
+
+
+def render() -> None:
+    people = data.query("SELECT DISTINCT player FROM players ORDER BY player")["player"].tolist()
+    if not people:
+        st.info("No player is in the database yet.")
+        return
+    wanted = st.query_params.get("player")
+    if wanted and wanted not in people:
+        st.error(f"No player {ui.md(wanted)} is in the database; pick one below.")
+        wanted = None
+    if wanted and st.session_state.get("player_from_url") != wanted:
+        st.session_state["player_pick"] = wanted
+        st.session_state["player_from_url"] = wanted
+    player = st.selectbox("Player", people, key="player_pick")
+    if st.query_params.get("player") != player:
+        st.query_params["player"] = player
+    st.caption(f.counted() + " Ratings count every complete game.")
+    me = (player,)
+    _summary(player, me)
+    _ratings(player)
+    _form(player, me)
+    _head_to_head(player, me)
+    _splits_and_early_ends(player, me)
+    _bidding(player, me)
+    _disputes(player)
+
+
+def _summary(player: str, me: tuple[str]) -> None:
+    res = data.filtered("""
+        SELECT game, games, win_share, expected_wins, win_rate, baseline_rate, vs_baseline,
+               win_rate_low, win_rate_high, mean_total, mean_finish
+        FROM results_of({game_list}) WHERE player = ? ORDER BY game""", f, params=me)
+    played = data.filtered("""
+        SELECT count(*) AS games FROM players WHERE player = ? AND game_id IN ({games})""", f,
+        params=me)
+    c1, c2, c3 = st.columns(3)
+    c1.metric("Games under this filter", f"{int(played['games'].iloc[0]):,}")
+    if len(res):
+        c2.metric("Wins (ties shared)", f"{res['win_share'].sum():g}",
+                  f"{res['win_share'].sum() / res['expected_wins'].sum():.2f}× chance",
+                  delta_color="off", delta_arrow="off")
+        c3.metric("Finished games", f"{int(res['games'].sum()):,}")
+        res["title"] = [_title(g) for g in res["game"]]
+        tables.show(res, {"title": "game", "games": "finished games",
+                          "win_share": "wins (ties shared)", "expected_wins": "by chance",
+                          "win_rate": "win rate", "win_rate_low": "95 % from",
+                          "win_rate_high": "95 % to", "vs_baseline": "× chance",
+                          "mean_total": "mean total", "mean_finish": "mean place"},
+                    percent=("win_rate", "win_rate_low", "win_rate_high"),
+                    decimals={"expected_wins": 2, "vs_baseline": 2, "win_share": 2})
+
+
+def _ratings(player: str) -> None:
+    note = data.ensure_ratings()
+    if note:
+        st.warning(note)
+    rated = data.query("""
+        SELECT r.game, r.games, r.mu, r.sigma, r.ordinal,
+               (SELECT count(*) + 1 FROM ratings o WHERE o.game = r.game
+                AND (o.ordinal > r.ordinal OR (o.ordinal = r.ordinal AND o.player < r.player)))
+                   AS place,
+               (SELECT count(*) FROM ratings o WHERE o.game = r.game) AS rated
+        FROM ratings r WHERE r.player = ? ORDER BY r.game""", (player,))
+    st.subheader("Rating")
+    if rated.empty:
+        st.info("No complete game rated yet.")
+        return
+    rated["title"] = [_title(g) for g in rated["game"]]
+    rated["standing"] = [f"{int(p)} of {int(n)}" for p, n in zip(rated["place"], rated["rated"])]
+    tables.show(rated, {"title": "game", "ordinal": "rating (μ − 3σ)", "mu": "skill μ",
+                        "sigma": "uncertainty σ", "games": "games rated",
+                        "standing": "place among rated players"},
+                decimals={"ordinal": 2, "mu": 2, "sigma": 2})
+    history = data.query("""
+        SELECT game, seq, played_on, finish, players, mu, sigma, ordinal
+        FROM rating_history WHERE player = ? ORDER BY game, seq""", (player,))
+    history["game"] = [_title(g) for g in history["game"]]
+    history["n"] = history.groupby("game").cumcount() + 1
+    st.plotly_chart(px.line(history, x="n", y="ordinal", color="game", markers=True,
+                            hover_data=["played_on", "finish", "players", "mu", "sigma"],
+                            labels={"n": "their games, in played order",
+                                    "ordinal": "rating (μ − 3σ)", "game": "game"},
+                            title="Rating history"), width="stretch")
+
+
+def _form(player: str, me: tuple[str]) -> None:
+    st.subheader("Form")
+    form = data.filtered("""
+        SELECT game, game_id, played_on, n_players, finish, total, win_share,
+               CASE WHEN n_players > 1 THEN (n_players - finish) / (n_players - 1) END
+                   AS placing,
+               avg(CASE WHEN n_players > 1 THEN (n_players - finish) / (n_players - 1) END)
+                   OVER (ORDER BY played_on NULLS LAST, game_id
+                         ROWS BETWEEN 9 PRECEDING AND CURRENT ROW) AS last_ten
+        FROM finishes WHERE player = ? AND game_id IN ({games})
+        ORDER BY played_on NULLS LAST, game_id""", f, params=me)
+    if form.empty:
+        st.info("No finished game under this filter.")
+        return
+    form["n"] = range(1, len(form) + 1)
+    form["game"] = [_title(g) for g in form["game"]]
+    fig = px.scatter(form, x="n", y="placing", color="game",
+                     hover_data=["played_on", "finish", "n_players", "total"],
+                     labels={"n": "finished games, in played order",
+                             "placing": "placing (1 = first, 0 = last)", "game": "game"},
+                     title="Every finished game, and the mean of the last ten")
+    fig.add_scatter(x=form["n"], y=form["last_ten"], mode="lines", name="mean of the last ten",
+                    line={"color": "black"})
+    fig.add_hline(y=0.5, line_dash="dot", annotation_text="the middle of the table")
+    st.plotly_chart(fig, width="stretch")
+    st.markdown("**Final totals, game by game**")
+    games = sorted(form["game"].unique())
+    cols = st.columns(min(len(games), 4))
+    for i, game in enumerate(games):
+        part = form[form["game"] == game]
+        fig = px.histogram(part, x="total", nbins=15, title=game,
+                           labels={"total": "final total", "count": "games"})
+        fig.update_layout(height=260, showlegend=False, yaxis_title="games",
+                          margin={"l": 10, "r": 10, "t": 40, "b": 10})
+        cols[i % len(cols)].plotly_chart(fig, width="stretch", key=f"totals_{i}")
+
+
+def _head_to_head(player: str, me: tuple[str]) -> None:
+    st.subheader("Head-to-head")
+    pairs = data.filtered("""
+        SELECT game, opponent, games, ahead, behind, tied
+        FROM head_to_head_of({game_list}) WHERE player = ?
+        ORDER BY games DESC, game, opponent LIMIT 30""", f, params=me)
+    if pairs.empty:
+        st.info("No finished game with others under this filter.")
+        return
+    pairs["title"] = [_title(g) for g in pairs["game"]]
+    tables.show(pairs, {"opponent": "opponent", "title": "game", "games": "games together",
+                        "ahead": f"{player} ahead", "behind": f"{player} behind",
+                        "tied": "tied"}, players=("opponent",))
+
+
+def _splits_and_early_ends(player: str, me: tuple[str]) -> None:
+    split = data.filtered("SELECT * FROM split_stats_of({game_list}) WHERE player = ?", f,
+                          params=me)
+    early = data.filtered("SELECT * FROM early_end_players_of({game_list}) WHERE player = ?",
+                          f, params=me)
+    if split.empty and early.empty:
+        return
+    st.subheader("Splits and early ends")
+    left, right = st.columns(2)
+    if len(split):
+        s = split.iloc[0]
+        left.metric("Picks first", f"{s['first_share']:.1%} of tricks",
+                    f"chance {s['first_baseline']:.1%}", delta_color="off", delta_arrow="off")
+        if s["splits_played"]:
+            left.metric("Gets the rest", f"{s['second_share']:.1%} of splits",
+                        f"chance {s['second_baseline']:.1%}", delta_color="off", delta_arrow="off")
+        left.metric("Cards kept (that scored)",
+                    f"{int(s['first_kept'] + s['second_kept']):,} of "
+                    f"{int(s['first_cards'] + s['second_cards']):,} taken")
+    if len(early):
+        e = early.iloc[0]
+        right.metric("Could not play (ended the round)", f"{int(e['could_not_play'])}",
+                     f"by chance {e['expected_each']:.1f}", delta_color="off", delta_arrow="off")
+        right.metric("Caused an early end (played the last card)", f"{int(e['caused'])}",
+                     f"by chance {e['expected_each']:.1f}", delta_color="off", delta_arrow="off")
+        if e["early_rounds"] and e["mean_when_full"] == e["mean_when_full"]:
+            right.metric("Points lost per early end", f"{e['points_lost']:.1f}",
+                         help="Mean round score in full rounds minus in rounds that ended "
+                              "early; below 0: they scored more when rounds ended early.")
+
+
+def _bidding(player: str, me: tuple[str]) -> None:
+    acc = data.filtered("SELECT * FROM bid_accuracy_of({game_list}) WHERE player = ?", f,
+                        params=me)
+    if acc.empty:
+        return
+    st.subheader("Bidding")
+    a = acc.iloc[0]
+    c1, c2, c3 = st.columns(3)
+    c1.metric("Exact bids", f"{a['exact_rate']:.0%}",
+              f"{int(a['exact'])} of {ui.count(int(a['rounds']), 'round')}",
+              delta_color="off", delta_arrow="off")
+    c2.metric("Mean won − bid", f"{a['mean_bid_error']:+.2f}",
+              help="Below 0: they win fewer tricks than they bid.")
+    hands = data.filtered("""
+        SELECT count(*) AS bids, avg(bidding_error) AS bidding, avg(play_error) AS play,
+               avg(abs(bidding_error)) AS abs_bidding, avg(abs(play_error)) AS abs_play
+        FROM bid_vs_hand_of({game_list}) WHERE player = ?""", f, params=me)
+    n = int(hands["bids"].iloc[0])
+    if not n:
+        c3.metric("Bids judged against the hand", "none yet",
+                  help="`trickledger analyse` estimates what each hand could take.")
+        return
+    h = hands.iloc[0]
+    c3.metric("Bids judged against the hand", f"{n:,}")
+    verdict = ("the bids" if h["abs_bidding"] > h["abs_play"] else "the play")
+    def side(x: float, more: str, fewer: str) -> str:
+        return f"**{abs(x):.2f}** tricks a round {more if x >= 0 else fewer}"
+
+    st.markdown(f"Against what their hands could be expected to take, {ui.md(player)} bid "
+                f"{side(h['bidding'], 'more', 'fewer')} (bid − expected) and took "
+                f"{side(h['play'], 'more', 'fewer')} (won − expected), on average over "
+                f"{ui.count(n, 'bid')} judged. The larger miss is in **{verdict}** "
+                f"({h['abs_bidding']:.2f} against {h['abs_play']:.2f} tricks a round, "
+                f"whichever the direction).")
+    fig = go.Figure()
+    fig.add_bar(x=["bidding: bid − expected", "play: won − expected"],
+                y=[h["bidding"], h["play"]], name="mean per round")
+    fig.add_bar(x=["bidding: bid − expected", "play: won − expected"],
+                y=[h["abs_bidding"], h["abs_play"]], name="mean size of the miss")
+    fig.add_hline(y=0, line_dash="dot")
+    fig.update_layout(barmode="group", yaxis_title="tricks per round",
+                      title="The bid or the play?")
+    st.plotly_chart(fig, width="stretch")
+
+
+def _disputes(player: str) -> None:
+    claims = data.query("""
+        SELECT c.game_id, g.file_name, c.line, coalesce(CAST(c.round AS VARCHAR), 'totals')
+                   AS round, c.claimed, c.computed, c.derivation
+        FROM claims c JOIN games g USING (game_id)
+        WHERE c.player = ? AND NOT c.match ORDER BY g.played_on DESC NULLS LAST, c.game_id,
+              c.line""", (player,))
+    st.subheader("Disputes")
+    if claims.empty:
+        st.caption(f"No score-sheet claim about {ui.md(player)} disagrees with the replay.")
+        return
+    st.warning(f"{ui.count(len(claims), 'claimed score')} about {ui.md(player)} "
+               f"{'disagrees' if len(claims) == 1 else 'disagree'} with the replay.")
+    claims["open"] = [tables.viewer_url(g, int(r) if r.isdigit() else None,
+                                        text=f"round {r}" if r.isdigit() else "totals")
+                      for g, r in zip(claims["game_id"], claims["round"])]
+    tables.show(claims, {"game_id": "game", "file_name": "file", "line": "line",
+                         "open": "round", "claimed": "sheet says", "computed": "replay says",
+                         "derivation": "how the replay's score is made up"},
+                games=("game_id",), links=("open",))
+
+
+def _title(name: str) -> str:
+    info = data.game_info(name)
+    return info.title if info is not None else name
+
+
+ui.guarded(render)

@@ -1,0 +1,69 @@
+"""Ratings: OpenSkill (Plackett–Luce) per game and player, game by game in played order."""
+
+import plotly.express as px
+import streamlit as st
+
+from dashboard import data, tables, ui
+
+ui.page("Ratings")
+st.caption("A multiplayer rating per game (OpenSkill, Plackett–Luce model), updated after "
+           "every complete game in the order played — by date, undated games last, then by "
+           "game id. Equal totals are a tie; under_the_radar ranks the lowest total first. "
+           "Everyone starts at μ 25, σ 8.33; the rating shown is μ − 3σ, which rises as a "
+           "player wins and as the model grows sure of them. Counts every complete game "
+           "(disputed ones included) whatever the sidebar says: a rating is a history. "
+           "The sidebar's game, table size and player choices pick who is shown.")
+f = ui.filters()
+
+
+def render() -> None:
+    note = data.ensure_ratings()
+    if note:
+        st.warning(note)
+    rated = data.filtered("""
+        SELECT r.*, rank() OVER (PARTITION BY r.game ORDER BY r.ordinal DESC, r.player) AS place
+        FROM ratings r WHERE {players}
+          AND r.game IN (SELECT game FROM games WHERE game_id IN ({games}))
+          AND r.player IN (SELECT player FROM players WHERE game_id IN ({games}))
+        ORDER BY r.game, r.ordinal DESC, r.player""", f, player_column="r.player")
+    if ui.empty(rated, "ratings"):
+        return
+    most = int(rated["games"].max())
+    min_games = st.slider("Minimum games rated", 1, max(most, 1), min(5, most),
+                          key="ratings_min_games")
+    games = sorted(rated["game"].unique())
+    for game, tab in zip(games, st.tabs([_title(g) for g in games])):
+        with tab:
+            board = rated[(rated["game"] == game) & (rated["games"] >= min_games)]
+            if board.empty:
+                st.info(f"Nobody has {ui.count(min_games, 'rated game')} here yet.")
+                continue
+            top = board.iloc[0]
+            st.metric(f"Highest rating in {_title(game)}", top["player"],
+                      f"{top['ordinal']:.1f} (μ {top['mu']:.1f}, σ {top['sigma']:.1f}) "
+                      f"after {ui.count(int(top['games']), 'game')}", delta_color="off", delta_arrow="off")
+            tables.player_link(top["player"], f"{top['player']}'s page")
+            tables.show(board, {"player": "player", "ordinal": "rating (μ − 3σ)",
+                                "mu": "skill μ", "sigma": "uncertainty σ",
+                                "games": "games rated", "last_played": "last played"},
+                        players=("player",),
+                        decimals={"ordinal": 2, "mu": 2, "sigma": 2})
+            shown = board["player"].head(8).tolist()
+            history = data.query("""
+                SELECT seq, player, ordinal, mu, sigma, played_on
+                FROM rating_history WHERE game = ? AND list_contains(?, player)
+                ORDER BY seq, player""", (game, tuple(shown)))
+            st.plotly_chart(px.line(history, x="seq", y="ordinal", color="player",
+                                    hover_data=["mu", "sigma", "played_on"],
+                                    labels={"seq": f"{_title(game)} games, in played order",
+                                            "ordinal": "rating (μ − 3σ)", "player": "player"},
+                                    title="Rating history of the leaders"),
+                            width="stretch", key=f"history_{game}")
+
+
+def _title(name: str) -> str:
+    info = data.game_info(name)
+    return info.title if info is not None else name
+
+
+ui.guarded(render)

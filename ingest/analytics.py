@@ -1,0 +1,384 @@
+"""The analytics layer of the schema: derived tables, SQL macros and views (docs/schema.md).
+
+Every statistic is defined once, here, as a table macro over a list of game ids
+(`split_stats_of(ids)`, `head_to_head_of(ids)`, ...). The views of the same name
+without `_of` apply the default counting policy (`counted_ids()`: complete games, the
+disputed ones included); the dashboard calls the macros with the games its sidebar
+filter chose. Nothing here names a game: split statistics come from the takes whose
+role is `first_pick` or `second`, early ends from `rounds.ended_early IS NOT NULL`,
+bids from the `bids` table, and who wins low from the games' own winners.
+
+The counting policy. Each game falls in exactly one class (`game_counting.counted_as`):
+`illegal` (an illegal move), `incomplete` (legal, not finished), `disputed` (complete,
+but the score sheet disagrees with the replay) and `complete` (complete, the sheet
+agrees or there is none). Views count `complete` and `disputed` games, i.e. the games
+whose status is complete: every round was played and every move was legal, so the
+replay's scores are right even where the sheet is not.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+# Tables that analyses fill (never the loader): created with the schema, refreshed by
+# `trickledger analyse` (ingest/analyse.py) and, for ratings, by the dashboard when stale.
+DERIVED_TABLES: dict[str, list[tuple[str, str]]] = {
+    "rating_history": [
+        ("game", "VARCHAR"), ("seq", "INTEGER"), ("game_id", "VARCHAR"), ("played_on", "DATE"),
+        ("player", "VARCHAR"), ("finish", "INTEGER"), ("players", "INTEGER"),
+        ("mu_before", "DOUBLE"), ("sigma_before", "DOUBLE"), ("mu", "DOUBLE"),
+        ("sigma", "DOUBLE"), ("ordinal", "DOUBLE"),
+    ],
+    "hand_estimates": [
+        ("sha256", "VARCHAR"), ("game_id", "VARCHAR"), ("round", "INTEGER"),
+        ("player", "VARCHAR"), ("method", "VARCHAR"), ("seed", "INTEGER"),
+        ("playouts", "INTEGER"), ("expected_tricks", "DOUBLE"), ("expected_sd", "DOUBLE"),
+        ("tricks_seen", "INTEGER[]"), ("seconds", "DOUBLE"), ("computed_at", "TIMESTAMP"),
+    ],
+    "analysis_runs": [
+        ("analysis", "VARCHAR"), ("fingerprint", "VARCHAR"), ("rows", "INTEGER"),
+        ("detail", "VARCHAR"), ("computed_at", "TIMESTAMP"),
+    ],
+}
+
+# 95 % Wilson score interval of k successes in n trials (k may be fractional: shared wins)
+_WILSON = """CASE WHEN n > 0 THEN {bound}(0.0 + {limit},
+    ((CAST(k AS DOUBLE) / n + 1.9208 / n) {sign} 1.96 * sqrt((CAST(k AS DOUBLE) / n)
+      * (1 - CAST(k AS DOUBLE) / n) / n + 0.9604 / (n * n))) / (1 + 3.8416 / n)) END"""
+
+# (kind, name, body) in creation order: later objects use earlier ones.
+OBJECTS: list[tuple[str, str, str]] = [
+    ("macro", "wilson_low(k, n)", _WILSON.format(bound="greatest", limit=0, sign="-")),
+    ("macro", "wilson_high(k, n)", _WILSON.format(bound="least", limit=1, sign="+")),
+    ("view", "game_counting", """
+        SELECT g.game_id, g.game, g.edition, g.variants, g.n_players, g.played_on, g.status,
+               coalesce(g.claims_mismatched, 0) > 0 AS disputed,
+               CASE WHEN g.status = 'illegal' THEN 'illegal'
+                    WHEN g.status = 'incomplete' THEN 'incomplete'
+                    WHEN coalesce(g.claims_mismatched, 0) > 0 THEN 'disputed'
+                    WHEN g.status = 'sheet' THEN 'sheet'
+                    ELSE 'complete' END AS counted_as
+        FROM games g"""),
+    # the default policy as a list of game ids, for the views below
+    ("macro", "counted_ids()", """
+        (SELECT coalesce(list(game_id ORDER BY game_id), []) FROM game_counting
+         WHERE counted_as IN ('complete', 'disputed', 'sheet'))"""),
+
+    # ---------------------------------------------------------------- finishing order
+    # complete games and score sheets only (a finishing order needs a finished game; a
+    # disputed one keeps its status, complete or sheet); `direction` is -1
+    # where the lowest total wins, read off the game's own winners
+    ("view", "finishes", """
+        WITH p AS (
+            SELECT g.game_id, g.game, g.n_players, g.played_on, p.player, p.seat, p.total,
+                   p.is_winner, greatest(len(g.winners), 1) AS n_winners,
+                   CASE WHEN max(p.total) FILTER (WHERE p.is_winner) OVER w < max(p.total) OVER w
+                        THEN -1 ELSE 1 END AS direction
+            FROM games g JOIN players p USING (game_id)
+            WHERE g.status IN ('complete', 'sheet')
+            WINDOW w AS (PARTITION BY g.game_id)
+        )
+        SELECT game_id, game, n_players, played_on, player, seat, total, is_winner,
+               CASE WHEN is_winner THEN 1.0 / n_winners ELSE 0.0 END AS win_share,
+               direction * total AS standing,
+               CAST(rank() OVER (PARTITION BY game_id ORDER BY direction * total DESC)
+                    AS INTEGER) AS finish
+        FROM p"""),
+    ("macro", "results_of(ids)", """
+        SELECT game, player, count(*) AS games,
+               count(*) FILTER (WHERE is_winner) AS wins,
+               round(sum(win_share), 3) AS win_share,
+               round(sum(1.0 / n_players), 3) AS expected_wins,
+               round(sum(win_share) / count(*), 4) AS win_rate,
+               round(avg(1.0 / n_players), 4) AS baseline_rate,
+               round(sum(win_share) / sum(1.0 / n_players), 3) AS vs_baseline,
+               round(wilson_low(sum(win_share), count(*)), 4) AS win_rate_low,
+               round(wilson_high(sum(win_share), count(*)), 4) AS win_rate_high,
+               round(avg(total), 2) AS mean_total,
+               round(avg(finish), 2) AS mean_finish,
+               min(total) AS lowest_total, max(total) AS highest_total
+        FROM finishes WHERE game_id IN (SELECT unnest(ids))
+        GROUP BY game, player"""),
+    ("view", "player_results", """
+        SELECT game, player, games, wins, win_share, expected_wins, win_rate, baseline_rate,
+               vs_baseline, win_rate_low, win_rate_high, mean_total, mean_finish,
+               lowest_total AS best_low, highest_total AS best_high
+        FROM results_of(counted_ids())"""),
+    ("macro", "head_to_head_of(ids)", """
+        SELECT a.game, a.player, b.player AS opponent, count(*) AS games,
+               count(*) FILTER (WHERE a.standing > b.standing) AS ahead,
+               count(*) FILTER (WHERE a.standing < b.standing) AS behind,
+               count(*) FILTER (WHERE a.standing = b.standing) AS tied
+        FROM finishes a JOIN finishes b ON a.game_id = b.game_id AND a.player <> b.player
+        WHERE a.game_id IN (SELECT unnest(ids))
+        GROUP BY a.game, a.player, b.player"""),
+    ("view", "head_to_head", "SELECT * FROM head_to_head_of(counted_ids())"),
+    ("view", "ratings", """
+        SELECT game, player, count(*) AS games,
+               round(arg_max(mu, seq), 3) AS mu, round(arg_max(sigma, seq), 3) AS sigma,
+               round(arg_max(ordinal, seq), 3) AS ordinal, max(played_on) AS last_played
+        FROM rating_history GROUP BY game, player"""),
+
+    # ---------------------------------------------------------------- splits
+    # every finished trick of a split game, one row per player who played to it
+    ("view", "split_tricks", """
+        SELECT t.game_id, t.round, t.trick, g.n_players, u.player,
+               u.player = f.player AS took_first,
+               coalesce(u.player = s.player, false) AS took_second,
+               s.player IS NOT NULL AS split
+        FROM tricks t
+        JOIN games g USING (game_id)
+        JOIN takes f ON f.game_id = t.game_id AND f.round = t.round AND f.trick = t.trick
+             AND f.role = 'first_pick'
+        LEFT JOIN takes s ON s.game_id = t.game_id AND s.round = t.round AND s.trick = t.trick
+             AND s.role = 'second'
+        CROSS JOIN (SELECT unnest(t.players) AS player) u"""),
+    # every take of a split game with what became of its cards: `placed_open` landed on
+    # an open stack at the take (the engine's count, before any keep it triggered);
+    # `kept_cards` end up scoring: on one of the two stacks multiplied when the round
+    # is scored (NULL while the round is unfinished)
+    ("view", "split_takes", """
+        WITH split_rounds AS (
+            SELECT DISTINCT game_id, round FROM takes WHERE role IN ('first_pick', 'second')
+        ), last_trick AS (
+            SELECT t.game_id, t.round, max(t.trick) AS trick
+            FROM tricks t JOIN split_rounds USING (game_id, round) GROUP BY t.game_id, t.round
+        ), final_stacks AS (
+            SELECT t.game_id, t.round, unnest(t.stacks) AS s
+            FROM tricks t JOIN last_trick USING (game_id, round, trick)
+            JOIN rounds r USING (game_id, round)
+        ), final_open AS (
+            SELECT f.game_id, f.round, f.s.player AS player, f.s.stack AS color,
+                   f.s.cards AS cards
+            FROM final_stacks f
+            LEFT JOIN keeps k ON k.game_id = f.game_id AND k.round = f.round
+                 AND k.player = f.s.player
+            WHERE f.s.stack <> 'discarded' AND f.s.cards > 0
+              AND (k.colors IS NULL OR list_contains(k.colors, f.s.stack))
+        ), scoring AS (
+            SELECT game_id, round, player, color FROM (
+                SELECT *, row_number() OVER (PARTITION BY game_id, round, player
+                                             ORDER BY cards DESC, color) AS place,
+                       count(*) OVER (PARTITION BY game_id, round, player) AS open_colors
+                FROM final_open)
+            WHERE place <= 2 AND open_colors >= 2
+        ), take_cards AS (
+            SELECT game_id, round, trick, player, role, unnest(cards) AS card
+            FROM takes WHERE role IN ('first_pick', 'second')
+        ), per_take AS (
+            SELECT c.game_id, c.round, c.trick, c.player, c.role, count(sc.color) AS kept
+            FROM take_cards c LEFT JOIN scoring sc ON sc.game_id = c.game_id
+                 AND sc.round = c.round AND sc.player = c.player AND sc.color = left(c.card, 1)
+            GROUP BY ALL
+        )
+        SELECT tk.game_id, tk.round, tk.trick, tk.player, tk.role, tk.n_cards,
+               tk.kept_cards AS placed_open,
+               CASE WHEN r.round IS NOT NULL THEN coalesce(pt.kept, 0) END AS kept_cards
+        FROM takes tk
+        LEFT JOIN per_take pt USING (game_id, round, trick, player, role)
+        LEFT JOIN rounds r USING (game_id, round)
+        WHERE tk.role IN ('first_pick', 'second')"""),
+    ("macro", "split_stats_of(ids)", """
+        WITH sp AS (
+            SELECT player, count(DISTINCT game_id) AS games, count(*) AS tricks_played,
+                   count(*) FILTER (WHERE took_first) AS first_picks,
+                   sum(1.0 / n_players) AS expected_first,
+                   count(*) FILTER (WHERE split) AS splits_played,
+                   count(*) FILTER (WHERE took_second) AS second_halves,
+                   coalesce(sum(1.0 / n_players) FILTER (WHERE split), 0) AS expected_second
+            FROM split_tricks WHERE game_id IN (SELECT unnest(ids)) GROUP BY player
+        ), tk AS (
+            SELECT player,
+                   sum(n_cards) FILTER (WHERE role = 'first_pick') AS first_cards,
+                   sum(kept_cards) FILTER (WHERE role = 'first_pick') AS first_kept,
+                   sum(n_cards) FILTER (WHERE role = 'second') AS second_cards,
+                   sum(kept_cards) FILTER (WHERE role = 'second') AS second_kept
+            FROM split_takes WHERE game_id IN (SELECT unnest(ids)) GROUP BY player
+        ), unfinished AS (
+            SELECT p.player, count(*) AS unfinished_tricks
+            FROM plays p
+            WHERE p.game_id IN (SELECT unnest(ids)) AND p.kind = 'play'
+              AND p.game_id IN (SELECT game_id FROM takes WHERE role = 'first_pick')
+              AND NOT EXISTS (SELECT 1 FROM tricks t WHERE t.game_id = p.game_id
+                              AND t.round = p.round AND t.trick = p.trick)
+            GROUP BY p.player
+        )
+        SELECT sp.player, sp.games, sp.tricks_played, sp.first_picks,
+               round(sp.expected_first, 2) AS expected_first_picks,
+               round(sp.first_picks / sp.tricks_played, 4) AS first_share,
+               round(sp.expected_first / sp.tricks_played, 4) AS first_baseline,
+               sp.splits_played, sp.second_halves,
+               round(sp.expected_second, 2) AS expected_second_halves,
+               round(sp.second_halves / nullif(sp.splits_played, 0), 4) AS second_share,
+               round(sp.expected_second / nullif(sp.splits_played, 0), 4) AS second_baseline,
+               round(wilson_low(sp.second_halves, sp.splits_played), 4) AS second_share_low,
+               round(wilson_high(sp.second_halves, sp.splits_played), 4) AS second_share_high,
+               coalesce(u.unfinished_tricks, 0) AS unfinished_tricks,
+               coalesce(tk.first_cards, 0) AS first_cards,
+               coalesce(tk.first_kept, 0) AS first_kept,
+               coalesce(tk.second_cards, 0) AS second_cards,
+               coalesce(tk.second_kept, 0) AS second_kept
+        FROM sp LEFT JOIN tk USING (player) LEFT JOIN unfinished u USING (player)"""),
+    ("view", "split_stats", "SELECT * FROM split_stats_of(counted_ids())"),
+
+    # ---------------------------------------------------------------- early ends
+    # rounds of games that can end early; the causing card is the last card played to
+    # the unfinished trick, and its player caused the end
+    ("macro", "early_ends_of(ids)", """
+        WITH cause AS (
+            SELECT p.game_id, p.round, arg_max(p.player, p.seq) AS caused_by,
+                   arg_max(p.card, p.seq) AS causing_card, count(*) AS cards_in_trick
+            FROM plays p JOIN rounds r ON r.game_id = p.game_id AND r.round = p.round
+                 AND r.ended_early AND p.trick = r.early_end_trick
+            GROUP BY p.game_id, p.round
+        )
+        SELECT r.game_id, g.n_players, r.round, r.dealer, r.leader, r.tricks, r.ended_early,
+               r.early_end_trick, r.early_end_player AS could_not_play, c.caused_by,
+               c.causing_card, c.cards_in_trick, g.played_on
+        FROM rounds r JOIN games g USING (game_id) LEFT JOIN cause c USING (game_id, round)
+        WHERE r.ended_early IS NOT NULL AND r.game_id IN (SELECT unnest(ids))"""),
+    ("view", "early_ends", "SELECT * FROM early_ends_of(counted_ids())"),
+    ("macro", "early_end_players_of(ids)", """
+        WITH sat AS (
+            SELECT s.player, count(*) AS rounds,
+                   count(*) FILTER (WHERE e.could_not_play = s.player) AS could_not_play,
+                   count(*) FILTER (WHERE e.caused_by = s.player) AS caused,
+                   sum(1.0 / e.n_players) FILTER (WHERE e.ended_early) AS expected_each,
+                   avg(s.score) FILTER (WHERE e.ended_early) AS mean_when_early,
+                   avg(s.score) FILTER (WHERE NOT e.ended_early) AS mean_when_full,
+                   count(*) FILTER (WHERE e.ended_early) AS early_rounds
+            FROM early_ends_of(ids) e
+            JOIN round_scores s ON s.game_id = e.game_id AND s.round = e.round
+            GROUP BY s.player
+        )
+        SELECT player, rounds, early_rounds, could_not_play, caused,
+               round(coalesce(expected_each, 0), 2) AS expected_each,
+               round(could_not_play / rounds, 4) AS could_not_play_rate,
+               round(caused / rounds, 4) AS caused_rate,
+               round(mean_when_early, 2) AS mean_when_early,
+               round(mean_when_full, 2) AS mean_when_full,
+               round(mean_when_full - mean_when_early, 2) AS points_lost
+        FROM sat"""),
+    ("view", "early_end_players", "SELECT * FROM early_end_players_of(counted_ids())"),
+
+    # ---------------------------------------------------------------- bids
+    # every settled bid with how it was bid: `bidding` is open (in turn, seeing the
+    # earlier bids), hidden or secret; `bid_position` 1 bids first (the dealer's left)
+    ("macro", "bid_rounds_of(ids)", """
+        SELECT b.*, g.n_players,
+               CASE WHEN list_contains(g.variants, 'secret_bid') THEN 'secret'
+                    WHEN list_contains(g.variants, 'hidden_bid') THEN 'hidden'
+                    ELSE 'open' END AS bidding,
+               list_contains(g.variants, 'plus_minus_one') AS plus_minus_one,
+               CAST((ps.seat - pd.seat - 1 + 2 * g.n_players) % g.n_players + 1 AS INTEGER)
+                   AS bid_position
+        FROM bids b JOIN games g USING (game_id) JOIN rounds r USING (game_id, round)
+        JOIN players ps ON ps.game_id = b.game_id AND ps.player = b.player
+        JOIN players pd ON pd.game_id = b.game_id AND pd.player = r.dealer
+        WHERE b.game_id IN (SELECT unnest(ids))"""),
+    ("view", "bid_rounds", "SELECT * FROM bid_rounds_of(counted_ids())"),
+    ("macro", "bid_accuracy_of(ids)", """
+        SELECT player, count(*) AS rounds, count(*) FILTER (WHERE exact) AS exact,
+               round(avg(CASE WHEN exact THEN 1 ELSE 0 END), 4) AS exact_rate,
+               round(wilson_low(count(*) FILTER (WHERE exact), count(*)), 4) AS exact_rate_low,
+               round(wilson_high(count(*) FILTER (WHERE exact), count(*)), 4)
+                   AS exact_rate_high,
+               round(avg(bid_error), 3) AS mean_bid_error,
+               round(avg(abs(bid_error)), 3) AS mean_abs_error,
+               count(*) FILTER (WHERE bid_error < 0) AS overbids,
+               count(*) FILTER (WHERE bid_error > 0) AS underbids,
+               round(avg(score), 2) AS mean_round_score
+        FROM bid_rounds_of(ids)
+        GROUP BY player"""),
+    ("view", "bid_accuracy", "SELECT * FROM bid_accuracy_of(counted_ids())"),
+    ("macro", "bid_vs_hand_of(ids)", """
+        SELECT br.game_id, br.round, br.player, br.bid, br.won,
+               round(h.expected_tricks, 3) AS expected_tricks,
+               round(h.expected_sd, 3) AS expected_sd,
+               round(h.expected_sd / sqrt(h.playouts), 3) AS expected_se,
+               round(br.bid - h.expected_tricks, 3) AS bidding_error,
+               round(br.won - h.expected_tricks, 3) AS play_error,
+               round(coalesce(h.tricks_seen[br.bid + 1], 0) / h.playouts, 3) AS bid_made_share,
+               h.playouts, h.tricks_seen, br.hand_size, br.bidding, br.plus_minus_one,
+               br.bid_position, h.method
+        FROM bid_rounds_of(ids) br JOIN games g USING (game_id)
+        JOIN hand_estimates h ON h.sha256 = g.sha256 AND h.round = br.round
+             AND h.player = br.player"""),
+    ("view", "bid_vs_hand", "SELECT * FROM bid_vs_hand_of(counted_ids())"),
+
+    # ---------------------------------------------------------------- seats and order
+    # every scored round and player with their seat counted from the dealer (0 = the
+    # dealer, 1 = the dealer's left), whether they led first, and their score against
+    # the table's mean in that round (no seat effect: 0 on average)
+    ("macro", "round_seats_of(ids)", """
+        SELECT g.game, s.game_id, s.round, g.n_players, s.player,
+               CAST((ps.seat - pd.seat + g.n_players) % g.n_players AS INTEGER)
+                   AS seat_from_dealer,
+               s.player = r.leader AS first_leader,
+               CAST((pl.seat - pd.seat + g.n_players) % g.n_players AS INTEGER) = 1
+                   AS leader_left_of_dealer,
+               s.score,
+               s.score - avg(s.score) OVER (PARTITION BY s.game_id, s.round) AS above_table
+        FROM round_scores s JOIN rounds r USING (game_id, round) JOIN games g USING (game_id)
+        JOIN players ps ON ps.game_id = s.game_id AND ps.player = s.player
+        JOIN players pd ON pd.game_id = s.game_id AND pd.player = r.dealer
+        LEFT JOIN players pl ON pl.game_id = s.game_id AND pl.player = r.leader
+        WHERE s.game_id IN (SELECT unnest(ids))"""),
+    ("macro", "seat_effects_of(ids)", """
+        SELECT game, seat_from_dealer, count(*) AS rounds,
+               round(avg(above_table), 3) AS mean_above_table,
+               round(stddev_samp(above_table) / sqrt(count(*)), 3) AS se
+        FROM round_seats_of(ids) GROUP BY game, seat_from_dealer"""),
+    ("view", "seat_effects", "SELECT * FROM seat_effects_of(counted_ids())"),
+    ("macro", "leader_effects_of(ids)", """
+        SELECT game, round = 1 AS first_round, leader_left_of_dealer, count(*) AS rounds,
+               round(avg(above_table), 3) AS mean_above_table,
+               round(stddev_samp(above_table) / sqrt(count(*)), 3) AS se
+        FROM round_seats_of(ids) WHERE first_leader
+        GROUP BY game, round = 1, leader_left_of_dealer"""),
+    ("view", "leader_effects", "SELECT * FROM leader_effects_of(counted_ids())"),
+]
+
+
+def statements() -> list[str]:
+    """The CREATE statements of the analytics layer, in order."""
+    out = []
+    for name, cols in DERIVED_TABLES.items():
+        body = ", ".join(f'"{c}" {t}' for c, t in cols)
+        out.append(f"CREATE TABLE IF NOT EXISTS {name} ({body})")
+    for kind, name, body in OBJECTS:
+        if kind == "macro":
+            table = " TABLE" if body.lstrip().upper().startswith(("SELECT", "WITH")) else ""
+            out.append(f"CREATE OR REPLACE MACRO {name} AS{table} {body}")
+        else:
+            out.append(f"CREATE OR REPLACE VIEW {name} AS {body}")
+    return out
+
+
+VIEWS = [name for kind, name, _ in OBJECTS if kind == "view"]
+
+
+def digest() -> str:
+    """A fingerprint of the analytics definitions: a database whose stored digest differs
+    gets them again (views and macros are derived: replacing them loses nothing)."""
+    import hashlib
+
+    return hashlib.sha256("\n".join(statements()).encode()).hexdigest()
+
+
+def install(con: duckdb.DuckDBPyConnection) -> None:
+    """Create or replace the analytics layer and record its digest (inside the caller's
+    transaction)."""
+    for sql in statements():
+        con.execute(sql)
+    con.execute("CREATE TABLE IF NOT EXISTS analytics_version (digest VARCHAR)")
+    con.execute("DELETE FROM analytics_version")
+    con.execute("INSERT INTO analytics_version VALUES (?)", [digest()])
+
+
+def is_current(con: duckdb.DuckDBPyConnection) -> bool:
+    try:
+        row = con.execute("SELECT max(digest) FROM analytics_version").fetchone()
+    except duckdb.CatalogException:
+        return False
+    return row is not None and row[0] == digest()

@@ -1,0 +1,163 @@
+"""Backup and restore: `trickledger export DIR` and `trickledger import DIR`.
+
+An export is a folder holding one Parquet file per table (zstd) and `manifest.json`:
+the schema version, and per table its row count and an order-independent checksum of
+its rows. An import checks every file against the manifest, creates the database at
+that schema version (migrating it forward if this trickledger is newer), loads every
+table in one transaction and checks the counts and checksums again, so a restored
+database is the exported one, row for row — or nothing is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from . import schema
+from .analytics import DERIVED_TABLES
+from .db import open_db
+
+MANIFEST = "manifest.json"
+FORMAT = "trickledger-export/1"
+
+
+class BackupError(RuntimeError):
+    """An export or import that cannot be done; the message says why."""
+
+
+def tables() -> dict[str, list[tuple[str, str]]]:
+    """Every stored table: the facts, the derived analyses, the audit log, the version."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    out.update(schema.TABLES)
+    out.update(DERIVED_TABLES)
+    return out
+
+
+def checksum(con: duckdb.DuckDBPyConnection, relation: str) -> tuple[int, str]:
+    """Rows and an order-independent checksum of a table or a Parquet file's rows."""
+    row = con.execute(f"SELECT count(*), coalesce(CAST(bit_xor(hash(t)) AS VARCHAR), '0') "
+                      f"FROM {relation} t").fetchone()
+    assert row is not None
+    return int(row[0]), str(row[1])
+
+
+@dataclass
+class Report:
+    folder: str
+    version: int
+    rows: dict[str, int]
+
+    def line(self) -> str:
+        total = sum(self.rows.values())
+        return (f"{len(self.rows)} tables, {total:,} rows, schema version {self.version}: "
+                f"{self.folder}")
+
+
+def export(db: str, folder: str) -> Report:
+    """Write every table of `db` to `folder` (which must be empty or new)."""
+    if not os.path.exists(db):
+        raise BackupError(f"{db}: no such database file")
+    out = Path(folder)
+    if out.exists() and any(out.iterdir()):
+        raise BackupError(f"{folder} is not empty: export into a new or empty folder")
+    out.mkdir(parents=True, exist_ok=True)
+    con = open_db(db, read_only=True, sandbox=False)
+    try:
+        version_row = con.execute("SELECT max(version) FROM schema_version").fetchone()
+        version = int(version_row[0]) if version_row and version_row[0] is not None else 0
+        present = {r[0] for r in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
+        ).fetchall()}
+        listed: dict[str, dict[str, object]] = {}
+        counts: dict[str, int] = {}
+        for name in [*tables(), "schema_version"]:
+            if name not in present:
+                continue
+            target = out / f"{name}.parquet"
+            con.execute(f"COPY (SELECT * FROM {name}) TO '{_literal(target)}' "
+                        f"(FORMAT parquet, COMPRESSION zstd)")
+            rows, digest = checksum(con, name)
+            listed[name] = {"rows": rows, "checksum": digest}
+            counts[name] = rows
+        manifest = {"format": FORMAT, "schema_version": version, "tables": listed}
+        (out / MANIFEST).write_text(json.dumps(manifest, indent=2))
+    finally:
+        con.close()
+    return Report(folder, version, counts)
+
+
+def _literal(path: Path) -> str:
+    """A path inside a SQL string literal (the COPY target cannot be a parameter)."""
+    return str(path).replace("'", "''")
+
+
+def import_(folder: str, db: str) -> Report:
+    """Restore `folder` (an export) into the new database file `db`."""
+    src = Path(folder)
+    try:
+        manifest = json.loads((src / MANIFEST).read_text())
+    except (OSError, ValueError) as e:
+        raise BackupError(f"{folder} holds no readable {MANIFEST} ({e})") from None
+    if manifest.get("format") != FORMAT:
+        raise BackupError(f"{folder}: not a trickledger export ({MANIFEST} says "
+                          f"{manifest.get('format')!r})")
+    version = int(manifest["schema_version"])
+    if version != schema.SCHEMA_VERSION:
+        raise BackupError(f"the export has schema version {version}, this trickledger "
+                          f"{schema.SCHEMA_VERSION}: import it with the trickledger that "
+                          f"exported it (a database file migrates when a newer trickledger "
+                          f"opens it; export again after that)")
+    if os.path.exists(db):
+        raise BackupError(f"{db} exists: import into a new database file")
+    listed: dict[str, dict[str, object]] = manifest["tables"]
+    known = tables()
+    con = duckdb.connect(db)
+    try:
+        for name, expect in listed.items():
+            if name not in known and name != "schema_version":
+                raise BackupError(f"the export holds a table {name!r} this trickledger does "
+                                  f"not know")
+            path = src / f"{name}.parquet"
+            if not path.exists():
+                raise BackupError(f"{path}: missing (the manifest lists it)")
+            try:
+                got = checksum(con, f"read_parquet('{_literal(path)}')")
+            except duckdb.Error as e:
+                raise BackupError(f"{path}: not a readable Parquet file ({e})") from None
+            if got != (expect["rows"], expect["checksum"]):
+                raise BackupError(f"{path}: its rows differ from the manifest (damaged?)")
+        con.execute("BEGIN TRANSACTION")
+        con.execute("CREATE TABLE schema_version (version INTEGER, applied_at TIMESTAMP)")
+        for name, cols in known.items():  # the schema of this version, which the export has
+            body = ", ".join(f'"{c}" {t}' for c, t in cols)
+            con.execute(f"CREATE TABLE {name} ({body})")
+        for name in listed:
+            path = src / f"{name}.parquet"
+            con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM "
+                        f"read_parquet('{_literal(path)}')")
+        for name, expect in listed.items():
+            if checksum(con, name) != (expect["rows"], expect["checksum"]):
+                raise BackupError(f"table {name}: the restored rows differ from the export")
+        con.execute("COMMIT")
+    except BaseException:
+        try:
+            con.execute("ROLLBACK")
+        except duckdb.Error:
+            pass
+        con.close()
+        for leftover in (db, db + ".wal"):
+            if os.path.exists(leftover):
+                os.unlink(leftover)
+        raise
+    con.close()
+    # views, macros and migrations to this trickledger's version
+    setup = open_db(db, read_only=False)
+    try:
+        schema.create(setup)
+    finally:
+        setup.close()
+    return Report(db, version, {n: int(str(e["rows"])) for n, e in listed.items()})

@@ -1,0 +1,284 @@
+"""One batch of logs -> one Parquet file per table: the function every worker runs.
+
+A worker (a local process, or a Dask worker on another machine) reads each log of its
+batch, replays it, puts its rows into per-column lists, turns each table's lists into
+one Arrow table and writes it as a zstd Parquet file. A file is written under a
+temporary name in the staging folder and renamed, once complete, to a name made of the
+SHA-256 of its own bytes: a file that exists under its final name is whole, and the
+same name always means the same content. The worker returns only what the parent needs
+to decide and commit: per log its name, hash, verdict and game id; per file its table,
+partition, path and row count. The parent never sees a row.
+
+The worker decides nothing that needs the rest of the corpus. Within its batch it keeps
+the first log of each game id (a later one with other bytes is a `conflict`, the same
+bytes again are "already loaded"); logs whose hash the parent said are loaded are
+skipped unread; game ids the parent said are loaded from other bytes are conflicts.
+What the worker could not know (a log loaded by another batch of the same run), the
+parent finds when it commits, and it runs the batch again with that knowledge
+(`ingest.load`). Running a batch twice is harmless: it only writes new files.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from replay.engine import replay_bytes
+from replay.errors import UnreadableLog
+from replay.reader import MAX_LOG_BYTES, read_file
+from replay.state import RowSink
+
+from . import schema
+from .rows import COLUMNS, decode_text, replay_rows, stored_status
+
+MAX_FILE_BYTES = MAX_LOG_BYTES  # one cap, the reader's, on every log however it arrives
+STAGING = "_staging"
+NO_GAME = "__HIVE_DEFAULT_PARTITION__"  # the hive name of a NULL partition value
+
+_STACK = pa.struct([("player", pa.string()), ("stack", pa.string()), ("cards", pa.int32())])
+_ARROW_TYPES = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
+                "TIMESTAMP": pa.timestamp("us"), "BOOLEAN": pa.bool_(), "DATE": pa.date32(),
+                "VARCHAR[]": pa.list_(pa.string()), schema.STACKS: pa.list_(_STACK)}
+ARROW_SCHEMAS = {t: pa.schema([(c, _ARROW_TYPES[ty.removesuffix(" PRIMARY KEY")])
+                               for c, ty in cols])
+                 for t, cols in schema.TABLES.items()}
+
+Columns = dict[str, list[Any]]
+Recorded = tuple[str, int | None, str | None]  # a log not loaded: status, line, message
+
+
+@dataclass(frozen=True)
+class Source:
+    """One log to load: a local path or an fsspec URL to read, or bytes from an upload."""
+
+    name: str
+    path: str | None = None
+    data: bytes | None = None
+    max_bytes: int | None = None  # cap on the decompressed log (default: the reader's)
+
+
+@dataclass(frozen=True)
+class Task:
+    """What a worker needs for one batch. `skip`: hashes known to be loaded (not read
+    again); `loaded_ids`: game id -> file it was loaded from, for ids the parent knows
+    are taken by other bytes; `recorded`: hashes of logs recorded before as unreadable
+    or conflicting (status, line, message), reported again without rows; `partition`: write
+    hive folders (game, ingest date) of a lake, else flat files for the embedded loader."""
+
+    seq: int
+    sources: tuple[Source, ...]
+    out: str
+    day: str
+    partition: bool = False
+    skip: frozenset[str] = frozenset()
+    loaded_ids: Mapping[str, str] = field(default_factory=dict)
+    recorded: Mapping[str, Recorded] = field(default_factory=dict)
+
+
+@dataclass
+class Outcome:
+    """One log's fate in its batch (no rows: what the parent reports and commits)."""
+
+    name: str
+    sha256: str | None
+    status: str  # complete / incomplete / illegal / unreadable / conflict / already loaded
+    events: int = 0
+    line: int | None = None
+    message: str | None = None
+    game_id: str | None = None
+    game: str | None = None
+    disputed: int = 0  # claimed scores that do not match the replay
+
+
+@dataclass(frozen=True)
+class Part:
+    """One Parquet file a worker wrote: its table, partition, place and size."""
+
+    table: str
+    game: str | None
+    path: str  # relative to the task's `out` folder
+    rows: int
+    bytes: int
+
+
+@dataclass
+class Done:
+    """A batch's result: the outcome of every log, in input order, and its files."""
+
+    seq: int
+    outcomes: list[Outcome]
+    parts: list[Part]
+    day: str
+
+    @property
+    def logs(self) -> int:
+        return len(self.outcomes)
+
+
+class _Refused(OSError):
+    """The reader refused the file; its message says why in full."""
+
+
+def read_source(src: Source) -> bytes:
+    """The source's bytes: an upload's, a local file's, or an fsspec URL's. Raises
+    OSError (with a message a person can act on) when they cannot be read."""
+    if src.data is not None:
+        return src.data
+    path = src.path or ""
+    if "://" in path and not path.startswith("file://"):
+        from .sources import open_url
+
+        with open_url(path) as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise OSError(f"file is larger than {MAX_FILE_BYTES} bytes; the limit is "
+                          f"{MAX_FILE_BYTES} bytes")
+        return bytes(data)
+    try:  # incrementally, never past the cap (a pipe or device too)
+        return read_file(path.removeprefix("file://"), src.name)
+    except UnreadableLog as e:
+        raise _Refused(e.message) from None
+
+
+class _Sinks:
+    """Per game (the partition), one RowSink that collects a whole batch's rows."""
+
+    def __init__(self, partition: bool) -> None:
+        self.partition = partition
+        self.by_game: dict[str | None, RowSink] = {}
+
+    def for_game(self, game: str | None) -> RowSink:
+        key = game if self.partition else None
+        sink = self.by_game.get(key)
+        if sink is None:
+            sink = self.by_game[key] = RowSink("", (), COLUMNS)
+        return sink
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+def run_batch(task: Task, skip: frozenset[str] = frozenset()) -> Done:
+    """Replay a batch and write its Parquet files (in a worker); never raises for a bad
+    log: every log gets an outcome, and a log that could not be read is recorded.
+    `skip`: hashes loaded before the run started (given to each worker once)."""
+    sinks = _Sinks(task.partition)
+    outcomes: list[Outcome] = []
+    seen_shas: set[str] = set()
+    ids: dict[str, str] = dict(task.loaded_ids)  # game id -> the file that has it
+    for src in task.sources:
+        outcomes.append(_one(src, task, skip, sinks, seen_shas, ids))
+    parts = [part for game, sink in sinks.by_game.items()
+             for part in write_tables(sink.columns, task.out, game, task.day, task.partition)]
+    return Done(task.seq, outcomes, parts, task.day)
+
+
+def _one(src: Source, task: Task, skip: frozenset[str], sinks: _Sinks, seen: set[str],
+         ids: dict[str, str]) -> Outcome:
+    now = _now()
+    try:
+        data = read_source(src)
+    except (OSError, ValueError) as e:
+        msg = str(e) if isinstance(e, _Refused) else \
+            f"cannot read the file ({getattr(e, 'strerror', None) or e})"
+        # without bytes there is no sha256 to key `logs` by: only the error is recorded
+        sinks.for_game(None).add("ingest_errors", file_name=src.name, sha256=None,
+                                 status="unreadable", message=msg, recorded_at=now)
+        return Outcome(src.name, None, "unreadable", message=msg)
+    sha = hashlib.sha256(data).hexdigest()
+    if sha in skip or sha in task.skip or sha in seen:
+        return Outcome(src.name, sha, "already loaded")
+    seen.add(sha)
+    known = task.recorded.get(sha)
+    if known is not None:  # recorded before as unreadable or conflicting: not loaded
+        return Outcome(src.name, sha, known[0], line=known[1], message=known[2])
+    try:
+        r = replay_bytes(data, src.name, src.max_bytes)
+        gid = r.header.id if r.header else None
+        game = r.header.game if r.header else None
+        taken = ids.get(gid) if gid is not None else None
+        if taken is not None:
+            msg = (f"game id {gid!r} is already loaded from {taken}; these bytes differ "
+                   f"(give the log another 'id' to load both)")
+            sink = sinks.for_game(game)
+            sink.game_id = gid or ""
+            sink.add("logs", sha256=sha, file_name=src.name, size_bytes=len(data),
+                     ingested_at=now, raw_text=decode_text(data), status="conflict",
+                     game_id=gid, error_line=None, error_message=msg)
+            sink.add("ingest_errors", file_name=src.name, sha256=sha, status="conflict",
+                     message=msg, recorded_at=now)
+            return Outcome(src.name, sha, "conflict", 0, None, msg, gid, game)
+        sink = sinks.for_game(game)
+        mark = {t: len(next(iter(cols.values()))) for t, cols in sink.columns.items()}
+        try:
+            replay_rows(r, data, now, sink)
+        except Exception:
+            for t, cols in sink.columns.items():  # drop the failed log's partial rows
+                for values in cols.values():
+                    del values[mark.get(t, 0):]
+            raise
+    except Exception as e:  # a bug must not lose the file: it is recorded, not dropped
+        msg = f"internal error while replaying ({type(e).__name__}: {e})"
+        sink = sinks.for_game(None)
+        sink.game_id = ""
+        sink.add("logs", sha256=sha, file_name=src.name, size_bytes=len(data), ingested_at=now,
+                 raw_text=decode_text(data), status="unreadable", game_id=None,
+                 error_message=msg)
+        sink.add("ingest_errors", file_name=src.name, sha256=sha, status="unreadable",
+                 message=msg, recorded_at=now)
+        return Outcome(src.name, sha, "unreadable", 0, None, msg)
+    if gid is not None:
+        ids[gid] = src.name
+    err = r.error
+    return Outcome(src.name, sha, stored_status(r), r.events, err.line if err else None,
+                   err.message if err else None, gid, game, len(r.mismatched_claims()))
+
+
+def to_arrow(table: str, columns: Columns) -> pa.Table:
+    """Column lists (by name) -> a typed Arrow table; pyarrow builds each column in C."""
+    fields = ARROW_SCHEMAS[table]
+    return pa.Table.from_arrays([pa.array(columns[f.name], type=f.type) for f in fields],
+                                schema=fields)
+
+
+def write_tables(tables: dict[str, Columns], out: str, game: str | None, day: str,
+                 partition: bool) -> list[Part]:
+    """Each table's rows as one zstd Parquet file, named by the hash of its bytes."""
+    parts = []
+    for table in list(tables):
+        columns = tables.pop(table)  # each table's lists freed once written
+        n = len(next(iter(columns.values()))) if columns else 0
+        if n:
+            tbl = to_arrow(table, columns)
+            del columns
+            parts.append(write_parquet(tbl, out, table, game if partition else None, day,
+                                       partition))
+    return parts
+
+
+def write_parquet(tbl: pa.Table, out: str, table: str, game: str | None, day: str,
+                  partition: bool) -> Part:
+    """Write under a temporary name, fsync, then rename to `<sha256 of the bytes>`: a
+    reader or a committer only ever finds whole files."""
+    staging = os.path.join(out, STAGING)
+    os.makedirs(staging, exist_ok=True)
+    tmp = os.path.join(staging, f"{uuid.uuid4().hex}.tmp")
+    pq.write_table(tbl, tmp, compression="zstd")
+    h = hashlib.sha256()
+    with open(tmp, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+        os.fsync(f.fileno())
+    name = f"{table}-{h.hexdigest()[:32]}.parquet"
+    os.rename(tmp, os.path.join(staging, name))
+    return Part(table, game, f"{STAGING}/{name}", tbl.num_rows,
+                os.path.getsize(os.path.join(staging, name)))

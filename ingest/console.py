@@ -1,0 +1,405 @@
+"""The SQL console's queries, each in a process of its own that can be stopped.
+
+A visitor's query runs in a fresh worker process (`python -m ingest.console`), read-only
+and sandboxed, and the caller enforces every limit from outside, so that each holds even
+where DuckDB never looks at its interrupt flag (an expression folded while planning, a
+string function on a huge argument):
+
+- time: the worker is killed (SIGKILL) at the deadline;
+- memory: the worker's address space is capped (RLIMIT_AS), DuckDB's own memory limit is
+  set lower, and a watchdog kills a worker whose resident memory passes the cap;
+- result size: rows and bytes are capped; the caller reads a message's length before its
+  body and stops at the cap;
+- disk: DuckDB may spill only a small quota, into a folder of its own that is removed
+  when the query ends (a killed worker cannot clean up after itself).
+
+No lock is held while a query runs: the worker opens its own read-only connection, and
+read-only connections of several processes share a database file. Workers are started
+ahead of need so a query does not wait for Python to start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+TIMEOUT_S = 10.0
+MAX_ROWS = 5_000
+MAX_RESULT_BYTES = 16 * 1024 * 1024
+MEMORY_BYTES = 1024 * 1024 * 1024  # beyond what the worker has mapped at start
+DUCKDB_MEMORY = "256MB"
+SPILL_QUOTA = "64MB"
+_HEADER = struct.Struct("!cQ")  # kind, length
+_SPARES = 1  # workers kept ready
+
+
+class ConsoleError(RuntimeError):
+    """A query that was refused, failed or was stopped; the message says why, in one line."""
+
+
+@dataclass
+class Limits:
+    timeout_s: float = TIMEOUT_S
+    max_rows: int = MAX_ROWS
+    max_bytes: int = MAX_RESULT_BYTES
+    memory_bytes: int = MEMORY_BYTES
+
+    def check(self) -> None:
+        for name, value in (("time limit", self.timeout_s), ("row limit", self.max_rows),
+                            ("byte limit", self.max_bytes)):
+            if not value > 0:
+                raise ConsoleError(f"the {name} must be positive, got {value}")
+
+
+@dataclass
+class Answer:
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+    truncated: bool
+    note: str | None = None  # why the answer was cut, in words
+
+    def as_dicts(self) -> list[dict[str, Any]]:
+        return [dict(zip(self.columns, r)) for r in self.rows]
+
+
+@dataclass
+class Target:
+    """What a query reads: a database file, or a lake folder (views over its Parquet)."""
+
+    db: str | None = None
+    lake: str | None = None
+
+    def as_json(self) -> dict[str, str | None]:
+        return {"db": self.db, "lake": self.lake}
+
+
+# ------------------------------------------------------------------ the worker
+
+
+def _send(out: IO[bytes], kind: bytes, payload: bytes = b"") -> None:
+    out.write(_HEADER.pack(kind, len(payload)))
+    out.write(payload)
+    out.flush()
+
+
+def _vmsize() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _connect(target: dict[str, Any], temp: str) -> Any:
+    import duckdb
+
+    config: dict[str, Any] = {
+        "enable_external_access": False,
+        "autoinstall_known_extensions": False,
+        "autoload_known_extensions": False,
+        "memory_limit": DUCKDB_MEMORY,
+        "max_temp_directory_size": SPILL_QUOTA,
+        "temp_directory": temp,
+        "threads": 1,
+    }
+    if target.get("lake"):
+        from ingest.lake import console_connection
+
+        return console_connection(target["lake"], config)
+    config["lock_configuration"] = True
+    return duckdb.connect(target["db"], read_only=True, config=config)
+
+
+def worker_main() -> None:
+    """One query: read the request from stdin, stream Arrow IPC batches to stdout."""
+    out = sys.stdout.buffer
+    request = json.loads(sys.stdin.buffer.readline())
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)  # DuckDB's progress output must not reach anyone
+    try:
+        cap = _vmsize() + int(request["memory_bytes"])
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        import pyarrow as pa
+
+        con = _connect(request["target"], request["temp"])
+        rel = con.sql(request["sql"])
+        if rel is None:
+            _send(out, b"C", json.dumps([]).encode())
+            _send(out, b"Z")
+            return
+        _send(out, b"C", json.dumps(list(rel.columns)).encode())
+        reader = rel.to_arrow_reader(256) if hasattr(rel, "to_arrow_reader") else \
+            rel.fetch_record_batch(256)
+        rows = 0
+        sent = 0
+        for batch in reader:
+            if rows + batch.num_rows > request["max_rows"]:
+                batch = batch.slice(0, request["max_rows"] - rows)
+            sink = pa.BufferOutputStream()
+            with pa.ipc.new_stream(sink, batch.schema) as w:
+                w.write_batch(batch)
+            buf = sink.getvalue().to_pybytes()
+            sent += len(buf)
+            _send(out, b"B", buf)
+            rows += batch.num_rows
+            if rows >= request["max_rows"] or sent >= request["max_bytes"]:
+                more = rows < request["max_rows"] or next(iter(reader), None) is not None
+                if more:
+                    _send(out, b"T")
+                break
+        _send(out, b"Z")
+    except BaseException as e:  # everything goes back as one line
+        text = (str(e).strip().splitlines() or [type(e).__name__])[0][:400]
+        if isinstance(e, MemoryError):
+            text = "the query needed more memory than the console allows"
+        try:
+            _send(out, b"E", f"{type(e).__name__}: {text}".encode())
+        except OSError:
+            pass
+    finally:
+        os._exit(0)  # no destructors: the answer is sent
+
+
+# ------------------------------------------------------------------ the caller
+
+
+@dataclass
+class _Spare:
+    proc: subprocess.Popen[bytes]
+    started: float = field(default_factory=time.monotonic)
+
+
+class Console:
+    """Runs console queries in worker processes, keeping spares started."""
+
+    def __init__(self, spares: int = _SPARES) -> None:
+        self.spares = spares
+        self.lock = threading.Lock()  # guards the spare list only, never a running query
+        self.ready: deque[_Spare] = deque()
+        self.temp_root = tempfile.mkdtemp(prefix="trickledger-console-")
+
+    def _start(self) -> _Spare:
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        proc = subprocess.Popen([sys.executable, "-m", "ingest.console"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+        return _Spare(proc)
+
+    def _take(self) -> _Spare:
+        with self.lock:
+            while self.ready:
+                spare = self.ready.popleft()
+                if spare.proc.poll() is None:
+                    break
+            else:
+                spare = self._start()
+            while len(self.ready) < self.spares:
+                self.ready.append(self._start())
+        return spare
+
+    def run(self, target: Target, sql: str, limits: Limits | None = None) -> Answer:
+        limits = limits or Limits()
+        limits.check()
+        check(sql)
+        spare = self._take()
+        proc = spare.proc
+        assert proc.stdin is not None and proc.stdout is not None
+        temp = os.path.join(self.temp_root, uuid.uuid4().hex)
+        request = {"target": target.as_json(), "sql": sql, "temp": temp,
+                   "max_rows": limits.max_rows, "max_bytes": limits.max_bytes,
+                   "memory_bytes": limits.memory_bytes}
+        stopped: list[str] = []
+        done = threading.Event()
+
+        def watchdog() -> None:
+            deadline = time.monotonic() + limits.timeout_s
+            while not done.wait(0.05):
+                if time.monotonic() > deadline:
+                    stopped.append(f"ran longer than {limits.timeout_s:g} s")
+                elif _rss(proc.pid) > limits.memory_bytes:
+                    stopped.append(f"used more than {limits.memory_bytes // 2**20} MiB")
+                else:
+                    continue
+                _kill(proc)
+                return
+
+        guard = threading.Thread(target=watchdog, daemon=True)
+        guard.start()
+        try:
+            proc.stdin.write(json.dumps(request).encode() + b"\n")
+            proc.stdin.close()
+            return _collect(proc.stdout, limits, stopped, proc)
+        except BrokenPipeError:
+            raise ConsoleError("the console's worker could not start") from None
+        finally:
+            done.set()
+            _kill(proc)
+            proc.wait()
+            shutil.rmtree(temp, ignore_errors=True)
+
+    def close(self) -> None:
+        with self.lock:
+            while self.ready:
+                _kill(self.ready.popleft().proc)
+        shutil.rmtree(self.temp_root, ignore_errors=True)
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _rss(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _read_exact(stream: IO[bytes], n: int) -> bytes | None:
+    chunks = []
+    while n:
+        chunk = stream.read(n)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def _collect(stream: IO[bytes], limits: Limits, stopped: list[str],
+             proc: subprocess.Popen[bytes]) -> Answer:
+    import pyarrow as pa
+
+    columns: list[str] = []
+    tables = []
+    total = 0
+    truncated = False
+    note = None
+    while True:
+        header = _read_exact(stream, _HEADER.size)
+        if header is None:
+            why = stopped[0] if stopped else "the worker stopped (out of memory?)"
+            raise ConsoleError(f"the query was stopped: it {why}" if stopped else
+                               f"the query was stopped: {why}")
+        kind, length = _HEADER.unpack(header)
+        if kind == b"B" and total + length > limits.max_bytes:
+            _kill(proc)
+            truncated = True
+            note = f"the result is larger than {limits.max_bytes:,} bytes: cut there"
+            break
+        payload = _read_exact(stream, length) if length else b""
+        if payload is None:
+            raise ConsoleError("the query was stopped: " + (stopped[0] if stopped else
+                                                             "the worker ended early"))
+        if kind == b"C":
+            columns = json.loads(payload)
+        elif kind == b"B":
+            total += length
+            tables.append(pa.ipc.open_stream(payload).read_all())
+        elif kind == b"T":
+            truncated = True
+        elif kind == b"E":
+            raise ConsoleError(one_line(payload.decode(errors="replace")))
+        elif kind == b"Z":
+            break
+    rows: list[tuple[Any, ...]] = []
+    for t in tables:
+        rows.extend(zip(*(t.column(i).to_pylist() for i in range(t.num_columns))))
+    rows = rows[:limits.max_rows]
+    if truncated and note is None:
+        note = f"only the first {len(rows):,} rows are shown"
+    return Answer(columns, rows, truncated, note)
+
+
+def one_line(text: str) -> str:
+    """An error as one line; a refused file access says so in words."""
+    lines = text.strip().splitlines()
+    first = lines[0] if lines else "the query failed"
+    if "PermissionException" in first or "disabled by configuration" in first:
+        return "refused: the SQL console has no file or network access (" + first + ")"
+    return first
+
+
+# ------------------------------------------------------------------ what may run
+
+_READ_ONLY_PRAGMAS = {"version", "table_info", "show_tables", "show_tables_expanded", "show",
+                      "database_size", "platform", "storage_info", "functions"}
+_REFUSALS = {
+    "INSERT": "writes are refused: the SQL console is read-only",
+    "UPDATE": "writes are refused: the SQL console is read-only",
+    "DELETE": "writes are refused: the SQL console is read-only",
+    "CREATE": "creating objects is refused: the SQL console is read-only",
+    "DROP": "dropping objects is refused: the SQL console is read-only",
+    "ALTER": "altering objects is refused: the SQL console is read-only",
+    "COPY": "COPY is refused: the SQL console cannot read or write files",
+    "COPY_DATABASE": "COPY is refused: the SQL console cannot read or write files",
+    "EXPORT": "EXPORT is refused: the SQL console cannot write files",
+    "ATTACH": "ATTACH is refused: the SQL console sees only its own database",
+    "DETACH": "DETACH is refused: the SQL console sees only its own database",
+    "LOAD": "INSTALL and LOAD are refused: no extensions can be added",
+    "SET": "SET is refused: the configuration is locked",
+    "VARIABLE_SET": "SET is refused: the configuration is locked",
+    "TRANSACTION": "transactions are refused: the SQL console is read-only",
+    "CALL": "CALL is refused: only SELECT queries are allowed",
+    "VACUUM": "VACUUM is refused: the SQL console is read-only",
+    "MULTI": "only one statement at a time",
+}
+
+
+def check(sql: str) -> None:
+    """Refuse (ConsoleError) anything but one SELECT, an EXPLAIN of one, or a read-only
+    PRAGMA. Parsing only: nothing runs here."""
+    import re
+
+    import duckdb
+
+    try:
+        statements = duckdb.connect(":memory:").extract_statements(sql)
+    except duckdb.Error as e:
+        raise ConsoleError(one_line(str(e))) from None
+    if not statements:
+        raise ConsoleError("no SQL statement given")
+    if len(statements) > 1:
+        raise ConsoleError(_REFUSALS["MULTI"])
+    st = statements[0]
+    kind = st.type.name
+    if kind == "SELECT":
+        return
+    if kind == "EXPLAIN":
+        # EXPLAIN ANALYZE runs its statement: only a query may be explained
+        inner = re.sub(r"^\s*explain\s+(analy[sz]e\s+)?", "", st.query, flags=re.I)
+        try:
+            parsed = duckdb.connect(":memory:").extract_statements(inner)
+        except duckdb.Error:
+            parsed = []
+        if len(parsed) == 1 and parsed[0].type.name == "SELECT":
+            return
+        raise ConsoleError("only a SELECT may be explained: EXPLAIN ANALYZE runs what it "
+                           "explains")
+    if kind == "PRAGMA":
+        m = re.match(r"\s*pragma\s+([a-z_]+)", st.query, re.IGNORECASE)
+        if m and m.group(1).lower() in _READ_ONLY_PRAGMAS:
+            return
+        raise ConsoleError("this PRAGMA is refused: only read-only PRAGMAs such as "
+                           "table_info and show_tables are allowed")
+    raise ConsoleError(_REFUSALS.get(kind, f"{kind} statements are refused: only SELECT "
+                                           f"queries are allowed"))
+
+
+if __name__ == "__main__":
+    worker_main()

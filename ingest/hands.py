@@ -1,0 +1,183 @@
+"""Bidding against the hand: how many tricks a dealt hand could be expected to take.
+
+For one player's hand in one round of a bidding game, a seeded Monte-Carlo:
+
+1. what the player saw when bidding is kept: their own hand and the cards turned up
+   after the deal (the log's own `trump` events); every other card of the game's deck
+   (its module's `DECK`) is unseen;
+2. each playout redeals the unseen cards at random to the other players (the rest stays
+   in the pile), replays the log's earlier rounds, this deal and its trump events with
+   the engine (`replay_bytes` for the header, then `GameState.apply`), and plays the
+   round out with the project's greedy bot in every seat, through `state.choices()`;
+3. the tricks the player took are counted from the facts the engine emitted (the step
+   facts whose `winner` is the player's seat).
+
+The mean over the playouts is `expected_tricks`, their standard deviation
+`expected_sd` (how much the same hand varies with the others' cards and play);
+`expected_sd / sqrt(playouts)` is the Monte-Carlo error of the mean. Every bid is made
+by the bot as well, so the expectation does not lean on the real bid. The random
+stream of a hand is seeded by (seed, the log's SHA-256, round, player): the same log
+gives the same numbers on any machine, in any order, on any number of processes.
+
+Earlier rounds are replayed in every playout because the engine reaches round r only
+by playing rounds 1 to r-1 (a round's hand size follows from its number); that replay
+is most of the cost of a late round (docs/analytics.md has the figures).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from replay.bots import GreedyBot
+from replay.engine import replay_bytes
+from replay.events import Event
+from replay.registry import registry
+
+METHOD = "greedy-redeal-v1"
+DEFAULT_PLAYOUTS = 200
+MAX_MOVES = 100_000  # a playout that does not end is a bug, not a hang
+
+
+@dataclass(frozen=True)
+class HandEstimate:
+    """The Monte-Carlo outcome for one player's hand in one round."""
+
+    round: int
+    player: str
+    playouts: int
+    expected_tricks: float
+    expected_sd: float
+    tricks_seen: tuple[int, ...]  # playouts in which the player took 0, 1, 2, ... tricks
+    seconds: float
+
+    @property
+    def expected_se(self) -> float:
+        return self.expected_sd / math.sqrt(self.playouts) if self.playouts else math.nan
+
+
+@dataclass
+class ParsedLog:
+    """A log's header line and its events (claims left out: they change no state)."""
+
+    header_line: bytes
+    header: dict[str, Any]
+    events: list[tuple[int, dict[str, Any]]]  # (line number, event)
+
+    @classmethod
+    def parse(cls, raw: bytes) -> ParsedLog:
+        header_line = b""
+        header: dict[str, Any] = {}
+        events: list[tuple[int, dict[str, Any]]] = []
+        for number, line in enumerate(raw.splitlines(), 1):
+            text = line.strip()
+            if not text or text.startswith(b"#"):
+                continue
+            if not header_line:
+                header_line, header = text, orjson.loads(text)
+                continue
+            ev = orjson.loads(text)
+            if ev.get("type") != "claim":
+                events.append((number, ev))
+        return cls(header_line, header, events)
+
+    def deals(self) -> list[int]:
+        """Index in `events` of each round's deal (round r is deals()[r - 1])."""
+        return [i for i, (_, ev) in enumerate(self.events) if ev.get("type") == "deal"]
+
+
+def _deck(game: str) -> Counter[str]:
+    """Every card of the game's deck by name, with its copies (the module's `DECK`)."""
+    module = importlib.import_module(registry()[game].state_class.__module__)
+    deck: dict[Any, int] = module.DECK
+    return Counter({card.name: copies for card, copies in deck.items()})
+
+
+def estimate_round(raw: bytes, round_no: int, players: list[str] | None = None,
+                   playouts: int = DEFAULT_PLAYOUTS, seed: int = 0,
+                   sha256: str = "") -> list[HandEstimate]:
+    """The Monte-Carlo estimate of every (or the named) player's hand in round `round_no`
+    of the log `raw` (whose SHA-256 seeds the random streams)."""
+    log = ParsedLog.parse(raw)
+    deals = log.deals()
+    if not 1 <= round_no <= len(deals):
+        raise ValueError(f"the log has no round {round_no}")
+    at = deals[round_no - 1]
+    deal_line, deal = log.events[at]
+    turned: list[tuple[int, dict[str, Any]]] = []
+    for line, ev in log.events[at + 1:]:
+        if ev.get("type") != "trump":
+            break
+        turned.append((line, ev))
+    game = str(log.header["game"])
+    info = registry()[game]
+    deck = _deck(game)
+    names = [str(p) for p in log.header["players"]]
+    hands: dict[str, list[str]] = deal["hands"]
+    prefix = log.events[:at]
+    out = []
+    for player in players or names:
+        t0 = time.perf_counter()
+        hand = list(hands[player])
+        unseen = deck.copy()
+        unseen.subtract(hand)
+        unseen.subtract(ev["card"] for _, ev in turned)
+        pool = sorted(unseen.elements())
+        seat = names.index(player)
+        rng = random.Random(f"trickledger-hands:{METHOD}:{seed}:{sha256}:{round_no}:{player}")
+        counts = [0] * (len(hand) + 1)
+        for _ in range(playouts):
+            rng.shuffle(pool)
+            dealt: dict[str, list[str]] = {}
+            i = 0
+            for p in names:
+                if p == player:
+                    dealt[p] = hand
+                else:
+                    dealt[p] = pool[i:i + len(hand)]
+                    i += len(hand)
+            won = _playout(log, info, prefix, (deal_line, {"type": "deal", "hands": dealt}),
+                           turned, seat, rng)
+            counts[won] += 1
+        mean = sum(k * c for k, c in enumerate(counts)) / playouts
+        var = (sum(c * (k - mean) ** 2 for k, c in enumerate(counts)) / (playouts - 1)
+               if playouts > 1 else 0.0)
+        out.append(HandEstimate(round_no, player, playouts, mean, math.sqrt(var),
+                                tuple(counts), time.perf_counter() - t0))
+    return out
+
+
+def _playout(log: ParsedLog, info: Any, prefix: list[tuple[int, dict[str, Any]]],
+             deal: tuple[int, dict[str, Any]], turned: list[tuple[int, dict[str, Any]]],
+             seat: int, rng: random.Random) -> int:
+    """One playout: the tricks `seat` takes when the bots play the round out."""
+    start = replay_bytes(log.header_line, "<playout>")
+    state = start.state
+    if state is None:
+        raise ValueError(f"the header does not replay: {start.error}")
+    for line, ev in (*prefix, deal, *turned):
+        state.apply(Event(line, ev["type"], ev))
+    first = len(state.facts)
+    bot = GreedyBot()
+    line = 10 ** 9
+    for _ in range(MAX_MOVES):
+        if state.is_over():
+            break
+        chance = state.next_chance()
+        if chance == "deal":
+            break  # the round is over
+        ev = state.draw_chance(rng) if chance is not None else bot.choose(state, rng)
+        line += 1
+        state.apply(Event(line, ev["type"], ev))
+    else:
+        raise RuntimeError("a playout did not end")
+    steps = info.step_facts
+    return sum(1 for f in state.facts[first:]
+               if type(f) in steps and getattr(f, "winner", None) == seat)

@@ -1,0 +1,381 @@
+"""The Parquet lake: a folder any Parquet reader opens, made consistent by a manifest.
+
+    lake/
+      _manifest/00000001.json      one per committed batch, in order (see `commit`)
+      _staging/                    files being written; never under a table folder
+      _lock                        held by the one process that commits
+      logs/game=plotters/ingest_date=2026-11-26/part-<sha256 of the file>.parquet
+      plays/game=rage/ingest_date=2026-11-26/part-....parquet
+      ...
+
+Every table of docs/schema.md is a folder, hive-partitioned by game and ingest date
+(a log without a game, an unreadable one, sits in `game=__HIVE_DEFAULT_PARTITION__`).
+Workers write their files in `_staging/`; the committer moves a batch's files into the
+table folders and then writes the batch's manifest: it is written under a temporary
+name, flushed to disk and hard-linked to the next sequence number, so it appears whole
+or not at all, and two committers can never take the same number. A batch is part of
+the lake exactly when its manifest is: readers build their views from the files the
+manifests list, and the logs the manifests list are the ones already loaded. Files no
+manifest lists (a crashed batch's) are deleted by the next committer before it starts.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import time
+import uuid
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+
+from . import analytics, schema
+from .batch import NO_GAME, STAGING, Done, Recorded
+
+MANIFEST = "_manifest"
+COMPACT_MIN_FILES = 16  # a partition with this many small files is merged into one
+COMPACT_SMALL_BYTES = 64 * 1024 * 1024
+LOCK = "_lock"
+LOADED = ("complete", "incomplete", "illegal", "sheet")  # a log whose facts are in
+FORMAT = "trickledger-lake/1"
+
+
+class LakeError(RuntimeError):
+    """The folder is not a lake this trickledger can read (missing, or newer)."""
+
+
+def _fsync_dir(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def manifests(lake: str) -> list[str]:
+    d = os.path.join(lake, MANIFEST)
+    if not os.path.isdir(d):
+        return []
+    return sorted(n for n in os.listdir(d) if n.endswith(".json") and n[:8].isdigit())
+
+
+def seq_of(lake: str) -> int:
+    """The last committed batch's number (0: an empty lake); cheap, for cache checks."""
+    names = manifests(lake)
+    return int(names[-1][:8]) if names else 0
+
+
+def is_lake(path: str) -> bool:
+    return os.path.isdir(os.path.join(path, MANIFEST))
+
+
+@dataclass
+class State:
+    """What the committed manifests say: the files of each table, and every log."""
+
+    seq: int = 0
+    files: dict[str, list[str]] = field(default_factory=dict)  # table -> paths in the lake
+    sizes: dict[str, int] = field(default_factory=dict)  # path -> bytes
+    loaded: set[str] = field(default_factory=set)  # sha256 of logs whose facts are in
+    recorded: dict[str, Recorded] = field(default_factory=dict)  # not loaded
+    ids: dict[str, str] = field(default_factory=dict)  # game id -> the file it came from
+
+    def apply(self, m: dict[str, Any]) -> None:
+        v = m.get("schema_version", schema.SCHEMA_VERSION)
+        if v > schema.SCHEMA_VERSION:
+            raise LakeError(f"the lake has schema version {v}, newer than this trickledger "
+                            f"({schema.SCHEMA_VERSION}); upgrade trickledger")
+        for t, entries in m.get("add", {}).items():
+            self.files.setdefault(t, []).extend(e["path"] for e in entries)
+            self.sizes.update((e["path"], e["bytes"]) for e in entries)
+        for t, paths in m.get("remove", {}).items():
+            gone = set(paths)
+            self.files[t] = [p for p in self.files.get(t, []) if p not in gone]
+            for p in gone:
+                self.sizes.pop(p, None)
+        for entry in m.get("logs", []):
+            sha, status = entry["sha256"], entry["status"]
+            if status in LOADED:
+                self.loaded.add(sha)
+                self.recorded.pop(sha, None)
+                if entry.get("game_id") is not None:
+                    self.ids[entry["game_id"]] = entry["file"]
+            elif sha is not None:
+                self.recorded[sha] = (status, entry.get("line"), entry.get("message"))
+        self.seq = m["seq"]
+
+
+def read_state(lake: str, index: bool = True) -> State:
+    """Replay the manifests in order. `index`: also keep every log (for a committer)."""
+    st = State()
+    for name in manifests(lake):
+        with open(os.path.join(lake, MANIFEST, name), "rb") as f:
+            m = json.load(f)
+        if not index:
+            m = {k: v for k, v in m.items() if k != "logs"}
+        st.apply(m)
+    return st
+
+
+class LakeWriter:
+    """The one committer of a lake (holds `_lock` while it lives)."""
+
+    def __init__(self, lake: str) -> None:
+        self.lake = os.path.abspath(lake)
+        os.makedirs(os.path.join(self.lake, MANIFEST), exist_ok=True)
+        os.makedirs(os.path.join(self.lake, STAGING), exist_ok=True)
+        self._lock = open(os.path.join(self.lake, LOCK), "a+")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock.close()
+            raise LakeError(f"{self.lake} is busy: another trickledger ingest is writing "
+                            f"to it") from None
+        self.state = read_state(self.lake)
+        self.recover()
+
+    def close(self) -> None:
+        self._lock.close()
+
+    def recover(self, staging_grace_s: float = 3600.0) -> list[str]:
+        """Delete what no manifest lists: files a crashed committer had moved into a table
+        folder (or a compaction had replaced), and staged files older than
+        `staging_grace_s` (a worker of a crashed run may still be finishing a younger
+        one; the next run removes it)."""
+        live = {p for paths in self.state.files.values() for p in paths}
+        removed: list[str] = []
+        now = time.time()
+        for table in schema.TABLES:
+            root = os.path.join(self.lake, table)
+            for dirpath, _, names in os.walk(root):
+                for n in names:
+                    full = os.path.join(dirpath, n)
+                    rel = os.path.relpath(full, self.lake)
+                    if rel not in live:
+                        os.unlink(full)
+                        removed.append(rel)
+        staging = os.path.join(self.lake, STAGING)
+        for n in os.listdir(staging):
+            full = os.path.join(staging, n)
+            try:
+                if now - os.path.getmtime(full) > staging_grace_s:
+                    os.unlink(full)
+                    removed.append(os.path.join(STAGING, n))
+            except FileNotFoundError:
+                pass
+        return removed
+
+    def commit(self, dones: list[Done]) -> int:
+        """Make a batch (its chunks) part of the lake: its files into their partitions,
+        then its manifest (the moment it becomes visible). Returns its sequence number."""
+        add: dict[str, list[dict[str, Any]]] = {}
+        dirs: set[str] = set()
+        parts = [(d, part) for d in dones for part in d.parts]
+        outcomes = [o for d in dones for o in d.outcomes]
+        for done, part in parts:
+            name = os.path.basename(part.path).split("-", 1)[1]
+            rel = os.path.join(part.table, f"game={part.game or NO_GAME}",
+                               f"ingest_date={done.day}", f"part-{name}")
+            target = os.path.join(self.lake, rel)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            os.rename(os.path.join(self.lake, part.path), target)
+            dirs.add(os.path.dirname(target))
+            add.setdefault(part.table, []).append({"path": rel, "rows": part.rows,
+                                                   "bytes": part.bytes})
+        for d in dirs:
+            _fsync_dir(d)
+        logs = [{"sha256": o.sha256, "file": o.name, "status": o.status,
+                 "game_id": o.game_id, **({"line": o.line, "message": o.message}
+                                          if o.status not in LOADED else {})}
+                for o in outcomes
+                if o.status != "already loaded" and (o.sha256 is not None or o.status ==
+                                                     "unreadable")]
+        body = {"format": FORMAT, "schema_version": schema.SCHEMA_VERSION, "kind": "batch",
+                "committed_at": time.time(), "add": add, "logs": logs}
+        seq = self._publish(body)
+        body["seq"] = seq
+        self.state.apply(body)
+        return seq
+
+    def compact(self, min_files: int = COMPACT_MIN_FILES,
+                small_bytes: int = COMPACT_SMALL_BYTES) -> int:
+        """Merge the small files of every partition that has `min_files` of them into one
+        file (DuckDB reads and writes them; no row passes through Python), then commit a
+        manifest that adds the merged files and removes the small ones: readers switch
+        from one set to the other atomically. Returns the number of files merged."""
+        groups: dict[tuple[str, str], list[str]] = {}
+        for table, paths in self.state.files.items():
+            for p in paths:
+                if self.state.sizes.get(p, 0) < small_bytes:
+                    groups.setdefault((table, os.path.dirname(p)), []).append(p)
+        todo = {k: v for k, v in groups.items() if len(v) >= min_files}
+        if not todo:
+            return 0
+        add: dict[str, list[dict[str, Any]]] = {}
+        remove: dict[str, list[str]] = {}
+        con = duckdb.connect(":memory:", config={"memory_limit": "256MB",
+                                                 "autoinstall_known_extensions": False,
+                                                 "autoload_known_extensions": False})
+        try:
+            for (table, folder), paths in todo.items():
+                tmp = os.path.join(self.lake, STAGING, f"compact-{uuid.uuid4().hex}.tmp")
+                src = _sql_list(os.path.join(self.lake, p) for p in paths)
+                names = ", ".join(f'"{c}"' for c, _ in schema.TABLES[table])
+                con.execute(f"COPY (SELECT {names} FROM read_parquet({src}, "
+                            f"hive_partitioning=false)) TO {_sql_list([tmp])[1:-1]} "
+                            f"(FORMAT parquet, COMPRESSION zstd)")
+                digest = _file_sha256(tmp)
+                rel = os.path.join(folder, f"part-{digest[:32]}.parquet")
+                os.rename(tmp, os.path.join(self.lake, rel))
+                rows = _rows(con, os.path.join(self.lake, rel))
+                add.setdefault(table, []).append(
+                    {"path": rel, "rows": rows,
+                     "bytes": os.path.getsize(os.path.join(self.lake, rel))})
+                remove.setdefault(table, []).extend(paths)
+                _fsync_dir(os.path.join(self.lake, folder))
+        finally:
+            con.close()
+        body = {"format": FORMAT, "schema_version": schema.SCHEMA_VERSION,
+                "kind": "compact", "committed_at": time.time(), "add": add,
+                "remove": remove, "logs": []}
+        body["seq"] = self._publish(body)
+        self.state.apply(body)
+        # the replaced files go at once, so that a plain glob over the lake never counts a
+        # row twice; a reader whose views predate the manifest rebuilds them on its next
+        # query (a query running at this very moment may fail once)
+        for paths in remove.values():
+            for p in paths:
+                os.unlink(os.path.join(self.lake, p))
+        return sum(len(v) for v in todo.values())
+
+    def _publish(self, body: dict[str, Any]) -> int:
+        mdir = os.path.join(self.lake, MANIFEST)
+        while True:
+            seq = seq_of(self.lake) + 1
+            body["seq"] = seq
+            tmp = os.path.join(self.lake, STAGING, f"manifest-{uuid.uuid4().hex}.tmp")
+            with open(tmp, "w") as f:
+                json.dump(body, f, separators=(",", ":"))
+                f.flush()
+                os.fsync(f.fileno())
+            try:
+                os.link(tmp, os.path.join(mdir, f"{seq:08d}.json"))  # atomic; fails if taken
+            except FileExistsError:
+                continue
+            finally:
+                os.unlink(tmp)
+            _fsync_dir(mdir)
+            return seq
+
+
+def _file_sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+        os.fsync(f.fileno())
+    return h.hexdigest()
+
+
+def _rows(con: duckdb.DuckDBPyConnection, path: str) -> int:
+    row = con.execute("SELECT sum(num_rows) FROM parquet_file_metadata(?)", [path]).fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def discard(lake: str, done: Done) -> None:
+    """Delete a batch's staged files (a batch that is run again, or given up)."""
+    for part in done.parts:
+        try:
+            os.unlink(os.path.join(lake, part.path))
+        except FileNotFoundError:
+            pass
+
+
+# ------------------------------------------------------------------ reading
+
+
+def _sql_list(paths: Iterable[str]) -> str:
+    return "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"
+
+
+def _typed_nulls(table: str) -> str:
+    cols = ", ".join(f'CAST(NULL AS {ty.removesuffix(" PRIMARY KEY")}) AS "{c}"'
+                     for c, ty in schema.TABLES[table])
+    return f"SELECT {cols} WHERE false"
+
+
+def connect(lake: str, memory_limit: str = "512MB") -> duckdb.DuckDBPyConnection:
+    """See console_connection: the dashboard's and `sql --lake`'s connection."""
+    return console_connection(lake, {"memory_limit": memory_limit, "temp_directory": ""})
+
+
+def console_connection(lake: str, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB whose tables are views over exactly the committed files, with
+    the schema's analytics views on top, locked so that queries read inside the lake and
+    nowhere else: no other file, no network, no extension, no setting changed, no temp
+    folder. (Pair it with ingest.sql's statement gate: the lock restricts where, not
+    what, so a COPY into the lake would otherwise be allowed.)"""
+    lake = os.path.abspath(lake)
+    if not is_lake(lake):
+        raise LakeError(f"{lake}: not a trickledger lake (no {MANIFEST} folder); make one "
+                        f"with trickledger ingest SOURCE --lake {lake}")
+    st = read_state(lake, index=False)
+    # external access is switched off below, once the views exist (they are bound to
+    # the lake's files first); `config` adds the caller's limits (memory, threads, spill)
+    config = {k: v for k, v in config.items() if k not in ("enable_external_access",
+                                                          "lock_configuration")}
+    con = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
+                                             "autoload_known_extensions": False, **config})
+    for table, cols in schema.TABLES.items():
+        files = st.files.get(table)
+        if files:
+            names = ", ".join(f'"{c}"' for c, _ in cols)
+            src = (f"read_parquet({_sql_list(os.path.join(lake, p) for p in files)}, "
+                   f"hive_partitioning=false)")
+            con.execute(f"CREATE VIEW {table} AS SELECT {names} FROM {src}")
+        else:
+            con.execute(f"CREATE VIEW {table} AS {_typed_nulls(table)}")
+    con.execute(f"CREATE VIEW schema_version AS SELECT {schema.SCHEMA_VERSION} AS version, "
+                f"CAST(NULL AS TIMESTAMP) AS applied_at")
+    # the analytics layer as in a database file; its derived tables (ratings, bid
+    # strength) start empty here: `trickledger analyse` fills them in a database file
+    for sql in analytics.statements():
+        con.execute(sql)
+    con.execute("SET allowed_directories = $1", [[lake + "/"]])
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
+    return con
+
+
+@contextmanager
+def reading(lake: str) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A short read-only view of the lake as it is now (like ingest.db.reading)."""
+    con = connect(lake)
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+class Reader:
+    """One lake connection kept while the lake does not change (the dashboard's: building
+    the views reads every manifest); rebuilt when a new batch is committed."""
+
+    def __init__(self, lake: str) -> None:
+        self.lake = os.path.abspath(lake)
+        self.seq = -1
+        self.con: duckdb.DuckDBPyConnection | None = None
+
+    def get(self) -> duckdb.DuckDBPyConnection:
+        seq = seq_of(self.lake)
+        if self.con is None or seq != self.seq:
+            if self.con is not None:
+                self.con.close()
+            self.con = connect(self.lake)
+            self.seq = seq
+        return self.con
