@@ -494,10 +494,11 @@ def test_reingesting_a_conflict_or_an_unreadable_file_says_so(tmp_path, capsys):
     capsys.readouterr()
     for _ in range(2):
         rc = main(["ingest", "--db", db, str(tmp_path / "b")])
-        out = capsys.readouterr().out
-        assert rc == 1, out
-        assert "copy.jsonl: conflict: game id" in out, out
-        assert "garbage.jsonl:1: unreadable: line is not valid JSON" in out, out
+        cap = capsys.readouterr()
+        out, err = cap.out, cap.err
+        assert rc == 2, out  # 2: a file that could not be loaded
+        assert "copy.jsonl: conflict: game id" in err, err
+        assert "garbage.jsonl:1: unreadable: line is not valid JSON" in err, err
         assert "already loaded 0" in out and "loaded 0" in out, out
     assert count(db, "SELECT count(*) FROM logs") == 3
     assert count(db, "SELECT count(*) FROM ingest_errors") == 2  # not recorded twice
