@@ -224,8 +224,9 @@ class Filters:
             return "TRUE", []
         return f"list_contains(?, {column})", [list(self.players)]
 
-    def counted(self) -> str:
-        """Which games a page counts, in words (every page says it)."""
+    def counted(self, tricks: bool = False) -> str:
+        """Which games a page counts, in words (every page says it). `tricks`: the page's
+        figures come from tricks, which a score sheet does not have (it says so)."""
         chosen = [STATUS_LABELS[s] for s in STATUSES if s in self.statuses]
         if set(self.statuses) == set(DEFAULT_STATUSES):
             what = "complete games (move logs and score sheets, disputed ones included)"
@@ -234,7 +235,9 @@ class Filters:
         else:
             what = "games that are " + ", ".join(chosen[:-1]) + (
                 " or " if len(chosen) > 1 else "") + chosen[-1]
-        return f"Counts {what}, as filtered in the sidebar."
+        sheets = (" Score sheets have no tricks, so they are not in these figures."
+                  if tricks and "sheet" in self.statuses else "")
+        return f"Counts {what}, as filtered in the sidebar.{sheets}"
 
 
 def filtered(sql: str, f: Filters, game: str | None = None, params: tuple[Any, ...] = (),

@@ -69,7 +69,8 @@ def test_overview_counts_complete_games_and_every_disputed_game(db):
     status = {r["status"]: r["games"] for _, r in at.dataframe[1].value.iterrows()}
     illegal = sql(db, "SELECT count(*) FROM games WHERE status = 'illegal'")[0][0]
     assert status["illegal"] == illegal and status["disputed"] == sql(
-        db, "SELECT count(*) FROM games WHERE status IN ('complete', 'sheet') AND claims_mismatched > 0")[0][0]
+        db, "SELECT count(*) FROM games WHERE status IN ('complete', 'sheet') "
+            "AND claims_mismatched > 0")[0][0]
     assert any("Counts complete games" in c.value for c in at.caption)
 
 

@@ -237,7 +237,20 @@ CASES = {
         ["Ann collected 3 cards", "come in twos"]),
     "plotters: more of a colour than the deck": (
         "plotters", lambda h, ls: entry(ls, 1, "Eve")["open"].update(G=5), 2,
-        ["open green stacks hold 18 cards", "5-player deck has 17 green cards (G1-G17)"]),
+        ["hold 18 green cards in open stacks", "5-player deck has 17 green cards (G1-G17)"]),
+    "plotters: a face-down card of a colour the open stacks exhaust": (
+        "plotters", lambda h, ls: (set_(h, players=NAMES[:4], rounds=1),
+                                   [{"type": "sheet", "round": 1, "players": {
+                                       "Ann": {"open": {"B": 14}},
+                                       "Ben": {"open": {"R": 2, "G": 2}, "face_down": 2},
+                                       "Cat": {}, "Dan": {}}}])[1], 2,
+        ["14 blue cards in open stacks and at least 1 face down", "15 in all",
+         "4-player deck has 14 blue cards"]),
+    "plotters: second halves without first picks": (
+        "plotters", lambda h, ls: (set_(h, players=NAMES[:5], rounds=1),
+                                   [{"type": "sheet", "round": 1, "players": {
+                                       p: {"open": {"B": 1, "G": 1}} for p in NAMES[:5]}}])[1],
+        2, ["(2, 2, 2, 2, 2) cannot come from one round", "3 cards to its first winner"]),
     "plotters: more cards than the round deals": (
         "plotters", lambda h, ls: (set_(h, players=NAMES[:4], rounds=1),
                                    [{"type": "sheet", "round": 1, "players": {
@@ -298,13 +311,13 @@ CASES = {
         "color_stacks", lambda h, ls: entry(ls, 1, "Ann")["hand"].update(W=1), 2,
         ["'W' under 'hand' is not a suit of this game (R, Y, G, B)"]),
     # under_the_radar
-    "under_the_radar: more tricks than cards": (
-        "under_the_radar", lambda h, ls: set_(entry(ls, 1, "Ann"), taken=16), 2,
-        ["Ann took 16 tricks", "a hand holds 15 cards"]),
-    "under_the_radar: more tricks than could exist": (
-        "under_the_radar", lambda h, ls: (set_(entry(ls, 2, "Ann"), taken=15),
-                                          set_(entry(ls, 2, "Ben"), taken=15)) and None, 3,
-        ["took 37 tricks in all", "at most 30 tricks"]),
+    "under_the_radar: more tricks than a hand pays for": (
+        "under_the_radar", lambda h, ls: set_(entry(ls, 1, "Ann"), taken=9), 2,
+        ["Ann took 9 tricks", "a hand holds 15 cards", "at most 8 tricks"]),
+    "under_the_radar: two game-ending takes": (
+        "under_the_radar", lambda h, ls: (set_(entry(ls, 2, "Ann"), taken=8),
+                                          set_(entry(ls, 2, "Ben"), taken=8)) and None, 3,
+        ["Ann, Ben each took 8 tricks", "only one player can make it"]),
 }
 
 

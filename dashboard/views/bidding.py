@@ -9,7 +9,7 @@ from dashboard import data, tables, ui
 
 ui.page("Bidding")
 f = ui.filters()
-st.caption("Rage: bid error = tricks won − bid; below 0 means overbid. " + f.counted())
+st.caption("Rage: bid error = tricks won − bid; below 0 means overbid. " + f.counted(tricks=True))
 
 RULES = {"all": "every bidding rule", "open": "open (in turn, seeing earlier bids)",
          "hidden": "hidden (written down at once)", "secret": "secret (revealed at the end)"}

@@ -26,7 +26,8 @@ def render() -> None:
     player = st.selectbox("Player", people, key="player_pick")
     if st.query_params.get("player") != player:
         st.query_params["player"] = player
-    st.caption(f.counted() + " Ratings count every complete game.")
+    st.caption(f.counted() + " Ratings count every complete game. Splits, early ends and "
+               "bidding come from move logs only (a score sheet has no tricks).")
     me = (player,)
     _summary(player, me)
     _ratings(player)

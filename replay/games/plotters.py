@@ -632,6 +632,35 @@ def collectable(players: int, cards: int) -> bool:
     return False
 
 
+def shares_fit_tricks(players: int, totals: list[int]) -> bool:
+    """Whether the players' collected cards can come from one round's tricks together:
+    each finished trick gives `pick_size` cards to one first winner and the rest to at
+    most one second winner (none when every card has the led colour), and there are at
+    most HAND_SIZE tricks — so the second winners' takes are no more than the first
+    winners', and the first winners' no more than HAND_SIZE. (At 5 players 3 and 2 cards
+    differ: five players with 2 cards each had no first winner, so no trick.)"""
+    first = pick_size(players)
+    second = players - first
+    sums = {(0, 0)}  # (first picks, second halves) of the players so far
+    for cards in totals:
+        ways = [(a, (cards - first * a) // second) for a in range(HAND_SIZE + 1)
+                if first * a <= cards and (cards - first * a) % second == 0
+                and a + (cards - first * a) // second <= HAND_SIZE]
+        sums = {(f + a, g + b) for f, g in sums for a, b in ways
+                if f + a <= HAND_SIZE and g + b <= HAND_SIZE}
+        if not sums:
+            return False
+    return any(g <= f for f, g in sums)
+
+
+def least_of_colour(colour: str, opens: list[list[int]], downs: list[int]) -> int:
+    """The fewest cards of `colour` the players can hold: its open cards, and one face-down
+    card for each player who kept two other colours (a keep happens only once a player
+    holds all four, and turns the two not kept face down)."""
+    i = COLORS.index(colour)
+    return sum(o[i] for o in opens) + sum(1 for o, d in zip(opens, downs) if d and not o[i])
+
+
 def colour_fits_deck(players: int, colour: str, cards: int) -> bool:
     """No more cards of a colour than the deck of this table size holds."""
     return cards <= DECK_TOP[players][colour]
@@ -718,16 +747,29 @@ class PlottersSheet(SheetState):
             opens.append(stacks)
             downs.append(down)
         for i, c in enumerate(COLORS):
-            held = sum(o[i] for o in opens)
+            held = least_of_colour(c, opens, downs)
             if not colour_fits_deck(n, c, held):
                 top = DECK_TOP[n][c]
-                raise RuleError(f"the open {COLOR_NAMES[c]} stacks hold {held} cards in all, "
-                                f"but the {n}-player deck has {top} {COLOR_NAMES[c]} cards "
-                                f"({c}1-{c}{top})")
+                opened = sum(o[i] for o in opens)
+                hidden = held - opened
+                more = (f" and at least {hidden} face down (a player who kept two other "
+                        f"colours turned at least one {COLOR_NAMES[c]} card face down)"
+                        if hidden else "")
+                raise RuleError(f"the players hold {opened} {COLOR_NAMES[c]} cards in open "
+                                f"stacks{more}, {held} in all, but the {n}-player deck has "
+                                f"{top} {COLOR_NAMES[c]} cards ({c}1-{c}{top})")
         total = sum(map(sum, opens)) + sum(downs)
         if not table_fits_deck(n, total):
             raise RuleError(f"the players collected {total} cards in all (open and face down), "
                             f"but a {n}-player round deals only {n * HAND_SIZE}")
+        totals = [sum(o) + d for o, d in zip(opens, downs)]
+        if not shares_fit_tricks(n, totals):
+            first = pick_size(n)
+            raise RuleError(f"the players' cards ({', '.join(map(str, totals))}) cannot come "
+                            f"from one round: each trick gives {first} cards to its first "
+                            f"winner and {n - first} to its second (if any), and a round has "
+                            f"at most {HAND_SIZE} tricks, so the second winners' takes cannot "
+                            f"outnumber the first winners'")
         scores: list[int] = []
         derivations: list[str] = []
         for stacks, down in zip(opens, downs):

@@ -491,14 +491,23 @@ def _project_ended(f: UTRRoundEnded, sink: RowSink) -> None:
 # end-of-round rule is one predicate below; the score is `tricks_score()`.
 
 
+def most_taken(players: int) -> int:
+    """The most tricks one player can take in a round. A take costs the taker two cards of
+    their hand — the card that took it and the lead of the next trick — except a take with
+    the last card of the hand, which ends the game: so at most (hand size + 1) // 2."""
+    return (HAND_SIZE[players] + 1) // 2
+
+
 def taken_fits_hand(players: int, taken: int) -> bool:
-    """A player takes a trick only by playing one of their own cards on it."""
-    return taken <= HAND_SIZE[players]
+    """No more tricks than a hand can pay for (see `most_taken`)."""
+    return taken <= most_taken(players)
 
 
-def tricks_fit_deck(players: int, taken: int) -> bool:
-    """A trick taken holds at least two cards (the one led and the one that took it)."""
-    return 2 * taken <= players * HAND_SIZE[players]
+def enders_fit(players: int, taken: list[int]) -> bool:
+    """With an odd hand size, reaching `most_taken` needs the game-ending take (the last
+    card of the hand): only one player can do that."""
+    hs = HAND_SIZE[players]
+    return hs % 2 == 0 or sum(1 for k in taken if k == most_taken(players)) <= 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -525,8 +534,8 @@ class RadarSheetOutcome(RoundOutcome):
 class RadarSheet(SheetState):
     @classmethod
     def form(cls, header: Header, round_no: int) -> SheetForm:
-        hs = HAND_SIZE[len(header.players)]
-        return SheetForm(players=(SheetField(("taken",), "tricks", 0, hs, required=True,
+        top = most_taken(len(header.players))
+        return SheetForm(players=(SheetField(("taken",), "tricks", 0, top, required=True,
                                              help="tricks the player took"),),
                          about="Tricks each player took (fewest wins)")
 
@@ -540,13 +549,15 @@ class RadarSheet(SheetState):
             k = number(entry, "taken", f"{name}'s entry")
             if not taken_fits_hand(n, k):
                 raise RuleError(f"{name} took {k} tricks, but with {n} players a hand holds "
-                                f"{hs} cards, and a player takes a trick only by playing one "
-                                f"of them")
+                                f"{hs} cards and each take costs two of them (the card that "
+                                f"took it and the next lead), except a last take with the "
+                                f"last card: at most {most_taken(n)} tricks")
             taken.append(k)
-        if not tricks_fit_deck(n, sum(taken)):
-            raise RuleError(f"the players took {sum(taken)} tricks in all, but a trick taken "
-                            f"holds at least two cards and the round deals {n * hs}: at most "
-                            f"{n * hs // 2} tricks can be taken")
+        if not enders_fit(n, taken):
+            who = ", ".join(self.players[s] for s, k in enumerate(taken) if k == most_taken(n))
+            raise RuleError(f"{who} each took {most_taken(n)} tricks, which with {hs} cards "
+                            f"needs the game-ending take with the last card of the hand: only "
+                            f"one player can make it")
         scored = [tricks_score(k) for k in taken]
         self.emit(RadarSheetEntered(self.round_no, self.dealer, tuple(taken), ev.line))
         return [k for k, _ in scored], [text for _, text in scored], \
