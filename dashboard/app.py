@@ -35,7 +35,9 @@ PAGES = [
     st.Page("views/upload.py", title="Upload", icon=":material/upload:", url_path="upload"),
     st.Page("views/sql.py", title="SQL", icon=":material/terminal:", url_path="sql"),
 ]
-page = st.navigation(PAGES)
+ADMIN = st.Page("views/admin.py", title="Admin", icon=":material/admin_panel_settings:",
+                url_path="admin")
+page = st.navigation(PAGES + ([ADMIN] if auth.visitor().is_admin else []))
 ui.sidebar_filters()
 auth.login_panel()
 page.run()

@@ -34,6 +34,7 @@ def tables() -> dict[str, list[tuple[str, str]]]:
     out: dict[str, list[tuple[str, str]]] = {}
     out.update(schema.TABLES)
     out.update(DERIVED_TABLES)
+    out.update(schema.ADMIN_TABLES)
     return out
 
 

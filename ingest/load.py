@@ -48,6 +48,7 @@ class Summary:
     illegal: int = 0
     unreadable: int = 0
     conflicts: int = 0
+    quarantined: int = 0  # bytes an admin quarantined: reported, not loaded
     disputed: int = 0  # loaded logs whose claims do not all match
     events: int = 0
     seconds: float = 0.0
@@ -65,6 +66,7 @@ class Summary:
                 f"{self.illegal} illegal), already loaded {self.already}, unreadable "
                 f"{self.unreadable}" + (f", id conflicts {self.conflicts}" if self.conflicts
                                         else "")
+                + (f", quarantined {self.quarantined}" if self.quarantined else "")
                 + (f", disputed {self.disputed}" if self.disputed else "")
                 + f"; {self.events} events in {self.seconds:.1f} s "
                   f"({self.events_per_s:,.0f} events/s)")
@@ -80,6 +82,8 @@ class Summary:
                 self.conflicts += 1
             elif o.status == "unreadable":
                 self.unreadable += 1
+            elif o.status == "quarantined":
+                self.quarantined += 1
             else:
                 self.events += o.events
                 self.loaded += 1

@@ -1,0 +1,171 @@
+"""The dashboard's writes, each in a process of its own (`python -m ingest.jobs`).
+
+DuckDB lets one process hold a database file either read-write or read-only, not both at
+once. If the dashboard wrote in its own process, every page would have to wait behind one
+process-wide lock while an upload replays or the ratings are recomputed. Instead a write
+runs here, in a child process: the dashboard's pages keep reading (DuckDB's file lock is
+taken for the moment of each commit, and a reader retries while it is held), and a slow
+upload never blocks another visitor's page.
+
+The protocol is one JSON request on stdin and JSON lines on stdout: `{"progress": [done,
+total]}` as it goes, then `{"result": ...}` or `{"error": "..."}`. Uploaded bytes travel as
+files in a private temporary folder, not through the pipe.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict, fields
+from typing import IO, Any
+
+from .batch import Outcome, Source
+from .load import Summary
+
+Progress = Callable[[int, int], None]
+
+
+class JobFailed(RuntimeError):
+    """The job ended without a result; the message says why, in one line."""
+
+
+class JobBusy(JobFailed):
+    """The database stayed locked by another writer for longer than the job waits."""
+
+
+# ------------------------------------------------------------------ in the child
+
+
+def _emit(out: IO[str], **kw: Any) -> None:
+    out.write(json.dumps(kw, default=str) + "\n")
+    out.flush()
+
+
+def _upload(req: dict[str, Any], out: IO[str]) -> dict[str, Any]:
+    from .admin import Actor, audit
+    from .load import ingest
+
+    sources = [Source(name, path=path) for name, path in req["items"]]
+    db, lake = req.get("db"), req.get("lake")
+    summary = ingest(sources, None if lake else db, jobs=1, lake=lake,
+                     progress=lambda done, total: _emit(out, progress=[done, total]))
+    rows = [{"file_name": o.name, "sha256": o.sha256, "game_id": o.game_id,
+             "result": o.status, "detail": o.message} for o in summary.results]
+    if db and not lake:
+        audit(db, Actor.of(req.get("who")), req.get("action", "upload"), rows)
+    elif lake:
+        _audit_lake(lake, Actor.of(req.get("who")), req.get("action", "upload"), rows)
+    data = {f.name: getattr(summary, f.name) for f in fields(Summary) if f.name != "results"}
+    data["results"] = [asdict(o) for o in summary.results]
+    return data
+
+
+def _audit_lake(lake: str, actor: Any, action: str, rows: list[dict[str, Any]]) -> None:
+    """A lake keeps its audit as JSON lines in `_audit.jsonl` (appended, never rewritten)."""
+    import datetime as dt
+
+    at = dt.datetime.now(dt.UTC).replace(tzinfo=None).isoformat(sep=" ")
+    with open(os.path.join(lake, "_audit.jsonl"), "a", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps({"happened_at": at, "actor": actor.name, "via": actor.via,
+                                "address": actor.address, "action": action, **r}) + "\n")
+
+
+def _ratings(req: dict[str, Any], out: IO[str]) -> dict[str, Any]:
+    from . import ratings
+    from .db import writing
+
+    with writing(req["db"], wait_s=30) as con:
+        run = ratings.refresh(con)
+    return asdict(run) if hasattr(run, "__dataclass_fields__") else {}
+
+
+def _estimate(req: dict[str, Any], out: IO[str]) -> dict[str, Any]:
+    from .analyse import estimate_hands
+
+    summary = estimate_hands(req["db"], game_ids=req["game_ids"], limit=req["limit"], jobs=1,
+                             progress=lambda done, total: _emit(out, progress=[done, total]))
+    return {"hands_done": summary.hands_done}
+
+
+def _remove(req: dict[str, Any], out: IO[str]) -> dict[str, Any]:
+    from .admin import Actor, remove
+
+    done = remove(req["db"], req["log"], req["action"], Actor.of(req.get("who")),
+                  req.get("reason") or "")
+    return {"line": done.line()}
+
+
+_JOBS = {"upload": _upload, "ratings": _ratings, "estimate": _estimate, "remove": _remove}
+
+
+def child_main() -> None:
+    out = sys.stdout
+    try:
+        req = json.loads(sys.stdin.readline())
+        result = _JOBS[req["job"]](req, out)
+        _emit(out, result=result)
+    except BaseException as e:  # noqa: BLE001 - the parent gets one line, never a traceback
+        from .db import DatabaseBusy
+
+        text = (str(e).strip().splitlines() or [type(e).__name__])[0][:400]
+        _emit(out, error=text, busy=isinstance(e, DatabaseBusy))
+
+
+# ------------------------------------------------------------------ in the dashboard
+
+
+def run(job: str, request: dict[str, Any], progress: Progress | None = None,
+        files: list[tuple[str, bytes]] | None = None) -> Any:
+    """Run `job` in a child process and return its result. `files`: (name, bytes) handed
+    over as files in a private temporary folder (request["items"] lists them)."""
+    folder = tempfile.mkdtemp(prefix="trickledger-job-")
+    try:
+        if files is not None:
+            items = []
+            for i, (name, data) in enumerate(files):
+                path = os.path.join(folder, f"{i:05d}")
+                with open(path, "wb") as f:
+                    f.write(data)
+                items.append((name, path))
+            request = {**request, "items": items}
+        proc = subprocess.Popen([sys.executable, "-m", "ingest.jobs"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps({**request, "job": job}) + "\n")
+        proc.stdin.close()
+        answer: dict[str, Any] | None = None
+        for line in proc.stdout:
+            msg = json.loads(line)
+            if "progress" in msg:
+                if progress is not None:
+                    progress(*msg["progress"])
+            else:
+                answer = msg
+        proc.wait()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if answer is None:
+        raise JobFailed(f"the {job} stopped without an answer (exit {proc.returncode})")
+    if "error" in answer:
+        raise (JobBusy if answer.get("busy") else JobFailed)(answer["error"])
+    return answer["result"]
+
+
+def upload(items: list[tuple[str, bytes]], db: str | None, lake: str | None,
+           who: dict[str, Any] | None, action: str = "upload",
+           progress: Progress | None = None) -> Summary:
+    """Ingest uploaded logs (name, bytes) in a child process, audited as `who`."""
+    data = run("upload", {"db": db, "lake": lake, "who": who, "action": action}, progress,
+               files=items)
+    results = [Outcome(**o) for o in data.pop("results")]
+    return Summary(**data, results=results)
+
+
+if __name__ == "__main__":
+    child_main()
