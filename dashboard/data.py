@@ -28,7 +28,7 @@ import streamlit as st
 from ingest import jobs
 from ingest import lake as lakes
 from ingest.console import Answer, Console, Limits, Target
-from ingest.db import DatabaseBusy, db_path, reading
+from ingest.db import DatabaseBusy, db_path, reading, yield_to_writers
 from ingest.load import Summary
 from ingest.sql import SqlRefused
 
@@ -39,6 +39,10 @@ CACHE_TTL_S = 5
 
 class Busy(RuntimeError):
     """The database stayed locked by another process (an ingest) while we waited."""
+
+
+class WriteFailed(RuntimeError):
+    """A write (upload, removal, estimate) that could not be done; the message says why."""
 
 
 @dataclass
@@ -72,6 +76,7 @@ def _connection(db: Database) -> Iterator[Any]:
         finally:
             cursor.close()
         return
+    yield_to_writers(db.path)
     with reading(db.path, wait_s=15) as con:
         yield con
 
@@ -119,14 +124,15 @@ def load(items: list[tuple[str, bytes]], who: dict[str, Any] | None = None,
                               db.path if db.lake else None, who, action)
     except jobs.JobBusy as e:
         raise Busy(str(e)) from None
+    except jobs.JobFailed as e:
+        raise WriteFailed(str(e)) from None
     query.clear()
     return summary
 
 
 def has_log(sha256: str) -> bool:
-    """Whether the database holds the file with these bytes."""
-    return not query("SELECT 1 FROM logs WHERE sha256 = ? AND game_id IS NOT NULL",
-                     (sha256,)).empty
+    """Whether the database holds the game of the file with these bytes."""
+    return not query("SELECT 1 FROM games WHERE sha256 = ?", (sha256,)).empty
 
 
 def claims_not_matching(game_ids: tuple[str, ...]) -> pd.DataFrame:
@@ -425,6 +431,8 @@ def estimate_hands(f: Filters, rounds: int, progress: Any = None) -> int:
                                        "limit": rounds}, progress)
     except jobs.JobBusy as e:
         raise Busy(str(e)) from None
+    except jobs.JobFailed as e:
+        raise WriteFailed(str(e)) from None
     query.clear()
     return int(result["hands_done"])
 
@@ -452,6 +460,9 @@ def audit_rows(limit: int = 500) -> pd.DataFrame:
             return pd.DataFrame()
         frame = pd.read_json(path, lines=True, dtype=False)
         return frame.sort_values("happened_at", ascending=False).head(limit)
+    if not query("SELECT 1 FROM information_schema.tables WHERE table_name = 'audit_log'",
+                 ()).shape[0]:
+        return pd.DataFrame()  # a database not written to since version 4: nothing yet
     return query("SELECT happened_at, actor, via, address, action, file_name, result, detail, "
                  "game_id, sha256 FROM audit_log ORDER BY happened_at DESC LIMIT ?", (limit,))
 
@@ -475,5 +486,7 @@ def remove_log(sha256: str, action: str, who: dict[str, Any], reason: str) -> st
                                      "who": who, "reason": reason})
     except jobs.JobBusy as e:
         raise Busy(str(e)) from None
+    except jobs.JobFailed as e:
+        raise WriteFailed(str(e)) from None
     query.clear()
     return str(result["line"])

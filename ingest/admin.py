@@ -9,7 +9,8 @@ and every quarantine or delete. An admin can take a log back out:
   analyses derived from them) are deleted and its `logs` row is kept with status
   `quarantined` and the reason, so its text can still be read and the same bytes
   uploaded again are reported as quarantined, not loaded. Its game id is free again:
-  the real game's log (a forged log may have squatted its id) now loads.
+  the logs refused as conflicts because it held their id are forgotten, so the real
+  game's log (a forged log may have squatted its id) now loads.
 - **delete**: the same, and the `logs` and `ingest_errors` rows go too; the bytes could
   be loaded again.
 
@@ -109,18 +110,23 @@ class Removed:
 
 def find_log(con: duckdb.DuckDBPyConnection, wanted: str) -> tuple[str, str | None, str, str]:
     """(sha256, game_id, file_name, status) of the one log `wanted` names: its SHA-256, a
-    unique prefix of it (8 characters or more), or its game id."""
+    unique prefix of it (8 characters or more), or its game id (the log whose game is
+    loaded, when others with that id were refused as conflicts)."""
     wanted = wanted.strip()
     rows = con.execute(
-        "SELECT sha256, game_id, file_name, status FROM logs WHERE sha256 = ? OR game_id = ? "
-        "OR (length(?) >= 8 AND starts_with(sha256, ?))",
+        "SELECT l.sha256, l.game_id, l.file_name, l.status, g.sha256 IS NOT NULL AS owner "
+        "FROM logs l LEFT JOIN games g ON g.sha256 = l.sha256 "
+        "WHERE l.sha256 = ? OR l.game_id = ? OR (length(?) >= 8 AND starts_with(l.sha256, ?))",
         [wanted, wanted, wanted, wanted.lower()]).fetchall()
     if not rows:
         raise AdminError(f"no log has the SHA-256 or game id {wanted!r}")
+    owners = [r for r in rows if r[4] and r[1] == wanted]
+    if len(rows) > 1 and len(owners) == 1:
+        rows = owners
     if len(rows) > 1:
         names = ", ".join(f"{r[2]} ({r[0][:12]})" for r in rows[:5])
         raise AdminError(f"{wanted!r} names {len(rows)} logs ({names}); give a SHA-256")
-    sha, gid, name, status = rows[0]
+    sha, gid, name, status, _ = rows[0]
     return str(sha), gid, str(name), str(status)
 
 
@@ -153,6 +159,16 @@ def remove(path: str, wanted: str, action: str, actor: Actor, reason: str = "") 
             owner = con.execute("SELECT sha256 FROM games WHERE game_id = ?",
                                 [gid]).fetchone() if gid is not None else None
             rows = _remove_facts(con, sha, gid) if owner and owner[0] == sha else 0
+            if gid is not None and owner and owner[0] == sha:
+                # the logs refused because this one held their id (the real game's, when
+                # this one is forged) are forgotten, so that loading them again works
+                refused = [r[0] for r in con.execute(
+                    "SELECT sha256 FROM logs WHERE game_id = ? AND status = 'conflict'",
+                    [gid]).fetchall()]
+                if refused:
+                    con.execute("DELETE FROM ingest_errors WHERE list_contains(?, sha256)",
+                                [refused])
+                    con.execute("DELETE FROM logs WHERE list_contains(?, sha256)", [refused])
             if action == "quarantine":
                 con.execute("UPDATE logs SET status = ?, error_line = NULL, error_message = ? "
                             "WHERE sha256 = ?",

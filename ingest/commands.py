@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import Any
 
@@ -61,7 +62,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 f"(trickledger verify {p.name})", error=True)
     say(summary.line())
     say(f"lake: {args.lake}" if args.lake else f"database: {path}")
-    if path is not None and (summary.loaded or summary.results):
+    if path is not None:
         from ingest.admin import Actor, audit
 
         try:  # one row per run: the command line is the machine's owner
@@ -84,6 +85,12 @@ def cmd_sql(args: argparse.Namespace) -> int:
 
     if args.lake and args.db:
         print("trickledger sql: give --db or --lake, not both", file=sys.stderr)
+        return 2
+    from ingest.lake import is_lake
+
+    if args.lake and not is_lake(args.lake):
+        print(f"trickledger sql: {args.lake}: not a trickledger lake (make one with "
+              f"trickledger ingest SOURCE --lake {args.lake})", file=sys.stderr)
         return 2
     try:
         res = query(None if args.lake else db_path(args.db), args.query,
@@ -110,7 +117,8 @@ def cmd_sql(args: argparse.Namespace) -> int:
             print("  ".join(v.ljust(w) for v, w in zip(r, widths)))
         print(f"({len(res.rows)} row{'s' if len(res.rows) != 1 else ''})")
     if res.truncated:
-        print(f"trickledger sql: output cut at {args.max_rows} rows", file=sys.stderr)
+        print(f"trickledger sql: output cut: {res.note or f'at {args.max_rows} rows'}",
+              file=sys.stderr)
     return 0
 
 
@@ -170,6 +178,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
     try:
         must_exist(path)
         with reading(path) as con:
+            if not con.execute("SELECT 1 FROM information_schema.tables "
+                               "WHERE table_name = 'audit_log'").fetchall():
+                say("the audit log is empty (nothing written since this trickledger)")
+                return 0
             rows = con.execute(
                 "SELECT happened_at, coalesce(actor, '-'), via, coalesce(address, '-'), action, "
                 "coalesce(file_name, '-'), coalesce(result, '-') FROM audit_log "
@@ -192,8 +204,8 @@ def positive(kind: type[int] | type[float]) -> Any:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
+        if not (value > 0 and math.isfinite(value)):
+            raise argparse.ArgumentTypeError(f"must be a finite number above 0, got {text}")
         return value
 
     parse.__name__ = kind.__name__

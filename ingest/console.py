@@ -21,6 +21,7 @@ ahead of need so a query does not wait for Python to start.
 from __future__ import annotations
 
 import json
+import math
 import os
 import resource
 import shutil
@@ -63,8 +64,8 @@ class Limits:
     def check(self) -> None:
         for name, value in (("time limit", self.timeout_s), ("row limit", self.max_rows),
                             ("byte limit", self.max_bytes)):
-            if not value > 0:
-                raise ConsoleError(f"the {name} must be positive, got {value}")
+            if not (value > 0 and math.isfinite(value)):
+                raise ConsoleError(f"the {name} must be a finite number above 0, got {value}")
 
 
 @dataclass

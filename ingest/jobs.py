@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, fields
 from typing import IO, Any
@@ -47,19 +48,20 @@ def _emit(out: IO[str], **kw: Any) -> None:
 
 
 def _upload(req: dict[str, Any], out: IO[str]) -> dict[str, Any]:
-    from .admin import Actor, audit
+    from .admin import Actor
     from .load import ingest
 
     sources = [Source(name, path=path) for name, path in req["items"]]
     db, lake = req.get("db"), req.get("lake")
+    actor, action = Actor.of(req.get("who")), req.get("action", "upload")
+    # into a database file, each batch's audit rows are written in its own transaction
     summary = ingest(sources, None if lake else db, jobs=1, lake=lake,
-                     progress=lambda done, total: _emit(out, progress=[done, total]))
-    rows = [{"file_name": o.name, "sha256": o.sha256, "game_id": o.game_id,
-             "result": o.status, "detail": o.message} for o in summary.results]
-    if db and not lake:
-        audit(db, Actor.of(req.get("who")), req.get("action", "upload"), rows)
-    elif lake:
-        _audit_lake(lake, Actor.of(req.get("who")), req.get("action", "upload"), rows)
+                     progress=lambda done, total: _emit(out, progress=[done, total]),
+                     audit_as=None if lake else (actor, action))
+    if lake:
+        _audit_lake(lake, actor, action, [{
+            "file_name": o.name, "sha256": o.sha256, "game_id": o.game_id,
+            "result": o.status, "detail": o.message} for o in summary.results])
     data = {f.name: getattr(summary, f.name) for f in fields(Summary) if f.name != "results"}
     data["results"] = [asdict(o) for o in summary.results]
     return data
@@ -78,11 +80,20 @@ def _audit_lake(lake: str, actor: Any, action: str, rows: list[dict[str, Any]]) 
 
 def _ratings(req: dict[str, Any], out: IO[str]) -> dict[str, Any]:
     from . import ratings
-    from .db import writing
+    from .db import reading, writing
 
+    # computed on a read-only connection: the write lock is held only to store
+    with reading(req["db"], wait_s=30) as con:
+        fp = ratings.fingerprint(con)
+        if ratings.stored_fingerprint(con) == fp:
+            return {"recomputed": False}
+        rows = ratings.compute(con.execute(ratings.ORDER_SQL).fetchall())
     with writing(req["db"], wait_s=30) as con:
-        run = ratings.refresh(con)
-    return asdict(run) if hasattr(run, "__dataclass_fields__") else {}
+        if ratings.fingerprint(con) == fp:
+            ratings.store(con, rows, fp)
+        else:  # games arrived meanwhile
+            ratings.refresh(con)
+    return {"recomputed": True}
 
 
 def _estimate(req: dict[str, Any], out: IO[str]) -> dict[str, Any]:
@@ -105,26 +116,37 @@ _JOBS = {"upload": _upload, "ratings": _ratings, "estimate": _estimate, "remove"
 
 
 def child_main() -> None:
-    out = sys.stdout
+    # the protocol gets a descriptor of its own; anything else printed goes to stderr
+    out = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
     try:
         req = json.loads(sys.stdin.readline())
         result = _JOBS[req["job"]](req, out)
         _emit(out, result=result)
     except BaseException as e:  # noqa: BLE001 - the parent gets one line, never a traceback
         from .db import DatabaseBusy
+        from .lake import LakeError
 
         text = (str(e).strip().splitlines() or [type(e).__name__])[0][:400]
-        _emit(out, error=text, busy=isinstance(e, DatabaseBusy))
+        busy = isinstance(e, DatabaseBusy) or (isinstance(e, LakeError) and "busy" in text)
+        _emit(out, error=text, busy=busy)
 
 
 # ------------------------------------------------------------------ in the dashboard
 
 
+DEADLINE_S = 900.0  # a job that has not answered by then is stopped
+
+
 def run(job: str, request: dict[str, Any], progress: Progress | None = None,
-        files: list[tuple[str, bytes]] | None = None) -> Any:
+        files: list[tuple[str, bytes]] | None = None, deadline_s: float = DEADLINE_S) -> Any:
     """Run `job` in a child process and return its result. `files`: (name, bytes) handed
-    over as files in a private temporary folder (request["items"] lists them)."""
+    over as files in a private temporary folder (request["items"] lists them). The child
+    is stopped, and its folder removed, whatever happens here (a deadline, the visitor
+    leaving the page, an error)."""
     folder = tempfile.mkdtemp(prefix="trickledger-job-")
+    proc: subprocess.Popen[str] | None = None
+    timer: threading.Timer | None = None
     try:
         if files is not None:
             items = []
@@ -137,11 +159,16 @@ def run(job: str, request: dict[str, Any], progress: Progress | None = None,
         proc = subprocess.Popen([sys.executable, "-m", "ingest.jobs"], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         assert proc.stdin is not None and proc.stdout is not None
+        timer = threading.Timer(deadline_s, proc.kill)
+        timer.start()
         proc.stdin.write(json.dumps({**request, "job": job}) + "\n")
         proc.stdin.close()
         answer: dict[str, Any] | None = None
         for line in proc.stdout:
-            msg = json.loads(line)
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
             if "progress" in msg:
                 if progress is not None:
                     progress(*msg["progress"])
@@ -149,9 +176,15 @@ def run(job: str, request: dict[str, Any], progress: Progress | None = None,
                 answer = msg
         proc.wait()
     finally:
+        if timer is not None:
+            timer.cancel()
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
         shutil.rmtree(folder, ignore_errors=True)
     if answer is None:
-        raise JobFailed(f"the {job} stopped without an answer (exit {proc.returncode})")
+        raise JobFailed(f"the {job} stopped without an answer (exit {proc.returncode}"
+                        + (f"; stopped after {deadline_s:g} s)" if proc.returncode == -9 else ")"))
     if "error" in answer:
         raise (JobBusy if answer.get("busy") else JobFailed)(answer["error"])
     return answer["result"]

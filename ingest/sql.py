@@ -60,6 +60,7 @@ class Result:
     columns: list[str]
     rows: list[tuple[Any, ...]]
     truncated: bool
+    note: str | None = None  # why the result was cut, in words
 
     def as_dicts(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, r)) for r in self.rows]
@@ -143,4 +144,4 @@ def query(path: str | None, sql: str, max_rows: int = MAX_ROWS,
                          Limits(timeout_s=timeout_s, max_rows=max_rows))
     finally:
         con.close()
-    return Result(answer.columns, answer.rows, answer.truncated)
+    return Result(answer.columns, answer.rows, answer.truncated, answer.note)

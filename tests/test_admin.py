@@ -50,6 +50,13 @@ def test_an_ingest_run_is_audited_with_its_summary(db):
 def test_quarantine_takes_the_facts_out_keeps_the_text_and_refuses_the_bytes(db, tmp_path,
                                                                            capsys):
     gid = game_id_of(db, RAGE)
+    # the real game's log came second: refused, its id held by the one loaded first
+    real = tmp_path / "real.jsonl"
+    real.write_bytes(RAGE.read_bytes().replace(b'"platform"', b'"note":"real","platform"', 1))
+    assert main(["ingest", "--db", db, str(real)]) == 2
+    conflict_status = rows(db, "SELECT status FROM logs WHERE file_name = ?", [str(real)])
+    assert conflict_status == [("conflict",)]
+    capsys.readouterr()
     facts = rows(db, "SELECT count(*) FROM round_scores WHERE game_id = ?", [gid])[0][0]
     assert facts > 0
     assert main(["quarantine", gid, "--reason", "forged", "--db", db]) == 0
@@ -63,11 +70,12 @@ def test_quarantine_takes_the_facts_out_keeps_the_text_and_refuses_the_bytes(db,
     assert main(["ingest", "--db", db, str(RAGE)]) == 2
     out = capsys.readouterr()
     assert "quarantined" in out.err and "loaded 0" in out.out
-    # the game id is free: another log of that game (other bytes) now loads
-    other = tmp_path / "real.jsonl"
-    other.write_bytes(RAGE.read_bytes().replace(b'"platform"', b'"note":"real","platform"', 1))
-    assert main(["ingest", "--db", db, str(other)]) in (0, 1)
-    assert rows(db, "SELECT file_name FROM games WHERE game_id = ?", [gid])[0][0] == str(other)
+    # the game id is free: the log refused before because this one held its id (the real
+    # game's, the forged one loaded first) now loads, its earlier refusal forgotten
+    assert main(["ingest", "--db", db, str(real)]) in (0, 1)
+    assert rows(db, "SELECT file_name FROM games WHERE game_id = ?", [gid])[0][0] == str(real)
+    assert rows(db, "SELECT count(*) FROM ingest_errors WHERE file_name = ?",
+                [str(real)])[0][0] == 0
     actions = [r[0] for r in rows(db, "SELECT action FROM audit_log ORDER BY happened_at")]
     assert actions.count("quarantine") == 1
 
@@ -126,10 +134,18 @@ def test_export_and_import_round_trip_through_the_command_line(db, tmp_path, cap
 
 
 @pytest.mark.parametrize("option", [["--timeout", "0"], ["--timeout", "-1"],
-                                    ["--max-rows", "0"], ["--timeout", "soon"]])
+                                    ["--timeout", "inf"], ["--max-rows", "0"],
+                                    ["--timeout", "soon"]])
 def test_console_limits_must_be_positive(db, option, capsys):
     assert main(["sql", "--db", db, *option, "SELECT 1"]) == 2  # a usage error
     assert option[0] in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", [["--jobs", "0"], ["--batch", "0"], ["--batch", "-5"]])
+def test_ingest_sizes_must_be_positive(tmp_path, option, capsys):
+    db = tmp_path / "t.duckdb"
+    assert main(["ingest", "--db", str(db), *option, str(RAGE)]) == 2
+    assert option[0] in capsys.readouterr().err and not db.exists()
 
 
 def test_the_command_lines_console_stops_what_duckdb_cannot_interrupt(db, capsys):
@@ -178,7 +194,7 @@ def test_admin_page_quarantines_and_shows_the_audit(dashboard_db):
     at.radio(key="admin_action").set_value("quarantine").run()
     at.text_input(key="admin_reason").set_value("forged").run()
     assert at.button(key="admin_go").disabled  # not before the box is ticked
-    at.checkbox(key="admin_sure").check().run()
+    at.checkbox[0].check().run()
     at.button(key="admin_go").click().run()
     assert not at.exception
     assert any("quarantined" in s.value for s in at.success)
@@ -187,16 +203,32 @@ def test_admin_page_quarantines_and_shows_the_audit(dashboard_db):
     assert "quarantine" in set(audit["action"])
 
 
+def _busy_console_worker() -> bool:
+    """Whether a console worker of this process is running a query (using the CPU)."""
+    import os
+
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            stat = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            cmd = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat[1]) == os.getpid() and b"ingest.console" in cmd and \
+                int(stat[11]) + int(stat[12]) > 50:  # utime + stime, in ticks
+            return True
+    return False
+
+
 def test_a_slow_console_query_does_not_hold_up_other_pages(dashboard_db):
     """No process-wide lock: while one visitor's query runs (in its worker), another
     visitor's page query answers."""
     from dashboard import data
 
-    started = threading.Event()
     result: list[object] = []
 
     def slow() -> None:
-        started.set()
         try:
             result.append(data.console("SELECT count(*) FROM range(100000000000) a"))
         except data.SqlRefused as e:
@@ -204,12 +236,16 @@ def test_a_slow_console_query_does_not_hold_up_other_pages(dashboard_db):
 
     t = threading.Thread(target=slow)
     t.start()
-    started.wait()
+    while not _busy_console_worker():  # the query is running in its worker
+        assert t.is_alive(), result
+        threading.Event().wait(0.05)
     n = data.query("SELECT count(*) AS n FROM games")
     assert int(n["n"].iloc[0]) > 0
     assert t.is_alive()  # the slow query is still running: the page did not wait for it
     t.join()
     assert isinstance(result[0], data.SqlRefused) and "longer than" in str(result[0])
+    data._console().close()
+    data._console.clear()
 
 
 def test_a_visitor_beyond_loopback_without_an_account_may_not_administer(dashboard_db,

@@ -10,9 +10,8 @@ st.caption("For the server's admins: every upload, save, ingest, quarantine and 
 
 
 def render() -> None:
-    me = auth.visitor()
-    if not me.is_admin:
-        st.info("This page is for the server's admins: log in from the sidebar.")
+    me = auth.require_admin("This page")
+    if me is None:
         return
     st.subheader("Take a log out")
     lake = data.database().lake is not None
@@ -55,7 +54,9 @@ def _remove(me: auth.Visitor) -> None:
     action = st.radio("What to do", ["quarantine", "delete"], horizontal=True,
                       key="admin_action")
     reason = st.text_input("Why (kept in the audit log)", key="admin_reason", max_chars=500)
-    sure = st.checkbox(ui.md(f"Yes, {action} {log['file_name']}"), key="admin_sure")
+    # keyed by log and action: a tick given for one never carries over to another
+    sure = st.checkbox(ui.md(f"Yes, {action} {log['file_name']}"),
+                       key=f"admin_sure_{log['sha256']}_{action}")
     if st.button(action.capitalize(), key="admin_go", disabled=not sure, type="primary"):
         line = data.remove_log(str(log["sha256"]), action, auth.describe(me), reason)
         st.success(ui.md(line))

@@ -13,7 +13,10 @@ st.caption("Read-only: one SELECT at a time; no files, no settings, no writes. E
 
 
 def render() -> None:
-    if auth.require_writer("The SQL console") is None:
+    # DuckDB has no per-table rights: a console reads the whole file, the audit log of who
+    # uploaded from which address included, so beyond this machine it is for admins
+    if auth.require_admin("The SQL console", " (it reads the whole database, the audit log "
+                                             "of who uploaded from where included)") is None:
         return
     examples = data.example_queries()
     if "sql_text" not in st.session_state:
