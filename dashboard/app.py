@@ -37,7 +37,9 @@ PAGES = [
             url_path="sheet"),
     st.Page("views/sql.py", title="SQL", icon=":material/terminal:", url_path="sql"),
 ]
-page = st.navigation(PAGES)
+ADMIN = st.Page("views/admin.py", title="Admin", icon=":material/admin_panel_settings:",
+                url_path="admin")
+page = st.navigation(PAGES + ([ADMIN] if auth.visitor().is_admin else []))
 ui.sidebar_filters()
 st.sidebar.caption("Games entered as a score sheet count in totals and results; trick, "
                    "split, early-end and bidding figures come from move logs only.")

@@ -319,6 +319,18 @@ def require_writer(what: str) -> Visitor | None:
     return None
 
 
+def require_admin(what: str, why: str = "") -> Visitor | None:
+    """The visitor if they are an admin; otherwise say why on the page and return None."""
+    me = visitor()
+    if me.is_admin:
+        return me
+    if me.name is not None:
+        st.warning(f"{what} is for admins{why}; {me.name} is a {me.role or 'reader'}.")
+    else:
+        st.info(f"{what} is for the server's admins{why}: log in from the sidebar.")
+    return None
+
+
 def describe(me: Visitor) -> dict[str, Any]:
     """Who did something, for the audit log."""
     return {"user": me.name or ("local" if me.via == "this machine" else None), "via": me.via,

@@ -105,6 +105,12 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
             print(f"trickledger dashboard: {e}", file=sys.stderr)
             return 2
         print(summary.line(), flush=True)
+        if not lake:
+            from ingest.admin import Actor, audit
+
+            audit(path, Actor.command_line(), "ingest",
+                  [{"file_name": "the sample logs", "result": f"loaded {summary.loaded}",
+                    "detail": summary.line()}])
     env = dict(os.environ, TRICKLEDGER_LISTEN=args.address,
                TRICKLEDGER_ALLOWED_HOSTS=",".join(allowed_hosts(args.address,
                                                                 args.allowed_host)),

@@ -1,11 +1,14 @@
 """All data access of the dashboard: one module, cached, parameterised.
 
-Pages never open the database themselves. Reads go through `query()`
-(cached for a few seconds, so games loaded by another process appear soon);
-writes (uploads) through `load()`. Connections are short-lived and
-serialised within the process, because DuckDB refuses a read-only and a
-read-write connection to one file side by side, and because an ingest in
-another process must be able to take the file between our queries.
+Pages never open the database themselves. Reads go through `query()` (cached
+for a few seconds, so games loaded by another process appear soon), each on a
+short read-only connection of its own, so that an ingest can take the file
+between two queries. Nothing here holds a lock while it works: the SQL
+console's queries run in a worker process that is killed at their limits
+(ingest.console), and writes — uploads, ratings, hand estimates — run in a
+child process (ingest.jobs), because DuckDB lets one process hold a file
+read-write or read-only, not both. A slow query or upload never blocks another
+visitor's page.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,11 +25,14 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from ingest import jobs
 from ingest import lake as lakes
-from ingest.db import DatabaseBusy, db_path, reading
-from ingest.load import Source, Summary, ingest
-from ingest.sql import Result, SqlRefused
-from ingest.sql import run as run_sql
+from ingest.console import Answer, Console, Limits, Target
+from ingest.db import DatabaseBusy, db_path, reading, yield_to_writers
+from ingest.load import Summary
+from ingest.sql import SqlRefused
+
+Result = Answer  # what the SQL page shows
 
 CACHE_TTL_S = 5
 
@@ -36,44 +41,52 @@ class Busy(RuntimeError):
     """The database stayed locked by another process (an ingest) while we waited."""
 
 
+class WriteFailed(RuntimeError):
+    """A write (upload, removal, estimate) that could not be done; the message says why."""
+
+
 @dataclass
 class Database:
     path: str
-    lock: threading.RLock
     lake: lakes.Reader | None = None  # `trickledger dashboard --lake DIR`: views over it
 
     @property
     def where(self) -> str:
         return self.lake.lake if self.lake else self.path
 
+    def target(self) -> Target:
+        return Target(lake=self.path) if self.lake else Target(db=self.path)
+
 
 @st.cache_resource
 def database() -> Database:
-    """The process-wide handle: the file's path (or the lake's reader) and the lock that
-    serialises access."""
+    """The process-wide handle: the file's path, or the lake's reader."""
     lake = os.environ.get("TRICKLEDGER_LAKE")
     if lake:
-        return Database(os.path.abspath(lake), threading.RLock(), lakes.Reader(lake))
-    return Database(os.path.abspath(db_path()), threading.RLock())
+        return Database(os.path.abspath(lake), lakes.Reader(lake))
+    return Database(os.path.abspath(db_path()))
 
 
 @contextmanager
 def _connection(db: Database) -> Iterator[Any]:
     if db.lake is not None:
-        yield db.lake.get()  # kept open: the lake has no lock to give back
+        cursor = db.lake.get().cursor()  # one per query: a connection is not shared by threads
+        try:
+            yield cursor
+        finally:
+            cursor.close()
         return
+    yield_to_writers(db.path)
     with reading(db.path, wait_s=15) as con:
         yield con
 
 
 def _read(sql: str, params: tuple[Any, ...]) -> pd.DataFrame:
-    db = database()
-    with db.lock:
-        try:
-            with _connection(db) as con:
-                return con.execute(sql, list(params)).df()
-        except DatabaseBusy as e:
-            raise Busy(str(e)) from None
+    try:
+        with _connection(database()) as con:
+            return con.execute(sql, list(params)).df()
+    except DatabaseBusy as e:
+        raise Busy(str(e)) from None
 
 
 @st.cache_data(ttl=CACHE_TTL_S, show_spinner=False)
@@ -82,40 +95,44 @@ def query(sql: str, params: tuple[Any, ...] = ()) -> pd.DataFrame:
     return _read(sql, params)
 
 
-def console(sql: str, max_rows: int = 5000, timeout_s: float = 10.0) -> Result:
-    """The SQL console: one sandboxed read-only statement, cut off after `timeout_s`."""
-    db = database()
-    with db.lock:
-        try:
-            with _connection(db) as con:
-                return run_sql(con, sql, None, max_rows, timeout_s)
-        except DatabaseBusy as e:
-            raise Busy(str(e)) from None
+CONSOLE_LIMITS = Limits(timeout_s=10.0, max_rows=5000)
 
 
-def load(items: list[tuple[str, bytes]], who: Any = None) -> Summary:
-    """Ingest uploaded logs (name, bytes) on behalf of `who` (an auth.Visitor); clears the
-    query cache so pages show them. Names are kept as names only (a browser may send a
-    path); every log is read within the one cap of the reader."""
+@st.cache_resource
+def _console() -> Console:
+    return Console()  # keeps a worker started, so a query does not wait for Python
+
+
+def console(sql: str) -> Result:
+    """The SQL console: one sandboxed read-only statement in a worker process that is
+    killed at its time, memory or result-size limit (ConsoleError, a SqlRefused, says
+    which)."""
+    return _console().run(database().target(), sql, CONSOLE_LIMITS)
+
+
+def load(items: list[tuple[str, bytes]], who: dict[str, Any] | None = None,
+         action: str = "upload") -> Summary:
+    """Ingest uploaded logs (name, bytes) in a child process on behalf of `who`
+    (auth.describe of the visitor), each audited; clears the query cache so pages show
+    them. Names are kept as names only (a browser may send a path); every log is read
+    within the one cap of the reader."""
     db = database()
-    sources = [Source(Path(name.replace("\\", "/")).name or "upload.jsonl", data=data)
-               for name, data in items]
-    with db.lock:
-        try:
-            if db.lake is not None:
-                summary = ingest(sources, lake=db.lake.lake, jobs=1)
-            else:
-                summary = ingest(sources, db.path, jobs=1)
-        except (DatabaseBusy, lakes.LakeError) as e:
-            raise Busy(str(e)) from None
+    named = [(Path(name.replace("\\", "/")).name or "upload.jsonl", data)
+             for name, data in items]
+    try:
+        summary = jobs.upload(named, None if db.lake else db.path,
+                              db.path if db.lake else None, who, action)
+    except jobs.JobBusy as e:
+        raise Busy(str(e)) from None
+    except jobs.JobFailed as e:
+        raise WriteFailed(str(e)) from None
     query.clear()
     return summary
 
 
 def has_log(sha256: str) -> bool:
-    """Whether the database holds the file with these bytes."""
-    return not query("SELECT 1 FROM logs WHERE sha256 = ? AND game_id IS NOT NULL",
-                     (sha256,)).empty
+    """Whether the database holds the game of the file with these bytes."""
+    return not query("SELECT 1 FROM games WHERE sha256 = ?", (sha256,)).empty
 
 
 def claims_not_matching(game_ids: tuple[str, ...]) -> pd.DataFrame:
@@ -379,19 +396,18 @@ def ensure_ratings() -> str | None:
     """Bring `rating_history` up to date when the complete games changed (cheap when they
     did not); returns a note when the database was busy and older ratings are shown."""
     from ingest import ratings
-    from ingest.db import writing
 
     db = database()
-    with db.lock:
-        try:
-            with reading(db.path, wait_s=15) as con:
-                if ratings.is_fresh(con):
-                    return None
-            with writing(db.path, wait_s=15) as con:
-                ratings.refresh(con)
-        except DatabaseBusy:
-            return ("The ratings could not be brought up to date: another process is "
-                    "writing to the database. They are from before its latest games.")
+    if db.lake is not None:
+        return None  # a lake's ratings are not stored (docs/scale.md)
+    try:
+        with reading(db.path, wait_s=15) as con:
+            if ratings.is_fresh(con):
+                return None
+        jobs.run("ratings", {"db": db.path})
+    except (DatabaseBusy, jobs.JobBusy):
+        return ("The ratings could not be brought up to date: another process is "
+                "writing to the database. They are from before its latest games.")
     query.clear()
     return None
 
@@ -413,19 +429,17 @@ def hand_coverage(f: Filters) -> tuple[int, int, int, int]:
 def estimate_hands(f: Filters, rounds: int, progress: Any = None) -> int:
     """Run the hand estimates for up to `rounds` rounds of the filtered games now (the
     same cached Monte-Carlo as `trickledger analyse`); returns the hands estimated."""
-    from ingest.analyse import estimate_hands as run
-
     ids_sql, params = f.game_ids()
     ids = query(ids_sql, tuple(_hashable(v) for v in params))["game_id"].tolist()
-    db = database()
-    with db.lock:
-        try:
-            summary = run(db.path, game_ids=ids or [""], limit=rounds, jobs=1,
-                          progress=progress)
-        except DatabaseBusy as e:
-            raise Busy(str(e)) from None
+    try:
+        result = jobs.run("estimate", {"db": database().path, "game_ids": ids or [""],
+                                       "limit": rounds}, progress)
+    except jobs.JobBusy as e:
+        raise Busy(str(e)) from None
+    except jobs.JobFailed as e:
+        raise WriteFailed(str(e)) from None
     query.clear()
-    return summary.hands_done
+    return int(result["hands_done"])
 
 
 def example_queries() -> list[tuple[str, str]]:
@@ -437,3 +451,47 @@ def example_queries() -> list[tuple[str, str]]:
 
 __all__ = ["Busy", "Filters", "Result", "SqlRefused", "console", "database", "filtered",
            "load", "options", "query"]
+
+
+# ----------------------------------------------------------------- administration
+
+
+def audit_rows(limit: int = 500) -> pd.DataFrame:
+    """The newest rows of the audit log (a lake's from its `_audit.jsonl`)."""
+    db = database()
+    if db.lake is not None:
+        path = Path(db.path) / "_audit.jsonl"
+        if not path.exists():
+            return pd.DataFrame()
+        frame = pd.read_json(path, lines=True, dtype=False)
+        return frame.sort_values("happened_at", ascending=False).head(limit)
+    if not query("SELECT 1 FROM information_schema.tables WHERE table_name = 'audit_log'",
+                 ()).shape[0]:
+        return pd.DataFrame()  # a database not written to since version 4: nothing yet
+    return query("SELECT happened_at, actor, via, address, action, file_name, result, detail, "
+                 "game_id, sha256 FROM audit_log ORDER BY happened_at DESC LIMIT ?", (limit,))
+
+
+def find_log(wanted: str) -> pd.DataFrame:
+    """The logs a SHA-256 (or its first 8+ characters) or a game id names."""
+    wanted = wanted.strip()
+    return query("""
+        SELECT l.sha256, l.file_name, l.status, l.game_id, g.game, g.n_players,
+               l.ingested_at
+        FROM logs l LEFT JOIN games g ON g.sha256 = l.sha256
+        WHERE l.sha256 = ? OR l.game_id = ? OR (length(?) >= 8 AND starts_with(l.sha256, ?))
+        ORDER BY l.ingested_at LIMIT 20""", (wanted, wanted, wanted, wanted.lower()))
+
+
+def remove_log(sha256: str, action: str, who: dict[str, Any], reason: str) -> str:
+    """Quarantine or delete a log and its facts (one transaction, audited) in a child
+    process; returns what was done, in words."""
+    try:
+        result = jobs.run("remove", {"db": database().path, "log": sha256, "action": action,
+                                     "who": who, "reason": reason})
+    except jobs.JobBusy as e:
+        raise Busy(str(e)) from None
+    except jobs.JobFailed as e:
+        raise WriteFailed(str(e)) from None
+    query.clear()
+    return str(result["line"])

@@ -110,6 +110,8 @@ def guarded(render: Callable[[], Any]) -> None:
         render()
     except data.Busy as e:
         busy(e)
+    except data.WriteFailed as e:
+        st.error(md(f"That could not be done: {e}"))
     except (RerunException, StopException):
         raise  # Streamlit's own control flow
     except Exception as e:

@@ -34,6 +34,7 @@ def tables() -> dict[str, list[tuple[str, str]]]:
     out: dict[str, list[tuple[str, str]]] = {}
     out.update(schema.TABLES)
     out.update(DERIVED_TABLES)
+    out.update(schema.ADMIN_TABLES)
     return out
 
 
@@ -105,7 +106,12 @@ def import_(folder: str, db: str) -> Report:
     if manifest.get("format") != FORMAT:
         raise BackupError(f"{folder}: not a trickledger export ({MANIFEST} says "
                           f"{manifest.get('format')!r})")
-    version = int(manifest["schema_version"])
+    try:
+        version = int(manifest["schema_version"])
+        assert isinstance(manifest["tables"], dict)
+    except (KeyError, TypeError, ValueError, AssertionError):
+        raise BackupError(f"{folder}/{MANIFEST} lacks its schema version or table list "
+                          f"(damaged?)") from None
     if version != schema.SCHEMA_VERSION:
         raise BackupError(f"the export has schema version {version}, this trickledger "
                           f"{schema.SCHEMA_VERSION}: import it with the trickledger that "
@@ -143,7 +149,7 @@ def import_(folder: str, db: str) -> Report:
             if checksum(con, name) != (expect["rows"], expect["checksum"]):
                 raise BackupError(f"table {name}: the restored rows differ from the export")
         con.execute("COMMIT")
-    except BaseException:
+    except BaseException as e:
         try:
             con.execute("ROLLBACK")
         except duckdb.Error:
@@ -152,6 +158,9 @@ def import_(folder: str, db: str) -> Report:
         for leftover in (db, db + ".wal"):
             if os.path.exists(leftover):
                 os.unlink(leftover)
+        if isinstance(e, duckdb.Error):  # a file the manifest vouched for, yet unreadable
+            raise BackupError(f"the import failed and nothing was written: "
+                              f"{str(e).splitlines()[0]}") from None
         raise
     con.close()
     # views, macros and migrations to this trickledger's version

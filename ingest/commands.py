@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import Any
 
@@ -52,7 +53,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     for p in summary.results:
-        if p.status in ("illegal", "unreadable", "conflict"):
+        if p.status in ("illegal", "unreadable", "conflict", "quarantined"):
             where = f"{p.name}:{p.line}" if p.line else p.name
             say(f"{where}: {p.status}: {p.message}", error=True)
         if p.disputed and p.status != "already loaded":
@@ -61,7 +62,16 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 f"(trickledger verify {p.name})", error=True)
     say(summary.line())
     say(f"lake: {args.lake}" if args.lake else f"database: {path}")
-    if missing or summary.unreadable or summary.conflicts:
+    if path is not None:
+        from ingest.admin import Actor, audit
+
+        try:  # one row per run: the command line is the machine's owner
+            audit(path, Actor.command_line(), "ingest",
+                  [{"file_name": ", ".join(args.paths)[:500], "result": f"loaded "
+                    f"{summary.loaded}", "detail": summary.line()}])
+        except DatabaseBusy as e:
+            print(f"trickledger ingest: the run is not in the audit log ({e})", file=sys.stderr)
+    if missing or summary.unreadable or summary.conflicts or summary.quarantined:
         return 2
     return 1 if summary.illegal or summary.disputed else 0
 
@@ -75,6 +85,12 @@ def cmd_sql(args: argparse.Namespace) -> int:
 
     if args.lake and args.db:
         print("trickledger sql: give --db or --lake, not both", file=sys.stderr)
+        return 2
+    from ingest.lake import is_lake
+
+    if args.lake and not is_lake(args.lake):
+        print(f"trickledger sql: {args.lake}: not a trickledger lake (make one with "
+              f"trickledger ingest SOURCE --lake {args.lake})", file=sys.stderr)
         return 2
     try:
         res = query(None if args.lake else db_path(args.db), args.query,
@@ -101,7 +117,8 @@ def cmd_sql(args: argparse.Namespace) -> int:
             print("  ".join(v.ljust(w) for v, w in zip(r, widths)))
         print(f"({len(res.rows)} row{'s' if len(res.rows) != 1 else ''})")
     if res.truncated:
-        print(f"trickledger sql: output cut at {args.max_rows} rows", file=sys.stderr)
+        print(f"trickledger sql: output cut: {res.note or f'at {args.max_rows} rows'}",
+              file=sys.stderr)
     return 0
 
 
@@ -111,6 +128,88 @@ def _cell(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
     return str(v)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from ingest.backup import BackupError, export
+    from ingest.db import DatabaseBusy, db_path
+
+    try:
+        report = export(db_path(args.db), args.folder)
+    except (BackupError, DatabaseBusy, OSError) as e:
+        print(f"trickledger export: {e}", file=sys.stderr)
+        return 2
+    print(f"exported {report.line()}")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from ingest.backup import BackupError, import_
+    from ingest.db import db_path
+
+    try:
+        report = import_(args.folder, db_path(args.db))
+    except (BackupError, OSError) as e:
+        print(f"trickledger import: {e}", file=sys.stderr)
+        return 2
+    print(f"imported {report.line()} into {db_path(args.db)}")
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    from ingest.admin import Actor, AdminError, remove
+    from ingest.db import DatabaseBusy, NoDatabase, db_path, must_exist
+
+    path = db_path(args.db)
+    try:
+        must_exist(path)
+        done = remove(path, args.log, args.action, Actor.command_line(), args.reason or "")
+    except (AdminError, DatabaseBusy, NoDatabase) as e:
+        print(f"trickledger {args.action}: {e}", file=sys.stderr)
+        return 2
+    say(done.line())
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from ingest.db import DatabaseBusy, NoDatabase, db_path, must_exist, reading
+
+    path = db_path(args.db)
+    try:
+        must_exist(path)
+        with reading(path) as con:
+            if not con.execute("SELECT 1 FROM information_schema.tables "
+                               "WHERE table_name = 'audit_log'").fetchall():
+                say("the audit log is empty (nothing written since this trickledger)")
+                return 0
+            rows = con.execute(
+                "SELECT happened_at, coalesce(actor, '-'), via, coalesce(address, '-'), action, "
+                "coalesce(file_name, '-'), coalesce(result, '-') FROM audit_log "
+                "ORDER BY happened_at DESC LIMIT ?", [args.limit]).fetchall()
+    except (DatabaseBusy, NoDatabase) as e:
+        print(f"trickledger audit: {e}", file=sys.stderr)
+        return 2
+    for r in rows:
+        say(f"{r[0]:%Y-%m-%d %H:%M:%S}  {r[4]:<10} {r[1]} ({r[2]}, {r[3]})  {r[5]}: {r[6]}")
+    if not rows:
+        say("the audit log is empty")
+    return 0
+
+
+def positive(kind: type[int] | type[float]) -> Any:
+    """An argparse type: a number of `kind` above zero (a clear usage error otherwise)."""
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not (value > 0 and math.isfinite(value)):
+            raise argparse.ArgumentTypeError(f"must be a finite number above 0, got {text}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
 
 
 def register_commands(sub: Any) -> None:
@@ -134,8 +233,8 @@ def register_commands(sub: Any) -> None:
     i.add_argument("--cluster", default=None, metavar="ADDRESS",
                    help="run the batches on Dask: tcp://HOST:8786 (a scheduler) or local:N "
                         "(N local worker processes); needs the 'cluster' extra")
-    i.add_argument("--jobs", type=int, default=None, help="replay processes (default: all cores)")
-    i.add_argument("--batch", type=int, default=500,
+    i.add_argument("--jobs", type=positive(int), default=None, help="replay processes (default: all cores)")
+    i.add_argument("--batch", type=positive(int), default=500,
                    help="logs per batch (one transaction, or one manifest in a lake)")
     i.set_defaults(fn=cmd_ingest)
     q = sub.add_parser("sql", help="run one read-only SQL query on the database")
@@ -144,12 +243,42 @@ def register_commands(sub: Any) -> None:
     q.add_argument("--lake", default=None, metavar="DIR",
                    help="query a lake folder made by ingest --lake instead")
     q.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    q.add_argument("--max-rows", type=int, default=1000)
-    q.add_argument("--timeout", type=float, default=10.0, help="seconds before the query is "
-                   "stopped")
+    q.add_argument("--max-rows", type=positive(int), default=1000,
+                   help="rows shown at most (default 1000)")
+    q.add_argument("--timeout", type=positive(float), default=10.0,
+                   help="seconds before the query's process is stopped (default 10)")
     q.set_defaults(fn=cmd_sql)
 
 
     from ingest.analyse import add_command  # `trickledger analyse` (issue 18)
 
     add_command(sub)
+    e = sub.add_parser("export", help="back up the database: one Parquet file per table",
+                       description="Write every table of the database to FOLDER (new or "
+                                   "empty) as zstd Parquet, with manifest.json: the schema "
+                                   "version and each table's row count and checksum.")
+    e.add_argument("folder", metavar="FOLDER")
+    e.add_argument("--db", default=None, help="database file (must exist)")
+    e.set_defaults(fn=cmd_export)
+    m = sub.add_parser("import", help="restore an export into a new database file",
+                       description="Check FOLDER (an export) against its manifest and load "
+                                   "it into a new database file in one transaction; the "
+                                   "counts and checksums are checked again before it "
+                                   "commits.")
+    m.add_argument("folder", metavar="FOLDER")
+    m.add_argument("--db", default=None, help="the new database file (must not exist)")
+    m.set_defaults(fn=cmd_import)
+    for action, words in (("quarantine", "take a log's facts out, keep its text, refuse its "
+                                         "bytes if uploaded again"),
+                          ("delete", "take a log and its facts out altogether")):
+        r = sub.add_parser(action, help=words, description=words.capitalize() + ", in one "
+                           "transaction with its audit row (docs/reliability.md).")
+        r.add_argument("log", metavar="LOG", help="its SHA-256 (or 8+ first characters) or "
+                                                 "game id")
+        r.add_argument("--reason", default=None, help="why (kept in the audit log)")
+        r.add_argument("--db", default=None, help="database file (must exist)")
+        r.set_defaults(fn=cmd_remove, action=action)
+    a = sub.add_parser("audit", help="who wrote what: the newest rows of the audit log")
+    a.add_argument("--limit", type=positive(int), default=50)
+    a.add_argument("--db", default=None, help="database file (must exist)")
+    a.set_defaults(fn=cmd_audit)

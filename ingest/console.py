@@ -21,6 +21,7 @@ ahead of need so a query does not wait for Python to start.
 from __future__ import annotations
 
 import json
+import math
 import os
 import resource
 import shutil
@@ -36,6 +37,9 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from .sql import SqlRefused
+from .sql import check as sql_check
+
 TIMEOUT_S = 10.0
 MAX_ROWS = 5_000
 MAX_RESULT_BYTES = 16 * 1024 * 1024
@@ -46,7 +50,7 @@ _HEADER = struct.Struct("!cQ")  # kind, length
 _SPARES = 1  # workers kept ready
 
 
-class ConsoleError(RuntimeError):
+class ConsoleError(SqlRefused):
     """A query that was refused, failed or was stopped; the message says why, in one line."""
 
 
@@ -60,8 +64,8 @@ class Limits:
     def check(self) -> None:
         for name, value in (("time limit", self.timeout_s), ("row limit", self.max_rows),
                             ("byte limit", self.max_bytes)):
-            if not value > 0:
-                raise ConsoleError(f"the {name} must be positive, got {value}")
+            if not (value > 0 and math.isfinite(value)):
+                raise ConsoleError(f"the {name} must be a finite number above 0, got {value}")
 
 
 @dataclass
@@ -117,7 +121,17 @@ def _connect(target: dict[str, Any], temp: str) -> Any:
 
         return console_connection(target["lake"], config)
     config["lock_configuration"] = True
-    return duckdb.connect(target["db"], read_only=True, config=config)
+    from ingest.db import _locked
+
+    delay = 0.02
+    while True:  # an ingest holds the file for a moment per batch; the caller's clock rules
+        try:
+            return duckdb.connect(target["db"], read_only=True, config=config)
+        except duckdb.IOException as e:
+            if not _locked(e):
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
 
 
 def worker_main() -> None:
@@ -337,68 +351,16 @@ def one_line(text: str) -> str:
 
 # ------------------------------------------------------------------ what may run
 
-_READ_ONLY_PRAGMAS = {"version", "table_info", "show_tables", "show_tables_expanded", "show",
-                      "database_size", "platform", "storage_info", "functions"}
-_REFUSALS = {
-    "INSERT": "writes are refused: the SQL console is read-only",
-    "UPDATE": "writes are refused: the SQL console is read-only",
-    "DELETE": "writes are refused: the SQL console is read-only",
-    "CREATE": "creating objects is refused: the SQL console is read-only",
-    "DROP": "dropping objects is refused: the SQL console is read-only",
-    "ALTER": "altering objects is refused: the SQL console is read-only",
-    "COPY": "COPY is refused: the SQL console cannot read or write files",
-    "COPY_DATABASE": "COPY is refused: the SQL console cannot read or write files",
-    "EXPORT": "EXPORT is refused: the SQL console cannot write files",
-    "ATTACH": "ATTACH is refused: the SQL console sees only its own database",
-    "DETACH": "DETACH is refused: the SQL console sees only its own database",
-    "LOAD": "INSTALL and LOAD are refused: no extensions can be added",
-    "SET": "SET is refused: the configuration is locked",
-    "VARIABLE_SET": "SET is refused: the configuration is locked",
-    "TRANSACTION": "transactions are refused: the SQL console is read-only",
-    "CALL": "CALL is refused: only SELECT queries are allowed",
-    "VACUUM": "VACUUM is refused: the SQL console is read-only",
-    "MULTI": "only one statement at a time",
-}
-
 
 def check(sql: str) -> None:
     """Refuse (ConsoleError) anything but one SELECT, an EXPLAIN of one, or a read-only
-    PRAGMA. Parsing only: nothing runs here."""
-    import re
-
+    PRAGMA: the same gate as every read-only query (ingest.sql.check). Parsing only."""
     import duckdb
 
     try:
-        statements = duckdb.connect(":memory:").extract_statements(sql)
-    except duckdb.Error as e:
-        raise ConsoleError(one_line(str(e))) from None
-    if not statements:
-        raise ConsoleError("no SQL statement given")
-    if len(statements) > 1:
-        raise ConsoleError(_REFUSALS["MULTI"])
-    st = statements[0]
-    kind = st.type.name
-    if kind == "SELECT":
-        return
-    if kind == "EXPLAIN":
-        # EXPLAIN ANALYZE runs its statement: only a query may be explained
-        inner = re.sub(r"^\s*explain\s+(analy[sz]e\s+)?", "", st.query, flags=re.I)
-        try:
-            parsed = duckdb.connect(":memory:").extract_statements(inner)
-        except duckdb.Error:
-            parsed = []
-        if len(parsed) == 1 and parsed[0].type.name == "SELECT":
-            return
-        raise ConsoleError("only a SELECT may be explained: EXPLAIN ANALYZE runs what it "
-                           "explains")
-    if kind == "PRAGMA":
-        m = re.match(r"\s*pragma\s+([a-z_]+)", st.query, re.IGNORECASE)
-        if m and m.group(1).lower() in _READ_ONLY_PRAGMAS:
-            return
-        raise ConsoleError("this PRAGMA is refused: only read-only PRAGMAs such as "
-                           "table_info and show_tables are allowed")
-    raise ConsoleError(_REFUSALS.get(kind, f"{kind} statements are refused: only SELECT "
-                                           f"queries are allowed"))
+        sql_check(duckdb.connect(":memory:"), sql)
+    except SqlRefused as e:
+        raise ConsoleError(str(e)) from None
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import duckdb
 
@@ -57,6 +58,9 @@ def _locked(e: Exception) -> bool:
     return "lock" in msg.lower() and ("Could not set lock" in msg or "conflicting lock" in msg)
 
 
+WRITER_WAITING = ".writer-waiting."  # + pid: a flag file beside the database
+
+
 def open_db(path: str, read_only: bool, wait_s: float = 30.0,
             on_busy: Callable[[float], None] | None = None,
             sandbox: bool = True, allow: str | None = None) -> duckdb.DuckDBPyConnection:
@@ -71,25 +75,75 @@ def open_db(path: str, read_only: bool, wait_s: float = 30.0,
         config["memory_limit"] = WRITER_MEMORY
     deadline = time.monotonic() + wait_s
     delay = 0.02
-    while True:
+    waiting: str | None = None  # a writer's flag, raised while it waits for the file
+    try:
+        while True:
+            try:
+                return _connect(path, read_only, config, allow)
+            except duckdb.IOException as e:
+                if not _locked(e):
+                    raise
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise DatabaseBusy(f"{path} is busy (another process is writing to it); "
+                                       f"gave up after {wait_s:.0f} s") from None
+                if not read_only and waiting is None:
+                    waiting = f"{path}{WRITER_WAITING}{os.getpid()}"
+                    with open(waiting, "w"):
+                        pass
+                if on_busy:
+                    on_busy(left)
+                time.sleep(min(delay, left))
+                delay = min(delay * 2, 0.5)
+    finally:
+        if waiting is not None:
+            try:
+                os.unlink(waiting)
+            except OSError:
+                pass
+
+
+def _connect(path: str, read_only: bool, config: dict[str, Any],
+             allow: str | None) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect(path, read_only=read_only, config=config)
+    if allow is not None:
+        con.execute("SET allowed_directories = $1", [[os.path.abspath(allow) + "/"]])
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+    return con
+
+
+def writer_waiting(path: str) -> bool:
+    """Whether a writer (an upload, an ingest) is waiting for the file right now."""
+    folder, name = os.path.split(os.path.abspath(path))
+    prefix = name + WRITER_WAITING
+    try:
+        flags = [n for n in os.listdir(folder or ".") if n.startswith(prefix)]
+    except OSError:
+        return False
+    for flag in flags:
         try:
-            con = duckdb.connect(path, read_only=read_only, config=config)
-            if allow is not None:
-                con.execute("SET allowed_directories = $1", [[os.path.abspath(allow) + "/"]])
-                con.execute("SET enable_external_access = false")
-                con.execute("SET lock_configuration = true")
-            return con
-        except duckdb.IOException as e:
-            if not _locked(e):
-                raise
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise DatabaseBusy(f"{path} is busy (another process is writing to it); "
-                                   f"gave up after {wait_s:.0f} s") from None
-            if on_busy:
-                on_busy(left)
-            time.sleep(min(delay, left))
-            delay = min(delay * 2, 0.5)
+            os.kill(int(flag[len(prefix):]), 0)
+            return True
+        except ProcessLookupError:  # a writer killed while it waited: its flag is stale
+            try:
+                os.unlink(os.path.join(folder, flag))
+            except OSError:
+                pass
+        except (ValueError, PermissionError):
+            return True
+    return False
+
+
+def yield_to_writers(path: str, limit_s: float = 10.0) -> None:
+    """Wait (at most `limit_s`) while a writer waits for the file: the dashboard's many
+    short reads would otherwise keep the file from a writer for as long as visitors come.
+    A writer's commit takes a moment; its flag goes when it has the file."""
+    deadline = time.monotonic() + limit_s
+    delay = 0.02
+    while writer_waiting(path) and time.monotonic() < deadline:
+        time.sleep(delay)
+        delay = min(delay * 2, 0.25)
 
 
 @contextmanager

@@ -25,6 +25,7 @@ import fcntl
 import hashlib
 import json
 import os
+import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator
@@ -370,12 +371,15 @@ class Reader:
         self.lake = os.path.abspath(lake)
         self.seq = -1
         self.con: duckdb.DuckDBPyConnection | None = None
+        self._rebuild = threading.Lock()
 
     def get(self) -> duckdb.DuckDBPyConnection:
+        """The current connection; callers query through their own `.cursor()` of it. An
+        older connection is not closed here: another thread's cursor may still read it
+        (it goes when the last one does)."""
         seq = seq_of(self.lake)
-        if self.con is None or seq != self.seq:
-            if self.con is not None:
-                self.con.close()
-            self.con = connect(self.lake)
-            self.seq = seq
-        return self.con
+        with self._rebuild:
+            if self.con is None or seq != self.seq:
+                self.con = connect(self.lake)
+                self.seq = seq
+            return self.con

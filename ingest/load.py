@@ -31,6 +31,7 @@ import duckdb
 import pyarrow as pa
 
 from . import schema
+from .admin import Actor, record
 from .batch import STAGING, Done, Outcome, Recorded, Source, Task, to_arrow, write_parquet
 from .db import writing
 from .lake import LOADED, LakeWriter, discard
@@ -49,6 +50,7 @@ class Summary:
     sheet: int = 0  # complete score sheets
     unreadable: int = 0
     conflicts: int = 0
+    quarantined: int = 0  # bytes an admin quarantined: reported, not loaded
     disputed: int = 0  # loaded logs whose claims do not all match
     events: int = 0
     seconds: float = 0.0
@@ -67,6 +69,7 @@ class Summary:
                 f"{self.illegal} illegal{sheets}), already loaded {self.already}, unreadable "
                 f"{self.unreadable}" + (f", id conflicts {self.conflicts}" if self.conflicts
                                         else "")
+                + (f", quarantined {self.quarantined}" if self.quarantined else "")
                 + (f", disputed {self.disputed}" if self.disputed else "")
                 + f"; {self.events} events in {self.seconds:.1f} s "
                   f"({self.events_per_s:,.0f} events/s)")
@@ -82,6 +85,8 @@ class Summary:
                 self.conflicts += 1
             elif o.status == "unreadable":
                 self.unreadable += 1
+            elif o.status == "quarantined":
+                self.quarantined += 1
             else:
                 self.events += o.events
                 self.loaded += 1
@@ -166,9 +171,11 @@ class DatabaseWriter:
 
     partition = False
 
-    def __init__(self, path: str, on_busy: Callable[[float], None] | None = None) -> None:
+    def __init__(self, path: str, on_busy: Callable[[float], None] | None = None,
+                 audit_as: tuple[Actor, str] | None = None) -> None:
         self.path = path
         self.on_busy = on_busy
+        self.audit_as = audit_as  # (who, action): each log's audit row, in its batch's commit
         self.batches = 0
         # this run's own folder: two ingests into one file (their batches take turns on
         # the file) must not delete each other's staged files
@@ -232,6 +239,11 @@ class DatabaseWriter:
                     for t in schema.TABLES:
                         if t in by_table:
                             self.insert(con, t, by_table[t])
+                    if self.audit_as is not None:
+                        record(con, *self.audit_as, [
+                            {"file_name": o.name, "sha256": o.sha256, "game_id": o.game_id,
+                             "result": o.status, "detail": o.message}
+                            for d in dones for o in d.outcomes])
                 con.execute("COMMIT")
             except BaseException:
                 con.execute("ROLLBACK")
@@ -312,19 +324,22 @@ def plan(sources: list[Source], batch_size: int, jobs: int) -> int:
 def ingest(sources: list[Source], path: str | None = None, jobs: int | None = None,
            batch_size: int = 500, progress: Callable[[int, int], None] | None = None,
            on_busy: Callable[[float], None] | None = None, keep_all: bool = True, *,
-           lake: str | None = None, cluster: str | None = None) -> Summary:
+           lake: str | None = None, cluster: str | None = None,
+           audit_as: tuple[Actor, str] | None = None) -> Summary:
     """Load `sources` into the database at `path`, or into the lake folder `lake`. Chunks
     of logs run on `jobs` local processes, or on the Dask cluster at `cluster`; every
     `batch_size` logs (consecutive chunks) are committed together, whole or not at all.
     With `keep_all` false, `summary.results` lists only the logs that need a word
-    (illegal, unreadable, conflicting)."""
+    (illegal, unreadable, conflicting). `audit_as` (who, action): into a database file,
+    every log gets its audit row in its batch's transaction."""
     from . import executors
 
     t0 = time.perf_counter()
     summary = Summary(keep_all=keep_all)
     if (path is None) == (lake is None):
         raise ValueError("ingest into a database file or a lake, exactly one")
-    committer: Committer = LakeCommitter(lake) if lake else DatabaseWriter(path or "", on_busy)
+    committer: Committer = (LakeCommitter(lake) if lake else
+                            DatabaseWriter(path or "", on_busy, audit_as))
     try:
         skip, recorded = committer.known()
         ncpu = jobs or os.cpu_count() or 1

@@ -99,7 +99,13 @@ def refresh(con: duckdb.DuckDBPyConnection, force: bool = False) -> RatingsRun:
         row = con.execute("SELECT count(DISTINCT game_id), count(*) FROM rating_history"
                           ).fetchone()
         return RatingsRun(False, row[0] if row else 0, row[1] if row else 0, fp)
-    rows = compute(con.execute(ORDER_SQL).fetchall())
+    return store(con, compute(con.execute(ORDER_SQL).fetchall()), fp)
+
+
+def store(con: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], fp: str) -> RatingsRun:
+    """Replace `rating_history` with `rows` computed from the games fingerprinted `fp` (one
+    transaction). Computing apart from storing lets a caller compute on a read-only
+    connection and hold the write lock only to store."""
     games = len({r[2] for r in rows})
     con.execute("BEGIN TRANSACTION")
     try:

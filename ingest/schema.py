@@ -11,7 +11,7 @@ import duckdb
 from . import analytics
 from .analytics import VIEWS
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # stacks after a trick or turn: one entry per stack; `player` is NULL for shared stacks
 STACKS = "STRUCT(player VARCHAR, stack VARCHAR, cards INTEGER)[]"
 
@@ -98,6 +98,16 @@ TABLES: dict[str, list[tuple[str, str]]] = {
     ],
 }
 
+# Written by the dashboard and the commands, never by a log: who wrote what (version 4).
+ADMIN_TABLES: dict[str, list[tuple[str, str]]] = {
+    "audit_log": [
+        ("happened_at", "TIMESTAMP"), ("actor", "VARCHAR"), ("via", "VARCHAR"), ("address", "VARCHAR"),
+        ("action", "VARCHAR"), ("file_name", "VARCHAR"), ("sha256", "VARCHAR"),
+        ("game_id", "VARCHAR"), ("result", "VARCHAR"), ("detail", "VARCHAR"),
+    ],
+}
+
+
 def create(con: duckdb.DuckDBPyConnection) -> None:
     """Create (or migrate to) the current schema; idempotent."""
     con.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER, applied_at TIMESTAMP)")
@@ -122,7 +132,7 @@ def create(con: duckdb.DuckDBPyConnection) -> None:
     try:
         if current == 1:
             _migrate_1_to_2(con)
-        for name, cols in TABLES.items():
+        for name, cols in {**TABLES, **ADMIN_TABLES}.items():  # version 4: the audit log
             body = ", ".join(f'"{c}" {t}' for c, t in cols)
             con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({body})")
         analytics.install(con)  # version 3: derived tables, macros and views
@@ -133,7 +143,7 @@ def create(con: duckdb.DuckDBPyConnection) -> None:
         raise
 
 
-__all__ = ["SCHEMA_VERSION", "STACKS", "TABLES", "VIEWS", "create"]
+__all__ = ["ADMIN_TABLES", "SCHEMA_VERSION", "STACKS", "TABLES", "VIEWS", "create"]
 
 
 def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:

@@ -3,8 +3,10 @@
 Three locks keep a query inside its database: the connection is read-only
 and sandboxed (no file access, no extension loading, configuration locked);
 only one SELECT (or EXPLAIN) statement is accepted, so a refusal names what
-was refused; and a runaway query is interrupted after a time limit, with at
-most `max_rows` rows returned.
+was refused; and a visitor's query runs in a worker process that is killed at
+its time or memory limit (`query`, through ingest.console), with at most
+`max_rows` rows and a cap on the bytes returned. `run` is the in-process
+form, for the project's own queries.
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ from typing import Any
 
 import duckdb
 
-from .db import must_exist, reading
+from .db import must_exist
 
 MAX_ROWS = 10_000
 TIMEOUT_S = 10.0
 _READ_ONLY_PRAGMAS = {"version", "table_info", "show_tables", "show_tables_expanded", "show",
-                      "database_size", "platform", "storage_info", "functions", "database_list"}
+                      "database_size", "platform", "storage_info", "functions"}
+# not database_list, duckdb_settings() and the like: they name server paths (a SELECT of
+# them runs, so the console is for accounts only beyond loopback; see docs/reliability.md)
 _REFUSALS = {
     "INSERT": "writes are refused: the SQL console is read-only",
     "UPDATE": "writes are refused: the SQL console is read-only",
@@ -56,6 +60,7 @@ class Result:
     columns: list[str]
     rows: list[tuple[Any, ...]]
     truncated: bool
+    note: str | None = None  # why the result was cut, in words
 
     def as_dicts(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, r)) for r in self.rows]
@@ -123,17 +128,20 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = Non
     return Result(columns, rows[:max_rows], len(rows) > max_rows)
 
 
-def query(path: str | None, sql: str, params: list[Any] | None = None,
-          max_rows: int = MAX_ROWS, timeout_s: float = TIMEOUT_S,
-          lake: str | None = None) -> Result:
-    """Open the database file (which must exist) read-only and sandboxed, or the lake
-    folder as views that read inside it only; run one statement; close."""
-    if lake is not None:
-        from . import lake as lakes
+def query(path: str | None, sql: str, max_rows: int = MAX_ROWS,
+          timeout_s: float = TIMEOUT_S, lake: str | None = None) -> Result:
+    """One statement on the database file (which must exist) or the lake folder, in a
+    worker process that is killed at the time limit or a memory cap (ingest.console):
+    a query DuckDB cannot interrupt is stopped all the same."""
+    from .console import Console, Limits, Target
 
-        with lakes.reading(lake) as con:
-            return run(con, sql, params, max_rows, timeout_s)
-    assert path is not None
-    must_exist(path)
-    with reading(path) as con:
-        return run(con, sql, params, max_rows, timeout_s)
+    if lake is None:
+        assert path is not None
+        must_exist(path)
+    con = Console(spares=0)
+    try:
+        answer = con.run(Target(db=path, lake=lake), sql,
+                         Limits(timeout_s=timeout_s, max_rows=max_rows))
+    finally:
+        con.close()
+    return Result(answer.columns, answer.rows, answer.truncated, answer.note)

@@ -76,7 +76,9 @@ def render() -> None:
 
     st.subheader("Recent uploads")
     recent = data.query("""
-        SELECT file_name, status, game_id, size_bytes, ingested_at, error_line, error_message
+        SELECT file_name, status, game_id, size_bytes, ingested_at, error_line,
+               CASE WHEN status = 'quarantined' THEN 'taken out by an admin'
+                    ELSE error_message END AS error_message
         FROM logs ORDER BY ingested_at DESC, file_name LIMIT 20""")
     tables.show(recent, {"file_name": "file", "status": "status", "game_id": "game",
                          "size_bytes": "bytes", "ingested_at": "loaded at (UTC)",

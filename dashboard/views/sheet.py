@@ -381,7 +381,7 @@ def _keep(result: Replay, log: bytes, game: str, entered: list[int]) -> None:
                     disabled=illegal,
                     help="Fix the entry that cannot be first." if illegal else
                     "Stores the sheet as it stands now; save again after the last round."):
-        summary = data.load([(name, log)], me)
+        summary = data.load([(name, log)], auth.describe(me), action="save")
         res = summary.results[0] if summary.results else None
         st.success(ui.md(f"Saved as {res.status if res else 'loaded'}: {name}"))
 

@@ -7,12 +7,16 @@ import streamlit as st
 from dashboard import auth, data, ui
 
 ui.page("SQL console")
-st.caption("Read-only: one SELECT at a time; no files, no settings, no writes. Queries are "
-           "stopped after 10 s and show at most 5,000 rows. Tables: see docs/schema.md.")
+st.caption("Read-only: one SELECT at a time; no files, no settings, no writes. Each query "
+           "runs in a process of its own, stopped after 10 s or at 1 GiB of memory, and "
+           "shows at most 5,000 rows (16 MB). Tables: see docs/schema.md.")
 
 
 def render() -> None:
-    if auth.require_writer("The SQL console") is None:
+    # DuckDB has no per-table rights: a console reads the whole file, the audit log of who
+    # uploaded from which address included, so beyond this machine it is for admins
+    if auth.require_admin("The SQL console", " (it reads the whole database, the audit log "
+                                             "of who uploaded from where included)") is None:
         return
     examples = data.example_queries()
     if "sql_text" not in st.session_state:
@@ -31,7 +35,7 @@ def render() -> None:
         return
     frame = res_frame(res)
     if res.truncated:
-        st.warning("Only the first 5,000 rows are shown.")
+        st.warning(ui.md(f"The result was cut: {res.note or 'only the first rows are shown'}."))
     st.dataframe(frame, hide_index=True, width="stretch")
     st.download_button("Download CSV", frame.to_csv(index=False).encode(), "query.csv",
                        "text/csv", key="csv")

@@ -40,7 +40,7 @@ def _load(files: list, me: auth.Visitor) -> None:
             items.append((name, fobj.getvalue()))
     bar = st.progress(0.0, text="loading…")
     for i in range(0, len(items), CHUNK):
-        summary = data.load(items[i:i + CHUNK], me)
+        summary = data.load(items[i:i + CHUNK], auth.describe(me))
         for p in summary.results:
             rows.append({"file": p.name, "result": p.status, "line": p.line,
                          "game_id": p.game_id, "message": p.message or "",

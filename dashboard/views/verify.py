@@ -92,7 +92,7 @@ def _verdict(r: Replay, raw: bytes, name: str) -> None:
         st.code("\n".join(r.render()), language=None)
     me = auth.visitor()
     if me.may_write and st.button("Save this log to the database", key="save"):
-        summary = data.load([(name, raw)], me)
+        summary = data.load([(name, raw)], auth.describe(me), action="save")
         res = summary.results[0] if summary.results else None
         st.success(ui.md(f"Saved: {res.status if res else 'loaded'}"))
     elif not me.may_write:
