@@ -26,6 +26,7 @@ import os
 import threading
 import time
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -309,25 +310,25 @@ def _address() -> str | None:
 
 def require_writer(what: str) -> Visitor | None:
     """The visitor if they may write; otherwise say why on the page and return None."""
-    me = visitor()
-    if me.may_write:
-        return me
-    if me.name is not None:
-        st.warning(f"{what} needs a member's account; {me.name} may only read.")
-    else:
-        st.info(f"{what} needs an account on this server: log in from the sidebar.")
-    return None
+    return _require(lambda me: me.may_write, f"{what} needs a member's account",
+                    f"{what} needs an account on this server")
 
 
 def require_admin(what: str, why: str = "") -> Visitor | None:
     """The visitor if they are an admin; otherwise say why on the page and return None."""
+    return _require(lambda me: me.is_admin, f"{what} is for admins{why}",
+                    f"{what} is for the server's admins{why}")
+
+
+def _require(allowed: Callable[[Visitor], bool], to_member: str,
+             to_stranger: str) -> Visitor | None:
     me = visitor()
-    if me.is_admin:
+    if allowed(me):
         return me
     if me.name is not None:
-        st.warning(f"{what} is for admins{why}; {me.name} is a {me.role or 'reader'}.")
+        st.warning(f"{to_member}; {me.name} is a {me.role or 'reader'}.")
     else:
-        st.info(f"{what} is for the server's admins{why}: log in from the sidebar.")
+        st.info(f"{to_stranger}: log in from the sidebar.")
     return None
 
 

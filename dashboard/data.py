@@ -95,6 +95,17 @@ def query(sql: str, params: tuple[Any, ...] = ()) -> pd.DataFrame:
     return _read(sql, params)
 
 
+@contextmanager
+def _write_job() -> Iterator[None]:
+    """A write in a child process (ingest.jobs), its failure said in words on the page."""
+    try:
+        yield
+    except jobs.JobBusy as e:
+        raise Busy(str(e)) from None
+    except jobs.JobFailed as e:
+        raise WriteFailed(str(e)) from None
+
+
 CONSOLE_LIMITS = Limits(timeout_s=10.0, max_rows=5000)
 
 
@@ -119,13 +130,9 @@ def load(items: list[tuple[str, bytes]], who: dict[str, Any] | None = None,
     db = database()
     named = [(Path(name.replace("\\", "/")).name or "upload.jsonl", data)
              for name, data in items]
-    try:
+    with _write_job():
         summary = jobs.upload(named, None if db.lake else db.path,
                               db.path if db.lake else None, who, action)
-    except jobs.JobBusy as e:
-        raise Busy(str(e)) from None
-    except jobs.JobFailed as e:
-        raise WriteFailed(str(e)) from None
     query.clear()
     return summary
 
@@ -431,13 +438,9 @@ def estimate_hands(f: Filters, rounds: int, progress: Any = None) -> int:
     same cached Monte-Carlo as `trickledger analyse`); returns the hands estimated."""
     ids_sql, params = f.game_ids()
     ids = query(ids_sql, tuple(_hashable(v) for v in params))["game_id"].tolist()
-    try:
+    with _write_job():
         result = jobs.run("estimate", {"db": database().path, "game_ids": ids or [""],
                                        "limit": rounds}, progress)
-    except jobs.JobBusy as e:
-        raise Busy(str(e)) from None
-    except jobs.JobFailed as e:
-        raise WriteFailed(str(e)) from None
     query.clear()
     return int(result["hands_done"])
 
@@ -486,12 +489,8 @@ def find_log(wanted: str) -> pd.DataFrame:
 def remove_log(sha256: str, action: str, who: dict[str, Any], reason: str) -> str:
     """Quarantine or delete a log and its facts (one transaction, audited) in a child
     process; returns what was done, in words."""
-    try:
+    with _write_job():
         result = jobs.run("remove", {"db": database().path, "log": sha256, "action": action,
                                      "who": who, "reason": reason})
-    except jobs.JobBusy as e:
-        raise Busy(str(e)) from None
-    except jobs.JobFailed as e:
-        raise WriteFailed(str(e)) from None
     query.clear()
     return str(result["line"])

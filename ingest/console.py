@@ -37,7 +37,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from .sql import SqlRefused
+from .sql import Result, SqlRefused
 from .sql import check as sql_check
 
 TIMEOUT_S = 10.0
@@ -68,15 +68,7 @@ class Limits:
                 raise ConsoleError(f"the {name} must be a finite number above 0, got {value}")
 
 
-@dataclass
-class Answer:
-    columns: list[str]
-    rows: list[tuple[Any, ...]]
-    truncated: bool
-    note: str | None = None  # why the answer was cut, in words
-
-    def as_dicts(self) -> list[dict[str, Any]]:
-        return [dict(zip(self.columns, r)) for r in self.rows]
+Answer = Result  # a console query's answer: columns, rows, whether and why it was cut
 
 
 @dataclass

@@ -140,8 +140,8 @@ def query(path: str | None, sql: str, max_rows: int = MAX_ROWS,
         must_exist(path)
     con = Console(spares=0)
     try:
-        answer = con.run(Target(db=path, lake=lake), sql,
+        answer: Result = con.run(Target(db=path, lake=lake), sql,
                          Limits(timeout_s=timeout_s, max_rows=max_rows))
     finally:
         con.close()
-    return Result(answer.columns, answer.rows, answer.truncated, answer.note)
+    return answer
