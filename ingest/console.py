@@ -150,7 +150,8 @@ def worker_main() -> None:
         rows = 0
         sent = 0
         for batch in reader:
-            if rows + batch.num_rows > request["max_rows"]:
+            cut = rows + batch.num_rows > request["max_rows"]
+            if cut:
                 batch = batch.slice(0, request["max_rows"] - rows)
             sink = pa.BufferOutputStream()
             with pa.ipc.new_stream(sink, batch.schema) as w:
@@ -160,7 +161,8 @@ def worker_main() -> None:
             _send(out, b"B", buf)
             rows += batch.num_rows
             if rows >= request["max_rows"] or sent >= request["max_bytes"]:
-                more = rows < request["max_rows"] or next(iter(reader), None) is not None
+                more = cut or rows < request["max_rows"] or \
+                    next(iter(reader), None) is not None
                 if more:
                     _send(out, b"T")
                 break

@@ -17,6 +17,7 @@ ENGINE_MODULES: tuple[str, ...] = (
     "replay.events",
     "replay.cards",
     "replay.state",
+    "replay.sheet",
     "replay.reader",
     "replay.engine",
     "replay.games.plotters",

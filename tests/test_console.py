@@ -37,7 +37,7 @@ def test_an_ordinary_query_answers(console):
 @pytest.mark.parametrize("sql", [
     # folded while planning: an interrupt never reaches it
     "SELECT list_intersect(range(6e6::BIGINT), range(6e6::BIGINT))",
-    "SELECT levenshtein(repeat('a', 30000), repeat('b', 30000))",
+    "SELECT levenshtein(repeat('a', 300000), repeat('b', 300000))",
     "SELECT count(*) FROM range(1000000000000) a",
 ])
 def test_a_runaway_query_is_stopped_within_its_time(console, sql):
@@ -65,7 +65,7 @@ def test_rows_are_capped(console):
 
 @pytest.mark.parametrize("sql,words", [
     ("SELECT * FROM read_csv('/etc/passwd')", "no file or network access"),
-    ("EXPLAIN ANALYZE COPY (SELECT 1) TO 'x.csv'", "only a SELECT may be explained"),
+    ("EXPLAIN ANALYZE COPY (SELECT 1) TO 'x.csv'", "EXPLAIN is allowed only for a SELECT"),
     ("COPY games TO 'x.csv'", "COPY is refused"),
     ("DROP TABLE games", "read-only"),
     ("ATTACH 'other.duckdb'", "ATTACH is refused"),
@@ -79,7 +79,7 @@ def test_what_is_refused_is_named(console, sql, words):
 
 def test_limits_must_be_positive(console):
     for bad in ({"timeout_s": 0}, {"max_rows": -1}, {"max_bytes": 0}):
-        with pytest.raises(ConsoleError, match="must be positive"):
+        with pytest.raises(ConsoleError, match="must be a finite number above 0"):
             run(console, "SELECT 1", **bad)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from helpers import CHROMIUM_ARGS, dashboard_server
 
+from dashboard.limits import MAX_FILE_MB
 from ingest.db import reading
 from ingest.load import expand, ingest
 
@@ -159,8 +160,9 @@ def test_twenty_browser_sessions_stay_usable_while_an_ingest_runs(tmp_path):
 
 @pytest.mark.parametrize("flag,value", [("--server.address", "127.0.0.1"),
                                         ("--server.enableXsrfProtection", "true"),
-                                        ("--server.maxUploadSize", "50")])
+                                        ("--server.maxUploadSize", str(MAX_FILE_MB))])
 def test_dashboard_is_local_with_xsrf_on_and_uploads_capped(flag, value):
+    """The server's own cap is the per-file limit stated once in dashboard/limits.py."""
     from dashboard.commands import streamlit_command
 
     cmd = streamlit_command(address="127.0.0.1", port=8501)
