@@ -12,8 +12,12 @@ may do everything. Two ways to log in, both documented in docs/reliability.md:
   counted per name and per address for the whole server, and lock out with a growing
   wait; an unknown name costs the same work and gets the same answer as a wrong password.
 
-Roles: `member` may upload, save and use the SQL console; `admin` may also see the audit
-log and quarantine or delete logs.
+Roles: `member` may upload and save; `admin` may also use the SQL console (it reads the
+whole file, the audit log included), see the audit log and quarantine or delete logs.
+
+"This machine" is decided per request: the server listens on loopback only, the request
+names a loopback host, and it carries no forwarding header. A reverse proxy on the same
+machine in front of a loopback-only server therefore does not make its visitors admins.
 """
 
 from __future__ import annotations
@@ -252,9 +256,27 @@ def users() -> dict[str, Account]:
 SESSION_KEY = "trickledger_account"
 
 
+_FORWARDED = ("x-forwarded-for", "forwarded", "x-real-ip", "x-forwarded-host")
+
+
+def from_this_machine() -> bool:
+    """Whether this request comes from this machine directly: the server listens on
+    loopback only, the Host is a loopback name, and no proxy forwarded it."""
+    if not local_only():
+        return False
+    try:
+        headers = {k.lower(): v for k, v in st.context.headers.items()}
+    except Exception:  # no request (a test's script run): the listening address decides
+        return True
+    if any(h in headers for h in _FORWARDED):
+        return False
+    host = headers.get("host", "localhost").rsplit(":", 1)[0].strip("[]")
+    return host == "localhost" or is_loopback(host)
+
+
 def visitor() -> Visitor:
     """The current visitor and what they may do."""
-    if local_only():
+    if from_this_machine():
         return Visitor(None, "admin", "this machine")
     if oidc_configured() and st.user.get("is_logged_in"):
         email = str(st.user.get("email") or st.user.get("sub") or "").casefold()
@@ -262,13 +284,18 @@ def visitor() -> Visitor:
         return Visitor(email, account.role if account else None, "identity provider")
     account = st.session_state.get(SESSION_KEY)
     if isinstance(account, Account):
-        return Visitor(account.name, account.role, "password")
+        # the users file as it is now: a removed account is logged out, a changed role holds
+        current = users().get(account.name)
+        if current is None:
+            st.session_state.pop(SESSION_KEY, None)
+            return Visitor(None, None, "anonymous")
+        return Visitor(current.name, current.role, "password")
     return Visitor(None, None, "anonymous")
 
 
 def login_panel() -> None:
     """The sidebar's login box, shown when writing needs an account."""
-    if local_only():
+    if from_this_machine():
         return
     sb = st.sidebar
     me = visitor()

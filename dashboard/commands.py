@@ -175,8 +175,8 @@ def register_commands(sub: Any) -> None:
     add.add_argument("name")
     add.add_argument("--users", metavar="FILE", required=True, help="the users file")
     add.add_argument("--role", choices=("member", "admin"), default="member",
-                     help="member: may upload, save and query; admin: also the audit log, "
-                          "quarantine and delete")
+                     help="member: may upload and save; admin: also the SQL console, the "
+                          "audit log, quarantine and delete")
     add.add_argument("--provider", action="store_true",
                      help="an identity-provider account (its e-mail as NAME): a role, no "
                           "password")

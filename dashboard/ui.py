@@ -152,6 +152,34 @@ def plot_frame(frame: pd.DataFrame, *columns: str) -> pd.DataFrame:
     return out
 
 
+_LITERAL = ("x", "y", "z", "text", "hovertext", "labels", "customdata", "ids", "name",
+            "legendgroup")
+
+
+def _literal(value: Any) -> Any:
+    if isinstance(value, str):
+        return plot_text(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_literal(v) for v in value)
+    if hasattr(value, "dtype") and getattr(value.dtype, "kind", "") in "OUS":  # numpy
+        return [_literal(v) for v in value.tolist()]
+    return value
+
+
+def chart(where: Any, fig: Any, **kw: Any) -> Any:
+    """`where.plotly_chart(fig)`, with every text the figure's data carries (categories,
+    names, hover values) made literal: a player's name is never read as plotly's HTML."""
+    for trace in fig.data:
+        for attr in _LITERAL:
+            try:
+                value = trace[attr]
+            except (KeyError, ValueError):
+                continue
+            if value is not None:
+                trace[attr] = _literal(value)
+    return where.plotly_chart(fig, **kw)
+
+
 plain = md
 
 

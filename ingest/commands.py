@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from replay.commands import EXIT_CODES, say
+from replay.commands import EXIT_CODES, say, terminal
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -32,7 +32,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(f"trickledger ingest: {e}", file=sys.stderr)
         return 2
     for name, msg in missing:
-        print(f"{name}: {msg}", file=sys.stderr)
+        say(f"{name}: {msg}", error=True)
     bar = tqdm(total=len(sources), unit="log", desc="ingest",
                disable=not sys.stderr.isatty() or len(sources) < 200)
 
@@ -101,15 +101,16 @@ def cmd_sql(args: argparse.Namespace) -> int:
     except (DatabaseBusy, NoDatabase, LakeError) as e:
         print(f"trickledger sql: {e}", file=sys.stderr)
         return 2
-    if args.format == "json":
+    if args.format == "json":  # JSON escapes control characters itself
         sys.stdout.write(orjson.dumps(res.as_dicts(), default=str,
                                       option=orjson.OPT_INDENT_2).decode() + "\n")
     elif args.format == "csv":
         w = csv.writer(sys.stdout)
-        w.writerow(res.columns)
-        w.writerows(res.rows)
+        w.writerow([terminal(c) for c in res.columns])
+        w.writerows([[terminal(v) if isinstance(v, str) else v for v in row]
+                     for row in res.rows])
     else:
-        cells = [[_cell(v) for v in row] for row in res.rows]
+        cells = [[terminal(_cell(v)) for v in row] for row in res.rows]
         widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(res.columns)]
         print("  ".join(c.ljust(w) for c, w in zip(res.columns, widths)))
         print("  ".join("-" * w for w in widths))
@@ -157,6 +158,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
+    import duckdb
+
     from ingest.admin import Actor, AdminError, remove
     from ingest.db import DatabaseBusy, NoDatabase, db_path, must_exist
 
@@ -164,14 +167,16 @@ def cmd_remove(args: argparse.Namespace) -> int:
     try:
         must_exist(path)
         done = remove(path, args.log, args.action, Actor.command_line(), args.reason or "")
-    except (AdminError, DatabaseBusy, NoDatabase) as e:
-        print(f"trickledger {args.action}: {e}", file=sys.stderr)
+    except (AdminError, DatabaseBusy, NoDatabase, duckdb.Error) as e:
+        print(f"trickledger {args.action}: {str(e).splitlines()[0]}", file=sys.stderr)
         return 2
     say(done.line())
     return 0
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
+    import duckdb
+
     from ingest.db import DatabaseBusy, NoDatabase, db_path, must_exist, reading
 
     path = db_path(args.db)
@@ -186,8 +191,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
                 "SELECT happened_at, coalesce(actor, '-'), via, coalesce(address, '-'), action, "
                 "coalesce(file_name, '-'), coalesce(result, '-') FROM audit_log "
                 "ORDER BY happened_at DESC LIMIT ?", [args.limit]).fetchall()
-    except (DatabaseBusy, NoDatabase) as e:
-        print(f"trickledger audit: {e}", file=sys.stderr)
+    except (DatabaseBusy, NoDatabase, duckdb.Error) as e:
+        print(f"trickledger audit: {str(e).splitlines()[0]}", file=sys.stderr)
         return 2
     for r in rows:
         say(f"{r[0]:%Y-%m-%d %H:%M:%S}  {r[4]:<10} {r[1]} ({r[2]}, {r[3]})  {r[5]}: {r[6]}")

@@ -4,8 +4,10 @@ line, console limits that reject nonsense, and no process-wide lock in the dashb
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
+import time
 from pathlib import Path
 
 import duckdb
@@ -260,3 +262,84 @@ def test_a_visitor_beyond_loopback_without_an_account_may_not_administer(dashboa
 
 def teardown_module() -> None:
     shutil.rmtree(ROOT / "t.duckdb.ingest", ignore_errors=True)
+
+
+# ------------------------------------------------------------------ found by an attack
+
+
+def test_a_proxy_in_front_of_a_loopback_server_does_not_make_visitors_admins(monkeypatch):
+    from types import SimpleNamespace
+
+    from dashboard import auth
+
+    monkeypatch.setenv("TRICKLEDGER_LISTEN", "127.0.0.1")
+    for headers, local in (({"Host": "localhost:8501"}, True),
+                           ({"Host": "127.0.0.1:8501"}, True),
+                           ({"Host": "club.example"}, False),
+                           ({"Host": "localhost:8501", "X-Forwarded-For": "203.0.113.9"}, False),
+                           ({"Host": "localhost", "Forwarded": "for=203.0.113.9"}, False)):
+        monkeypatch.setattr(auth.st, "context", SimpleNamespace(headers=headers))
+        assert auth.from_this_machine() is local, headers
+        assert (auth.visitor().role == "admin") is local, headers
+
+
+def test_a_removed_account_is_logged_out_and_a_changed_role_holds(tmp_path, monkeypatch):
+    from dashboard import auth
+
+    users = tmp_path / "users.toml"
+    auth.add_user(str(users), "Ann", "correct horse", "admin")
+    monkeypatch.setenv("TRICKLEDGER_LISTEN", "0.0.0.0")
+    monkeypatch.setenv("TRICKLEDGER_USERS", str(users))
+    state: dict[str, object] = {auth.SESSION_KEY: auth.users()["ann"]}
+    monkeypatch.setattr(auth.st, "session_state", state)
+    assert auth.visitor().is_admin
+    auth.add_user(str(users), "Ann", "correct horse", "member")  # demoted
+    os.utime(users, (time.time() + 5, time.time() + 5))  # a new mtime whatever the clock
+    assert auth.visitor().role == "member"
+    users.write_text("")  # removed
+    os.utime(users, (time.time() + 10, time.time() + 10))
+    assert auth.visitor().name is None and auth.SESSION_KEY not in state
+
+
+def test_names_in_charts_are_literal():
+    import pandas as pd
+    import plotly.express as px
+
+    from dashboard import ui
+
+    names = ["<b>Ann</b>", "<a href='x'>Ben</a>", "$x^2$"]
+    fig = px.bar(pd.DataFrame({"player": names, "n": [1, 2, 3]}), x="player", y="n",
+                 color="player", hover_data={"player": True})
+    shown: list[object] = []
+
+    class Where:
+        def plotly_chart(self, fig: object, **kw: object) -> None:
+            shown.append(fig)
+
+    ui.chart(Where(), fig)
+    texts = [str(v) for tr in shown[0].data for v in [tr.name, *tr.x]]
+    assert not any("<" in t for t in texts), texts
+    assert "&lt;b&gt;Ann&lt;/b&gt;" in texts
+
+
+def test_command_line_output_cannot_rewrite_the_terminal(tmp_path, capsys):
+    db = str(tmp_path / "t.duckdb")
+    evil = "\x1b[2J\x1b]0;pwned\x07"
+    assert main(["ingest", "--db", db, str(tmp_path / f"no{evil}.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\\x1b" in err
+    assert main(["ingest", "--db", db, str(RAGE)]) in (0, 1)
+    capsys.readouterr()
+    for fmt in ("table", "csv"):
+        assert main(["sql", "--db", db, "--format", fmt, f"SELECT '{evil}' AS x"]) == 0
+        assert "\x1b" not in capsys.readouterr().out, fmt
+
+
+def test_removal_commands_on_a_lake_say_so_in_one_line(tmp_path, capsys):
+    lake = tmp_path / "lake"
+    assert main(["ingest", "--lake", str(lake), str(RAGE)]) in (0, 1)
+    capsys.readouterr()
+    for cmd in (["quarantine", "x" * 12], ["delete", "x" * 12], ["audit"]):
+        assert main([*cmd, "--db", str(lake)]) == 2, cmd
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err, (cmd, err)

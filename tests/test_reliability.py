@@ -108,7 +108,7 @@ def test_twenty_browser_sessions_stay_usable_while_an_ingest_runs(tmp_path):
     before = ingest(expand([str(ROOT / "sample_logs")])[0], str(db), jobs=1).loaded
     extra = tmp_path / "extra"
     subprocess.run([sys.executable, "-m", "cli", "simulate", "--game", "rage",
-                    "--games", "600", "--seed", "11", "--out", str(extra)], cwd=ROOT,
+                    "--games", "300", "--seed", "11", "--out", str(extra)], cwd=ROOT,
                    check=True, capture_output=True)
     views = ["overview", "bidding", "results", "early_ends", "splits"]
     times: list[float] = []
@@ -117,21 +117,21 @@ def test_twenty_browser_sessions_stay_usable_while_an_ingest_runs(tmp_path):
     async def session(browser, k: int, url: str) -> None:
         page = await browser.new_page()
         page.set_default_timeout(240_000)  # 20 tabs on 2 loaded cores are slow, not broken
-        for n in range(3):
-            view = views[(k + n) % len(views)]
-            t = time.perf_counter()
-            await page.goto(f"{url}/{view}", wait_until="domcontentloaded")
-            try:
-                await page.locator("h1").first.wait_for()
-                await page.locator("[data-testid='stPlotlyChart']").first.wait_for()
-                await page.locator("[data-testid='stStatusWidget']").wait_for(state="hidden")
-            except Exception as e:
-                failures.append(f"{view}: did not finish ({e!r})"[:300])
-                continue
-            times.append(time.perf_counter() - t)
-            for box in ("stException", "stAlertContentError"):
-                if await page.locator(f"[data-testid='{box}']").count():
-                    failures.append(f"{view}: {box}")
+        view = views[k % len(views)]  # 20 sessions at once, each opening one page
+        t = time.perf_counter()
+        await page.goto(f"{url}/{view}", wait_until="domcontentloaded")
+        try:
+            await page.locator("h1").first.wait_for()
+            await page.locator("[data-testid='stPlotlyChart']").first.wait_for()
+            await page.locator("[data-testid='stStatusWidget']").wait_for(state="hidden")
+        except Exception as e:
+            failures.append(f"{view}: did not finish ({e!r})"[:300])
+            await page.close()
+            return
+        times.append(time.perf_counter() - t)
+        for box in ("stException", "stAlertContentError"):
+            if await page.locator(f"[data-testid='{box}']").count():
+                failures.append(f"{view}: {box}")
         await page.close()
 
     async def run(url: str) -> None:
@@ -150,12 +150,12 @@ def test_twenty_browser_sessions_stay_usable_while_an_ingest_runs(tmp_path):
     assert writer.returncode in (0, 1), out + err  # 1: simulated claims may be disputed
     assert "Traceback" not in err
     assert not failures, failures[:5]
-    assert len(times) == 60
+    assert len(times) == 20
     p95 = statistics.quantiles(times, n=20)[-1]
-    print(f"\n20 browser sessions x 3 pages during an ingest: p95 page time {p95:.2f} s; "
+    print(f"\n20 browser sessions during an ingest: p95 page time {p95:.2f} s; "
           f"ingest said: {out.strip().splitlines()[-2]}")
     # the new games are there once the ingest is done
-    assert sql(db, "SELECT count(*) FROM logs")[0][0] == before + 600
+    assert sql(db, "SELECT count(*) FROM logs")[0][0] == before + 300
 
 
 @pytest.mark.parametrize("flag,value", [("--server.address", "127.0.0.1"),

@@ -5,7 +5,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import data, tables, ui
+from dashboard import auth, data, tables, ui
 
 ui.page("Bidding")
 f = ui.filters()
@@ -58,7 +58,7 @@ def render() -> None:
                         "mean_abs_error": "mean miss (tricks)", "overbids": "overbids",
                         "underbids": "underbids"},
                 players=("player",), percent=("exact_rate", "exact_low", "exact_high"))
-    st.plotly_chart(px.bar(board, x="player", y="bias",
+    ui.chart(st, px.bar(board, x="player", y="bias",
                            labels={"player": "player", "bias": "mean won − bid (tricks)"},
                            title="Bias: below 0 = overbids"), width="stretch")
     _against_the_hand(where, own)
@@ -75,11 +75,11 @@ def render() -> None:
         FROM bid_rounds_of({{game_list}}) WHERE {{players}} AND {where}
         GROUP BY 1 ORDER BY 1""", f, player_column="player", params=own)
     left, right = st.columns(2)
-    left.plotly_chart(px.line(by_size, x="hand_size", y="exact_rate", markers=True,
+    ui.chart(left, px.line(by_size, x="hand_size", y="exact_rate", markers=True,
                               hover_data=["rounds", "bias"],
                               labels={"hand_size": "cards in hand", "exact_rate": "exact rate"},
                               title="Exact bids by hand size"), width="stretch")
-    right.plotly_chart(px.bar(by_trumps, x="trumps_held", y="bias", hover_data=["rounds"],
+    ui.chart(right, px.bar(by_trumps, x="trumps_held", y="bias", hover_data=["rounds"],
                               labels={"trumps_held": "trumps held (6 = 6 or more)",
                                       "bias": "mean won − bid"},
                               title="Bias by trumps held"), width="stretch")
@@ -88,7 +88,7 @@ def render() -> None:
         WHERE {{players}} AND {where} GROUP BY bid, won""", f,
         player_column="player", params=own)
     grid = heat.pivot_table(index="won", columns="bid", values="rounds", fill_value=0)
-    st.plotly_chart(px.imshow(grid, origin="lower", text_auto=True, aspect="auto",
+    ui.chart(st, px.imshow(grid, origin="lower", text_auto=True, aspect="auto",
                               labels={"x": "bid", "y": "tricks won", "color": "rounds"},
                               title="Bid against tricks won"), width="stretch")
 
@@ -112,7 +112,9 @@ def _against_the_hand(where: str, own: tuple[str, ...]) -> None:
         st.info(f"{done:,} of {ui.count(bids, 'bid')} here have a hand estimate. "
                 f"`trickledger analyse` estimates the rest and keeps them in the database "
                 f"(about half a second of CPU a hand; see docs/analytics.md).")
-        if st.button("Estimate 5 more rounds now", key="estimate_now"):
+        # a write (the estimates are stored): for those who may write, like an upload
+        if auth.visitor().may_write and st.button("Estimate 5 more rounds now",
+                                                  key="estimate_now"):
             bar = st.progress(0.0, text="playing the rounds out…")
 
             def progress(k: int, total: int) -> None:
@@ -139,7 +141,7 @@ def _against_the_hand(where: str, own: tuple[str, ...]) -> None:
     fig.add_hline(y=0, line_dash="dot")
     fig.update_layout(barmode="group", xaxis_title="player", yaxis_title="tricks per round",
                       title="Where the tricks went: the bid or the play (mean per round)")
-    st.plotly_chart(fig, width="stretch")
+    ui.chart(st, fig, width="stretch")
     tables.show(per, {"player": "player", "bids": "bids estimated",
                       "bidding_error": "bid − expected", "play_error": "won − expected",
                       "abs_bidding_error": "mean |bid − expected|",
@@ -171,7 +173,7 @@ def _by_position(where: str, own: tuple[str, ...]) -> None:
                  title="Exact bids by bidding position (95 % interval)")
     fig.add_hline(y=overall, line_dash="dot", annotation_text="no effect: the overall rate",
                   annotation_position="bottom left")
-    st.plotly_chart(fig, width="stretch")
+    ui.chart(st, fig, width="stretch")
 
 
 ui.guarded(render)

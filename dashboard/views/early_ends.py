@@ -34,7 +34,7 @@ def render() -> None:
         FROM early_ends_of({game_list}) GROUP BY n_players ORDER BY n_players""", f)
     share["table"] = [f"{n} players" for n in share["n_players"]]
     left, right = st.columns(2)
-    left.plotly_chart(px.bar(share, x="table", y="early_share",
+    ui.chart(left, px.bar(share, x="table", y="early_share",
                              error_y=share["high"] - share["early_share"],
                              error_y_minus=share["early_share"] - share["low"],
                              hover_data={"rounds": True, "early": True},
@@ -43,7 +43,7 @@ def render() -> None:
                       width="stretch")
     if len(early):
         when = early.groupby("early_end_trick").size().reset_index(name="rounds")
-        right.plotly_chart(px.bar(when, x="early_end_trick", y="rounds",
+        ui.chart(right, px.bar(when, x="early_end_trick", y="rounds",
                                   labels={"early_end_trick": "trick in which the round ended",
                                           "rounds": "rounds"},
                                   title="In which trick rounds end early"), width="stretch")
@@ -70,7 +70,7 @@ def render() -> None:
                              var_name="role", value_name="count")
     long["role"] = long["role"].map({"could_not_play": "could not play",
                                      "caused": "caused the end"})
-    st.plotly_chart(px.bar(long, x="player", y="count", color="role", barmode="group",
+    ui.chart(st, px.bar(long, x="player", y="count", color="role", barmode="group",
                            labels={"player": "player", "count": "rounds", "role": ""},
                            title="Early ends by player"), width="stretch")
     if len(early):

@@ -44,7 +44,7 @@ def render() -> None:
                     players=("opponent",), percent=("ahead_share",))
         long = mine.melt(id_vars="opponent", value_vars=["ahead", "tied", "behind"],
                          var_name="result", value_name="count")
-        st.plotly_chart(px.bar(long, x="opponent", y="count", color="result",
+        ui.chart(st, px.bar(long, x="opponent", y="count", color="result",
                                labels={"opponent": "opponent", "count": "games",
                                        "result": f"{player} finished"},
                                title=f"{player} against each opponent"), width="stretch")
@@ -60,7 +60,7 @@ def render() -> None:
         matrix.update_layout(height=max(420, 24 * len(grid) + 160))
         matrix.update_xaxes(tickangle=-45, dtick=1)
         matrix.update_yaxes(dtick=1)
-        st.plotly_chart(matrix, width="stretch")
+        ui.chart(st, matrix, width="stretch")
 
 
 def _title(name: str) -> str:

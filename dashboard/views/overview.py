@@ -53,7 +53,7 @@ def render() -> None:
                           "tricks": "tricks", "players": "different players"})
     long = by_game.melt(id_vars="title", value_vars=["games", "rounds"], var_name="what",
                         value_name="count")
-    st.plotly_chart(px.bar(long, x="title", y="count", color="what", barmode="group",
+    ui.chart(st, px.bar(long, x="title", y="count", color="what", barmode="group",
                            labels={"title": "game", "count": "count", "what": ""},
                            title="Games and rounds by game"), width="stretch")
 
@@ -70,7 +70,7 @@ def render() -> None:
     with left:
         tables.show(status_rows, {"status": "status", "games": "games",
                                   "counted": "counted by the statistics now"})
-    right.plotly_chart(px.bar(status_rows, x="status", y="games",
+    ui.chart(right, px.bar(status_rows, x="status", y="games",
                               labels={"status": "status", "games": "games"},
                               title="Games by status"), width="stretch")
 

@@ -89,7 +89,7 @@ def _ratings(player: str) -> None:
         FROM rating_history WHERE player = ? ORDER BY game, seq""", (player,))
     history["game"] = [_title(g) for g in history["game"]]
     history["n"] = history.groupby("game").cumcount() + 1
-    st.plotly_chart(px.line(history, x="n", y="ordinal", color="game", markers=True,
+    ui.chart(st, px.line(history, x="n", y="ordinal", color="game", markers=True,
                             hover_data=["played_on", "finish", "players", "mu", "sigma"],
                             labels={"n": "their games, in played order",
                                     "ordinal": "rating (μ − 3σ)", "game": "game"},
@@ -120,7 +120,7 @@ def _form(player: str, me: tuple[str]) -> None:
     fig.add_scatter(x=form["n"], y=form["last_ten"], mode="lines", name="mean of the last ten",
                     line={"color": "black"})
     fig.add_hline(y=0.5, line_dash="dot", annotation_text="the middle of the table")
-    st.plotly_chart(fig, width="stretch")
+    ui.chart(st, fig, width="stretch")
     st.markdown("**Final totals, game by game**")
     games = sorted(form["game"].unique())
     cols = st.columns(min(len(games), 4))
@@ -130,7 +130,7 @@ def _form(player: str, me: tuple[str]) -> None:
                            labels={"total": "final total", "count": "games"})
         fig.update_layout(height=260, showlegend=False, yaxis_title="games",
                           margin={"l": 10, "r": 10, "t": 40, "b": 10})
-        cols[i % len(cols)].plotly_chart(fig, width="stretch", key=f"totals_{i}")
+        ui.chart(cols[i % len(cols)], fig, width="stretch", key=f"totals_{i}")
 
 
 def _head_to_head(player: str, me: tuple[str]) -> None:
@@ -221,7 +221,7 @@ def _bidding(player: str, me: tuple[str]) -> None:
     fig.add_hline(y=0, line_dash="dot")
     fig.update_layout(barmode="group", yaxis_title="tricks per round",
                       title="The bid or the play?")
-    st.plotly_chart(fig, width="stretch")
+    ui.chart(st, fig, width="stretch")
 
 
 def _disputes(player: str) -> None:

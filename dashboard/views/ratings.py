@@ -53,7 +53,7 @@ def render() -> None:
                 SELECT seq, player, ordinal, mu, sigma, played_on
                 FROM rating_history WHERE game = ? AND list_contains(?, player)
                 ORDER BY seq, player""", (game, tuple(shown)))
-            st.plotly_chart(px.line(history, x="seq", y="ordinal", color="player",
+            ui.chart(st, px.line(history, x="seq", y="ordinal", color="player",
                                     hover_data=["mu", "sigma", "played_on"],
                                     labels={"seq": f"{_title(game)} games, in played order",
                                             "ordinal": "rating (μ − 3σ)", "player": "player"},

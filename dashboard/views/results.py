@@ -55,7 +55,7 @@ def render() -> None:
             fig.update_layout(xaxis_title="player", yaxis_title="win rate",
                               yaxis_tickformat=".0%",
                               title="Win rate with its 95 % interval, against chance")
-            st.plotly_chart(fig, width="stretch", key=f"rates_{game}")
+            ui.chart(st, fig, width="stretch", key=f"rates_{game}")
             tables.show(rg, {"player": "player", "games": "games", "wins": "games won",
                              "win_share": "wins (ties shared)",
                              "expected_wins": "by chance", "win_rate": "win rate",
@@ -70,7 +70,7 @@ def render() -> None:
                 WHERE f.game_id IN ({games}) AND {players}""", f, game=game,
                 player_column="f.player")
             totals["table"] = [f"{n} players" for n in totals["n_players"]]
-            st.plotly_chart(px.histogram(totals, x="total", color="table", nbins=40,
+            ui.chart(st, px.histogram(totals, x="total", color="table", nbins=40,
                                          labels={"total": "final total", "table": "table"},
                                          title=f"Final totals — {_title(game)}"),
                             width="stretch", key=f"totals_{game}")

@@ -36,7 +36,7 @@ def render() -> None:
                          title="Score by seat against the no-effect line (0)")
             fig.add_hline(y=0, line_dash="dot", annotation_text="no effect")
             left, right = st.columns(2)
-            left.plotly_chart(fig, width="stretch", key=f"seats_{game}")
+            ui.chart(left, fig, width="stretch", key=f"seats_{game}")
             lg = leaders[leaders["game"] == game].copy()
             if len(lg):
                 lg["leader"] = [
@@ -49,7 +49,7 @@ def render() -> None:
                                       "mean_above_table": "points above the table's mean"},
                               title="The first leader's score against the no-effect line")
                 fig2.add_hline(y=0, line_dash="dot", annotation_text="no effect")
-                right.plotly_chart(fig2, width="stretch", key=f"leaders_{game}")
+                ui.chart(right, fig2, width="stretch", key=f"leaders_{game}")
             rounds = int(sg["rounds"].sum() // max(len(sg), 1))
             st.caption(f"About {ui.count(rounds, 'round')} per seat.")
 

@@ -62,7 +62,7 @@ def render() -> None:
     fig.update_layout(barmode="group", xaxis_title="player",
                       yaxis_title="times as often as chance",
                       title="How often each player picks first or gets the rest, against chance")
-    st.plotly_chart(fig, width="stretch")
+    ui.chart(st, fig, width="stretch")
     tables.show(board, {
         "player": "player", "games": "games", "tricks_played": "tricks played",
         "first_picks": "first picks", "expected_first_picks": "by chance",
@@ -99,7 +99,7 @@ def render() -> None:
     fig2.update_layout(barmode="group", xaxis_title="player",
                        yaxis_title="cards that scored, per take",
                        title="Cards that ended up scoring, per take")
-    st.plotly_chart(fig2, width="stretch")
+    ui.chart(st, fig2, width="stretch")
 
 
 ui.guarded(render)

@@ -41,7 +41,7 @@ def render() -> None:
                        "text/csv", key="csv")
     numeric = [c for c in frame.columns[1:] if frame[c].dtype.kind in "iuf"]
     if len(frame.columns) >= 2 and numeric and not frame.empty:
-        st.plotly_chart(px.bar(frame.head(50), x=frame.columns[0], y=numeric[0],
+        ui.chart(st, px.bar(frame.head(50), x=frame.columns[0], y=numeric[0],
                                title=f"{numeric[0]} by {frame.columns[0]}"),
                         width="stretch")
 

@@ -161,7 +161,7 @@ def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
     if stacks is not None and len(stacks):
         frame = pd.DataFrame(list(stacks))
         if frame["player"].isna().all():
-            st.plotly_chart(px.bar(frame, x="stack", y="cards", range_y=[0, 8],
+            ui.chart(st, px.bar(frame, x="stack", y="cards", range_y=[0, 8],
                                    labels={"stack": "stack", "cards": "cards"},
                                    title=f"Stacks after this {step_word}"), width="stretch")
         else:
@@ -191,7 +191,7 @@ def _scores(gid: str, rnd: int) -> None:
     if scores.empty:
         st.info("No round has finished yet.")
     else:
-        st.plotly_chart(px.line(scores, x="round", y="running total", color="player",
+        ui.chart(st, px.line(scores, x="round", y="running total", color="player",
                                 markers=True, title="Running totals"), width="stretch")
         st.dataframe(scores[scores["round"] == rnd], hide_index=True, width="stretch")
 
