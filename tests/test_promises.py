@@ -385,16 +385,19 @@ def test_loopback_is_this_machine_and_nothing_else():
 
 
 def test_beyond_loopback_a_member_may_write_but_only_an_admin_queries_or_administers(
-        small_db, monkeypatch):
+        small_db, monkeypatch, tmp_path):
     from helpers import dashboard_database
     from streamlit.testing.v1 import AppTest
 
     from dashboard import data
-    from dashboard.auth import SESSION_KEY, Account
+    from dashboard.auth import SESSION_KEY, Account, add_user
 
     views = ROOT / "dashboard" / "views"
+    users = tmp_path / "users.toml"  # a session is checked against the file on every page
+    add_user(str(users), "ann", "correct horse", "member")
+    add_user(str(users), "root", "battery staple", "admin")
     monkeypatch.setenv("TRICKLEDGER_LISTEN", "0.0.0.0")
-    monkeypatch.delenv("TRICKLEDGER_USERS", raising=False)
+    monkeypatch.setenv("TRICKLEDGER_USERS", str(users))
 
     def run(page: str, account: Account | None) -> AppTest:
         at = AppTest.from_file(str(views / f"{page}.py"), default_timeout=60)
