@@ -108,7 +108,7 @@ def test_twenty_browser_sessions_stay_usable_while_an_ingest_runs(tmp_path):
     before = ingest(expand([str(ROOT / "sample_logs")])[0], str(db), jobs=1).loaded
     extra = tmp_path / "extra"
     subprocess.run([sys.executable, "-m", "cli", "simulate", "--game", "rage",
-                    "--games", "300", "--seed", "11", "--out", str(extra)], cwd=ROOT,
+                    "--games", "150", "--seed", "11", "--out", str(extra)], cwd=ROOT,
                    check=True, capture_output=True)
     views = ["overview", "bidding", "results", "early_ends", "splits"]
     times: list[float] = []
@@ -155,7 +155,7 @@ def test_twenty_browser_sessions_stay_usable_while_an_ingest_runs(tmp_path):
     print(f"\n20 browser sessions during an ingest: p95 page time {p95:.2f} s; "
           f"ingest said: {out.strip().splitlines()[-2]}")
     # the new games are there once the ingest is done
-    assert sql(db, "SELECT count(*) FROM logs")[0][0] == before + 300
+    assert sql(db, "SELECT count(*) FROM logs")[0][0] == before + 150
 
 
 @pytest.mark.parametrize("flag,value", [("--server.address", "127.0.0.1"),
