@@ -30,7 +30,7 @@ def allowed_hosts(address: str, extra: list[str]) -> list[str]:
     host names, and those given with --allowed-host (a proxy's public name)."""
     import socket
 
-    from dashboard.auth import is_loopback
+    from dashboard.accounts import is_loopback
 
     names = ["localhost", "127.0.0.1"]
     if address not in ("0.0.0.0", "::", ""):
@@ -67,7 +67,7 @@ def port_problem(address: str, port: int) -> str | None:
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
-    from dashboard.auth import is_loopback
+    from dashboard.accounts import is_loopback
     from ingest.db import db_path, is_empty
     from ingest.lake import LakeError, LakeWriter, is_lake, seq_of
     from ingest.load import Source, expand, ingest
@@ -131,7 +131,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 def cmd_users_add(args: argparse.Namespace) -> int:
     import getpass
 
-    from dashboard.auth import add_user
+    from dashboard.accounts import add_user
 
     password: str | None = None
     if not args.provider:
