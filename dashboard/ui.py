@@ -232,16 +232,20 @@ def hand_row(hand: tuple[str, ...], legal: tuple[str, ...] | None = None,
         st.caption("no cards")
         return
     parts = []
+    to_outline = list(played)  # one chip per card played: a hand may hold copies (CHANGE x3)
+    any_faded = False
     for c in hand:
         faded = legal is not None and c not in legal
+        any_faded = any_faded or faded
         chip_html = chip(c)
         style = "opacity:0.35;" if faded else ""
-        if c in played:
+        if c in to_outline:
+            to_outline.remove(c)
             style += "outline:3px solid #111;outline-offset:1px;border-radius:6px;"
         parts.append(f'<span style="display:inline-block;{style}">{chip_html}</span>')
     st.html("<div>" + "".join(parts) + "</div>")
     if legal is not None:
-        st.caption("Faded: not legal to play at that moment." if len(legal) < len(set(hand))
+        st.caption("Faded: not legal to play at that moment." if any_faded
                    else "Every card was legal to play.")
 
 

@@ -153,7 +153,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     except (BackupError, OSError) as e:
         print(f"trickledger import: {e}", file=sys.stderr)
         return 2
-    print(f"imported {report.line()} into {db_path(args.db)}")
+    print(f"imported {args.folder} into {db_path(args.db)}: "
+          f"{report.line().rsplit(': ', 1)[0]}")
     return 0
 
 
@@ -278,8 +279,10 @@ def register_commands(sub: Any) -> None:
                           ("delete", "take a log and its facts out altogether")):
         r = sub.add_parser(action, help=words, description=words.capitalize() + ", in one "
                            "transaction with its audit row (docs/reliability.md).")
-        r.add_argument("log", metavar="LOG", help="its SHA-256 (or 8+ first characters) or "
-                                                 "game id")
+        r.add_argument("log", metavar="LOG", help="the log's SHA-256 (or its first 8 or more "
+                                                 "characters) or its game id, as "
+                                                 "`trickledger sql` or the Admin page show "
+                                                 "them; not a file name")
         r.add_argument("--reason", default=None, help="why (kept in the audit log)")
         r.add_argument("--db", default=None, help="database file (must exist)")
         r.set_defaults(fn=cmd_remove, action=action)

@@ -65,8 +65,13 @@ def test_overview_counts_complete_games_and_every_disputed_game(db):
     assert m["Tricks"] == f"{tricks:,}" and m["Players"] == f"{people:,}"
     disputed = sql(db, "SELECT count(*) FROM games WHERE claims_mismatched > 0")[0][0]
     assert disputed and m["Disputed games"] == f"{disputed:,}"
-    assert any(f"{disputed} games have a score sheet" in w.value for w in at.warning)
-    status = {r["status"]: r["games"] for _, r in at.dataframe[1].value.iterrows()}
+    assert any(f"{disputed} games have a claimed score that disagrees" in w.value
+               for w in at.warning)
+    listed = next(d.value for d in at.dataframe if "claims" in d.value.columns)
+    assert len(listed) == disputed and (listed["claims"] > 0).all()
+    assert listed["open"].str.startswith("viewer?game=").all()  # each opens in the viewer
+    table = next(d.value for d in at.dataframe if "counted" in d.value.columns)
+    status = {r["status"]: r["games"] for _, r in table.iterrows()}
     illegal = sql(db, "SELECT count(*) FROM games WHERE status = 'illegal'")[0][0]
     assert status["illegal"] == illegal and status["disputed"] == sql(
         db, "SELECT count(*) FROM games WHERE status IN ('complete', 'sheet') "

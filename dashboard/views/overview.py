@@ -42,9 +42,24 @@ def render() -> None:
                         "claim, whatever their status (the Game viewer marks them).")
     if n_disputed:
         st.warning(f"{ui.count(n_disputed, 'game')} {'has' if n_disputed == 1 else 'have'} a "
-                   f"score sheet that disagrees with the replay. Open one in the Game viewer "
-                   f"(marked DISPUTED) to see each claim, the computed score and how it is "
-                   f"made up.")
+                   f"claimed score that disagrees with the replay (whatever its status; the "
+                   f"table of statuses below counts a disputed game that is also illegal as "
+                   f"illegal). Each link below opens the Game viewer at its first disputed "
+                   f"round, with each claim, the computed score and how it is made up.")
+        disputed = data.filtered("""
+            SELECT g.game_id, g.file_name, g.game, g.status,
+                   count(*) AS claims, min(c.round) AS first_round
+            FROM games g JOIN claims c USING (game_id)
+            WHERE NOT c.match AND g.game_id IN ({games})
+            GROUP BY ALL ORDER BY g.file_name LIMIT 200""", every)
+        disputed["open"] = [tables.viewer_url(g, r, None, f"round {r}") if pd.notna(r)
+                            else tables.viewer_url(g, None, None, "the totals")
+                            for g, r in zip(disputed["game_id"], disputed["first_round"])]
+        with st.expander(f"The disputed games ({len(disputed):,})"):
+            tables.show(disputed, {"file_name": "file", "game": "game", "status": "status",
+                                   "claims": "claims that disagree",
+                                   "open": "open it in the viewer"},
+                        links=("open",), key="disputed_games")
     if ui.empty(by_game, "games"):
         return
     by_game["title"] = [_title(g) for g in by_game["game"]]
@@ -59,7 +74,7 @@ def render() -> None:
 
     st.subheader("Games by status")
     st.caption("Every game is counted as exactly one of these; statistics count the statuses "
-               "chosen in the sidebar (complete and disputed by default). This table counts "
+               "chosen in the sidebar (complete, disputed and score sheets by default). This table counts "
                "all of them.")
     counts = dict(zip(verdicts["counted_as"], verdicts["games"]))
     status_rows = pd.DataFrame({

@@ -91,7 +91,9 @@ def _verdict(r: Replay, raw: bytes, name: str) -> None:
                      else "The replay, trick by trick"):
         st.code("\n".join(r.render()), language=None)
     me = auth.visitor()
-    if me.may_write and st.button("Save this log to the database", key="save"):
+    if r.sha256 is not None and data.has_log(r.sha256):
+        st.caption("This log is in the database already.")
+    elif me.may_write and st.button("Save this log to the database", key="save"):
         summary = data.load([(name, raw)], auth.describe(me), action="save")
         res = summary.results[0] if summary.results else None
         st.success(ui.md(f"Saved: {res.status if res else 'loaded'}"))

@@ -48,8 +48,9 @@ def render() -> None:
         st.query_params["game"] = gid
     info = data.game_info(g["game"])
     step_word = info.step if info else "trick"
+    status = str(g["status"]) + (", disputed" if int(g["claims_mismatched"] or 0) else "")
     st.caption(ui.plain(f"{info.title if info else g['game']} · {int(g['n_players'])} players · "
-                        f"{g['status']} · {g['file_name']} · id {gid}"))
+                        f"{status} · {g['file_name']} · id {gid}"))
     tl = data.timeline(str(g["sha256"]))
     if tl is None:
         st.error("This game's log could not be read again.")
