@@ -149,3 +149,14 @@ def seat(name: str) -> int:
 def names(cards: Any) -> tuple[str, ...]:
     """Card names of a fact's cards."""
     return tuple(c.name for c in cards)
+
+
+def rows(db: str, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    """The rows of one query on a database file, read-only."""
+    import duckdb
+
+    con = duckdb.connect(db, read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()

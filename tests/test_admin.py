@@ -10,8 +10,8 @@ import threading
 import time
 from pathlib import Path
 
-import duckdb
 import pytest
+from helpers import rows
 from streamlit.testing.v1 import AppTest
 
 from cli import main
@@ -22,14 +22,6 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_logs"
 APP = str(ROOT / "dashboard" / "app.py")
 RAGE = SAMPLES / "rage" / "rage-5p-hidden-bid.jsonl"
-
-
-def rows(db: str, sql: str, params: list | None = None) -> list[tuple]:
-    con = duckdb.connect(db, read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
 
 
 def game_id_of(db: str, path: Path) -> str:

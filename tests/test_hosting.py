@@ -127,3 +127,13 @@ def test_the_upload_limits_are_stated_once():
     for page in ("upload.py", "verify.py"):
         text = (root / "dashboard" / "views" / page).read_text()
         assert "limits." in text and "10 MB" not in text and "10 MiB" not in text
+
+
+def test_uploads_of_every_visitor_together_are_capped(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_SERVER_MB_PER_10_MIN", 3)
+    down = Downstream()
+    guard = UploadQuota(down)
+    # three visitors of 1 MB each fill the server's quota; a fourth visitor is refused
+    assert [put(guard, f"visitor-{i}", MB, chunk=256 * 1024) for i in range(4)] == \
+        [204, 204, 204, 413]
+    assert down.bytes < 4 * MB

@@ -22,8 +22,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import duckdb
 import pytest
+from helpers import rows
 
 from cli import main
 
@@ -37,14 +37,6 @@ MB = 1024 * 1024
 # an ingest between two of its batches' commits would hold it the same way).
 HOLD = ("import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); "
         "print('held', flush=True); time.sleep(120)")
-
-
-def rows(db: str, sql: str, params: list | None = None) -> list[tuple]:
-    con = duckdb.connect(db, read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
 
 
 @pytest.fixture(scope="module")
@@ -531,47 +523,6 @@ def test_a_port_in_use_is_refused_before_anything_loads(tmp_path, monkeypatch, c
     assert rc == 2 and not argv
     assert f"port {port} on 127.0.0.1 is already in use" in capsys.readouterr().err
     assert not db.exists()
-
-
-def test_uploads_of_every_visitor_together_are_capped(monkeypatch):
-    from dashboard import limits
-    from dashboard.server import UploadQuota
-
-    monkeypatch.setattr(limits, "MAX_SERVER_MB_PER_10_MIN", 3)
-    received = {"bytes": 0}
-
-    async def app(scope, receive, send):
-        while True:
-            message = await receive()
-            received["bytes"] += len(message.get("body", b""))
-            if not message.get("more_body"):
-                break
-        await send({"type": "http.response.start", "status": 204, "headers": []})
-        await send({"type": "http.response.body", "body": b""})
-
-    guard = UploadQuota(app)
-
-    def put(session: str) -> int:
-        left = {"n": MB}
-        got: list[int] = []
-
-        async def receive():
-            n = min(256 * 1024, left["n"])
-            left["n"] -= n
-            return {"type": "http.request", "body": b"x" * n, "more_body": left["n"] > 0}
-
-        async def send(message):
-            if message["type"] == "http.response.start":
-                got.append(message["status"])
-
-        scope = {"type": "http", "method": "PUT", "headers": [],
-                 "path": f"/_stcore/upload_file/{session}/f"}
-        asyncio.run(guard(scope, receive, send))
-        return got[0]
-
-    # three visitors of 1 MB each fill the server's quota; a fourth visitor is refused
-    assert [put(f"visitor-{i}") for i in range(4)] == [204, 204, 204, 413]
-    assert received["bytes"] < 4 * MB
 
 
 # ------------------------------------------------------------ backups
