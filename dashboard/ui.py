@@ -180,6 +180,11 @@ def chart(where: Any, fig: Any, **kw: Any) -> Any:
     return where.plotly_chart(fig, **kw)
 
 
+def minimum(label: str, most: int, key: str) -> int:
+    """A leaderboard's minimum-count control: 1 to `most`, 5 by default (the docs' rule)."""
+    return int(st.slider(label, 1, max(most, 1), min(5, most), key=key))
+
+
 plain = md
 
 

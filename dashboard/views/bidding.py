@@ -37,8 +37,7 @@ def render() -> None:
     if ui.empty(per, "bids"):
         return
     most = int(per["rounds"].max())
-    min_rounds = st.slider("Minimum rounds for the leaderboard", 1, max(most, 1),
-                           min(5, most), key="min_rounds")
+    min_rounds = ui.minimum("Minimum rounds for the leaderboard", most, key="min_rounds")
     board = per[per["rounds"] >= min_rounds].sort_values(
         ["exact_rate", "mean_abs_error", "player"], ascending=[False, True, True])
     m1, m2, m3 = st.columns(3)

@@ -51,8 +51,7 @@ def render() -> None:
         SELECT * FROM early_end_players_of({game_list}) WHERE {players}
         ORDER BY could_not_play DESC, caused DESC, player""", f, player_column="player")
     most = int(who["rounds"].max()) if len(who) else 1
-    min_rounds = st.slider("Minimum rounds played", 1, max(most, 1), min(5, most),
-                           key="early_min_rounds")
+    min_rounds = ui.minimum("Minimum rounds played", most, key="early_min_rounds")
     who = who[who["rounds"] >= min_rounds]
     st.subheader("Who could not play, and who caused it")
     st.caption("Expected by chance: how often each would be named if early ends fell on "

@@ -29,8 +29,7 @@ def render() -> None:
     if ui.empty(rated, "ratings"):
         return
     most = int(rated["games"].max())
-    min_games = st.slider("Minimum games rated", 1, max(most, 1), min(5, most),
-                          key="ratings_min_games")
+    min_games = ui.minimum("Minimum games rated", most, key="ratings_min_games")
     games = sorted(rated["game"].unique())
     for game, tab in zip(games, st.tabs([_title(g) for g in games])):
         with tab:

@@ -22,8 +22,7 @@ def render() -> None:
     if ui.empty(rates, "finished games"):
         return
     most = int(rates["games"].max())
-    min_games = st.slider("Minimum games for the leaderboards", 1, max(most, 1), min(5, most),
-                          key="results_min_games")
+    min_games = ui.minimum("Minimum games for the leaderboards", most, key="results_min_games")
     games = sorted(rates["game"].unique())
     titles = [_title(g) for g in games]
     for game, tab in zip(games, st.tabs(titles)):

@@ -21,8 +21,7 @@ def render() -> None:
     if ui.empty(stats, "split tricks"):
         return
     most = int(stats["games"].max())
-    min_games = st.slider("Minimum games for the leaderboard", 1, max(most, 1), min(5, most),
-                          key="split_min_games")
+    min_games = ui.minimum("Minimum games for the leaderboard", most, key="split_min_games")
     board = stats[stats["games"] >= min_games].copy()
     board["second_vs_chance"] = board["second_halves"] / board["expected_second_halves"]
     board["first_vs_chance"] = board["first_picks"] / board["expected_first_picks"]
