@@ -223,7 +223,7 @@ def whole_process(work: Path, corpus: dict[str, list[Path]], runs: int = 5) -> d
         env = dict(os.environ)
         if path:
             env["PYTHONPATH"] = os.pathsep.join([path, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-        commands[engine] = ([sys.executable, "-m", "cli", "verify", "--json", *files], env)
+        commands[engine] = ([sys.executable, "-m", "trickledger", "verify", "--json", *files], env)
     times: dict[str, list[float]] = {k: [] for k in commands}
     for _ in range(runs):
         for name, (cmd, env) in commands.items():

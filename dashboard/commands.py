@@ -1,4 +1,4 @@
-"""The dashboard's command: `trickledger dashboard` (composed into `trickledger` by `cli`)."""
+"""The dashboard's command: `trickledger dashboard` (composed into `trickledger` by `trickledger`)."""
 
 from __future__ import annotations
 

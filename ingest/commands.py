@@ -1,4 +1,4 @@
-"""The loader's commands: `ingest` and `sql` (composed into `trickledger` by `cli`)."""
+"""The loader's commands: `ingest` and `sql` (composed into `trickledger` by `trickledger`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The engine's commands: `verify`, `replay` and `simulate` (composed into `trickledger`
-by the top-level `cli`)."""
+by the top-level `trickledger` package)."""
 
 from __future__ import annotations
 

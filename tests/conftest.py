@@ -10,12 +10,35 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-# tests/test_engines.py runs the conformance and rule tests once more in a subprocess, against
+# tests/build/test_engines.py runs the conformance and rule tests once more in a subprocess, against
 # the compiled engine installed into a folder of its own: that folder goes first, and the
 # run refuses to start unless the engine imported from it really is compiled.
 ENGINE_PATH = os.environ.get("TRICKLEDGER_ENGINE_PATH")
 if ENGINE_PATH:
     sys.path.insert(0, ENGINE_PATH)
+
+
+# The suite in two speeds. Each folder holds one kind of test and carries its marker:
+#   fast      rules/, format/, units/: the games' rules, conformance, the format, score
+#             sheets, units (`python -m pytest -m fast`, well under a minute)
+#   system    system/: real DuckDB files, processes, the Streamlit app (AppTest)
+#   browser   browser/: the real dashboard server in headless Chromium
+#   compiled  build/: builds the wheel with mypyc and tests what it installs
+# `cluster` marks the system tests that start a Dask cluster. The README's command runs all.
+FOLDER_MARKERS = {"rules": "fast", "format": "fast", "units": "fast", "system": "system",
+                  "browser": "browser", "build": "compiled"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        folder = Path(str(item.fspath)).parent.name
+        marker = FOLDER_MARKERS.get(folder)
+        if marker is None:
+            raise pytest.UsageError(f"{item.nodeid}: a test belongs in one of the folders "
+                                    f"{', '.join(FOLDER_MARKERS)} (tests/conftest.py)")
+        item.add_marker(getattr(pytest.mark, marker))
+        if {"cluster", "clustered"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.cluster)
 
 
 def pytest_configure(config):

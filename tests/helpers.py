@@ -120,7 +120,7 @@ def dashboard_server(db: str, log_path: str, no_samples: bool = False) -> Iterat
     root = Path(__file__).resolve().parent.parent
     port = free_port()
     log = open(log_path, "w+")
-    cmd = [sys.executable, "-m", "cli", "dashboard", "--port", str(port), "--db", db]
+    cmd = [sys.executable, "-m", "trickledger", "dashboard", "--port", str(port), "--db", db]
     if no_samples:
         cmd.append("--no-samples")
     proc = subprocess.Popen(cmd, cwd=root, stdout=log, stderr=subprocess.STDOUT,

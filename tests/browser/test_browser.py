@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import CHROMIUM_ARGS, dashboard_server
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 PAGES = {
     "overview": "Overview", "splits": "Splits", "early_ends": "Early ends",

@@ -11,10 +11,10 @@ import orjson
 import pytest
 from helpers import assert_illegal, check, log_bytes
 
-from cli import main
 from replay.engine import replay_bytes, verdict
+from trickledger import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_logs" / "plotters" / "plotters-5p-claims.jsonl"
 SAMPLE_4P = ROOT / "sample_logs" / "plotters" / "plotters-4p-early-end.jsonl"
 H4 = {**orjson.loads(SAMPLE_4P.read_bytes().splitlines()[0]), "meta": {}}
@@ -218,7 +218,7 @@ def test_totals_claim_checks_rounds_finished_so_far():
 
 # ------------------------------------------------------------ the commands
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "trickledger", *args], capture_output=True,
                           text=True, cwd=ROOT)
 
 
@@ -252,7 +252,7 @@ def test_verify_takes_folders_and_standard_input(tmp_path):
     verdicts = orjson.loads(p.stdout)
     assert [Path(v["file"]).name for v in verdicts] == ["a.jsonl", "b.jsonl.gz"]
     assert p.returncode == 1  # the first carries a wrong claim
-    piped = subprocess.run([sys.executable, "-m", "cli", "verify", "--json", "-"],
+    piped = subprocess.run([sys.executable, "-m", "trickledger", "verify", "--json", "-"],
                            input=SAMPLE_4P.read_bytes(), capture_output=True, cwd=ROOT)
     v = orjson.loads(piped.stdout)
     assert v["file"] == "<stdin>" and v["status"] == "complete" and piped.returncode == 0

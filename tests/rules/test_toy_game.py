@@ -11,12 +11,12 @@ import toy_game
 from helpers import dashboard_database
 from streamlit.testing.v1 import AppTest
 
-from cli import main
 from ingest.db import reading
 from ingest.load import Source, ingest
 from replay.simulate import SimOptions, simulate_one
+from trickledger import main
 
-VIEWER = Path(__file__).resolve().parent.parent / "dashboard" / "views" / "viewer.py"
+VIEWER = Path(__file__).resolve().parents[2] / "dashboard" / "views" / "viewer.py"
 
 
 def simulated(k: int) -> list[tuple[str, bytes]]:

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 
 
 def build_parser() -> argparse.ArgumentParser:
-    import bench.commands
     import dashboard.commands
     import ingest.commands
     import replay.commands
@@ -24,8 +23,30 @@ def build_parser() -> argparse.ArgumentParser:
     replay.commands.register_commands(sub)
     ingest.commands.register_commands(sub)
     dashboard.commands.register_commands(sub)
-    bench.commands.register_commands(sub)
+    _register_bench(sub)
     return p
+
+
+def _register_bench(sub: argparse._SubParsersAction) -> None:
+    """`trickledger bench` runs the benchmark of a source checkout (`bench/` is not installed
+    with the package: it measures the project, it is not part of it)."""
+    try:
+        import bench.commands
+    except ImportError:
+        b = sub.add_parser("bench", help="run the benchmark (from a source checkout only)",
+                           description="The benchmark lives in the source checkout's bench/ "
+                                       "folder and is not installed with the package.")
+        b.set_defaults(fn=_no_bench)
+        return
+    bench.commands.register_commands(sub)
+
+
+def _no_bench(args: argparse.Namespace) -> int:
+    import sys
+
+    print("trickledger bench: the benchmark runs from a checkout of the source: "
+          "cd into it and run 'python -m bench' (see docs/performance.md)", file=sys.stderr)
+    return 2
 
 
 class _Version(argparse.Action):

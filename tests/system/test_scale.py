@@ -17,14 +17,14 @@ import duckdb
 import orjson
 import pytest
 
-from cli import main
 from ingest import lake as lakes
 from ingest.db import reading
 from ingest.load import Source, expand, ingest
 from ingest.schema import TABLES, VIEWS
 from replay.simulate import SimOptions, simulate
+from trickledger import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs"
 TIMESTAMPS = {"ingested_at", "recorded_at"}
 
@@ -350,7 +350,7 @@ def publish(self, body):
         time.sleep(3600)
     return real(self, body)
 LakeWriter._publish = publish
-from cli import main
+from trickledger import main
 raise SystemExit(main(sys.argv[2:]))
 """
 

@@ -10,7 +10,7 @@ import pytest
 
 from replay.engine import exit_status, replay_bytes, verdict
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = (ROOT / "docs" / "examples.md").read_text(encoding="utf-8")
 BLOCKS = re.findall(r"## (\w+) .*?\n\n```jsonl\n(.*?)```", EXAMPLES, re.S)
 

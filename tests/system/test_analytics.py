@@ -353,7 +353,7 @@ def test_wilson_interval():
 
 
 def test_analyse_command_estimates_caches_and_reports(corpus, tmp_path, capsys):
-    from cli import main
+    from trickledger import main
 
     _, logs, _ = corpus
     db = str(tmp_path / "h.duckdb")

@@ -11,7 +11,7 @@ from ingest.backup import BackupError, checksum, export, import_, tables
 from ingest.db import open_db
 from ingest.load import expand, ingest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def all_checksums(db: str) -> dict[str, tuple[int, str]]:

@@ -12,21 +12,21 @@ import sys
 from pathlib import Path
 
 import replay
-from cli import version_text
+from trickledger import version_text
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # The tests that pin the engine's behaviour: the conformance suite over every game, each
 # game's rule tests, the format and verdict, simulation and the fifth (interpreted) game
 # on top of the compiled contract.
 ENGINE_TESTS = [
-    "tests/test_conformance.py",
-    "tests/test_plotters.py",
-    "tests/test_rage.py",
-    "tests/test_color_stacks.py",
-    "tests/test_under_the_radar.py",
-    "tests/test_format_and_verify.py",
-    "tests/test_simulate.py",
-    "tests/test_toy_game.py",
+    "tests/rules/test_conformance.py",
+    "tests/rules/test_plotters.py",
+    "tests/rules/test_rage.py",
+    "tests/rules/test_color_stacks.py",
+    "tests/rules/test_under_the_radar.py",
+    "tests/format/test_verify.py",
+    "tests/units/test_simulate.py",
+    "tests/rules/test_toy_game.py",
 ]
 def in_target(target: Path, code: str) -> str:
     r = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(target)!r})\n"
@@ -47,7 +47,7 @@ def test_the_compiled_engine_passes_the_engine_tests(compiled_engine: Path) -> N
 
 
 def test_version_names_the_engine(compiled_engine: Path) -> None:
-    compiled = in_target(compiled_engine, "from cli import version_text; print(version_text())")
+    compiled = in_target(compiled_engine, "from trickledger import version_text; print(version_text())")
     assert compiled.startswith("trickledger ") and compiled.endswith("(engine compiled with mypyc)")
     files = in_target(compiled_engine, "import replay.games.rage as m, replay.state as s; "
                                        "print(m.__file__); print(s.__file__)")

@@ -9,12 +9,12 @@ import orjson
 import pytest
 from helpers import NAMES, header
 
-from cli import main
 from replay.bots import GreedyBot, RandomBot
 from replay.engine import replay_bytes, verdict
 from replay.simulate import SimOptions, play_game, simulate_one
+from trickledger import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GAMES = ["plotters", "rage", "color_stacks", "under_the_radar"]
 
 

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from ingest.db import reading
 from ingest.load import expand, ingest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PAGES = ROOT / "dashboard" / "views"
 SAMPLES = ROOT / "sample_logs"
 

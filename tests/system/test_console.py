@@ -12,7 +12,7 @@ import pytest
 from ingest.console import Console, ConsoleError, Limits, Target
 from ingest.load import expand, ingest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +38,7 @@ def test_an_ordinary_query_answers(console):
     # folded while planning: an interrupt never reaches it
     "SELECT list_intersect(range(6e6::BIGINT), range(6e6::BIGINT))",
     "SELECT levenshtein(repeat('a', 300000), repeat('b', 300000))",
-    "SELECT count(*) FROM range(1000000000000) a",
+    "SELECT count(*) FROM range(9223372036854775807) WHERE random() < 0",
 ])
 def test_a_runaway_query_is_stopped_within_its_time(console, sql):
     t = time.monotonic()
@@ -91,7 +91,7 @@ def test_a_slow_query_does_not_block_another(console):
 
     def slow() -> None:
         try:
-            run(console, "SELECT count(*) FROM range(1000000000000) a", timeout_s=20)
+            run(console, "SELECT count(*) FROM range(9223372036854775807) WHERE random() < 0", timeout_s=20)
         except ConsoleError:
             pass
         slow_done.set()

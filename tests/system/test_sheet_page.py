@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from ingest.db import reading
 
-PAGE = Path(__file__).resolve().parent.parent / "dashboard" / "views" / "sheet.py"
+PAGE = Path(__file__).resolve().parents[2] / "dashboard" / "views" / "sheet.py"
 
 
 @pytest.fixture()

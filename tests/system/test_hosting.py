@@ -123,7 +123,7 @@ def test_blocked_paths_answer_404_before_the_app():
 
 
 def test_the_upload_limits_are_stated_once():
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     for page in ("upload.py", "verify.py"):
         text = (root / "dashboard" / "views" / page).read_text()
         assert "limits." in text and "10 MB" not in text and "10 MiB" not in text

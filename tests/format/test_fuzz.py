@@ -1,6 +1,6 @@
 """Fuzzing: mutated logs always get a verdict with a line inside the file, never a traceback.
 
-Longer run: `FUZZ_EXAMPLES=5000 .venv/bin/python -m pytest tests/test_fuzz.py` (see
+Longer run: `FUZZ_EXAMPLES=5000 .venv/bin/python -m pytest tests/format/test_fuzz.py` (see
 docs/reliability.md).
 """
 
@@ -17,11 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cli import main
 from replay.engine import replay_bytes, verdict
 from replay.reader import MAX_LINES
+from trickledger import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "sample_logs").glob("*/*.jsonl"))
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "300"))
 STATUSES = {"complete", "incomplete", "illegal", "unreadable"}

@@ -14,11 +14,11 @@ import orjson
 import pytest
 from helpers import NAMES, assert_illegal, log_bytes
 
-from cli import main
 from replay.engine import exit_status, replay_bytes, replay_path, verdict
 from replay.sheetlog import NoSheet, sheet_of
+from trickledger import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs"
 GAMES = ("plotters", "rage", "color_stacks", "under_the_radar")
 

@@ -1,0 +1,3 @@
+from trickledger import main
+
+raise SystemExit(main())
