@@ -632,25 +632,60 @@ def collectable(players: int, cards: int) -> bool:
     return False
 
 
-def shares_fit_tricks(players: int, totals: list[int]) -> bool:
-    """Whether the players' collected cards can come from one round's tricks together:
-    each finished trick gives `pick_size` cards to one first winner and the rest to at
-    most one second winner (none when every card has the led colour), and there are at
-    most HAND_SIZE tricks — so the second winners' takes are no more than the first
-    winners', and the first winners' no more than HAND_SIZE. (At 5 players 3 and 2 cards
-    differ: five players with 2 cards each had no first winner, so no trick.)"""
+def trick_splits(players: int, totals: list[int]) -> set[tuple[int, int]]:
+    """The ways the players' collected cards can come from one round's tricks, as (tricks,
+    tricks with a second winner). Each finished trick gives `pick_size` cards to its first
+    winner and the rest to at most one second winner (none when every card has the led
+    colour); a round has at most HAND_SIZE tricks; and a player's second halves come from
+    tricks that somebody else picked first from (the two winners played different cards),
+    so nobody has more second halves than the other players have first picks."""
     first = pick_size(players)
     second = players - first
-    sums = {(0, 0)}  # (first picks, second halves) of the players so far
+    # (first picks, second halves, the most first picks + second halves of one player)
+    sums = {(0, 0, 0)}
     for cards in totals:
         ways = [(a, (cards - first * a) // second) for a in range(HAND_SIZE + 1)
                 if first * a <= cards and (cards - first * a) % second == 0
                 and a + (cards - first * a) // second <= HAND_SIZE]
-        sums = {(f + a, g + b) for f, g in sums for a, b in ways
+        sums = {(f + a, g + b, max(m, a + b)) for f, g, m in sums for a, b in ways
                 if f + a <= HAND_SIZE and g + b <= HAND_SIZE}
         if not sums:
-            return False
-    return any(g <= f for f, g in sums)
+            return set()
+    # Hall's condition: g <= f over all, and each player's a + b <= f
+    return {(f, g) for f, g, m in sums if g <= f and m <= f}
+
+
+def shares_fit_tricks(players: int, totals: list[int]) -> bool:
+    """Whether the players' collected cards can come from one round's tricks together (see
+    `trick_splits`). (At 5 players 3 and 2 cards differ: five players with 2 cards each had
+    no first winner, so no trick.)"""
+    return bool(trick_splits(players, totals))
+
+
+def colours_fit_tricks(players: int, totals: list[int], colours: int) -> bool:
+    """Whether the round's tricks can hold `colours` colours: a trick holds at most three
+    colours, and one whose cards all have the led colour (no second winner) holds one, so
+    t tricks of which s have a second winner hold at most (t - s) + 3s colours."""
+    return any(colours <= f + 2 * g for f, g in trick_splits(players, totals))
+
+
+def colours_collected(opens: list[list[int]], downs: list[int]) -> int:
+    """How many colours the round's collected cards show at least: every open colour, and
+    all four when a player kept two (a keep happens only once a player holds all four)."""
+    if any(downs):
+        return len(COLORS)
+    return sum(1 for i in range(len(COLORS)) if any(o[i] for o in opens))
+
+
+def lone_collector_fits(players: int, stacks: list[int], face_down: int) -> bool:
+    """When a player is the only one to collect in a round, no trick had a second winner
+    (that share would be another player's), so every finished trick had one colour and gave
+    them `pick_size` cards of it: each open stack and the face-down cards come in picks, and
+    a keep turned at least one pick of each of the two other colours face down."""
+    pick = pick_size(players)
+    if any(k % pick for k in stacks) or face_down % pick:
+        return False
+    return face_down == 0 or face_down >= 2 * pick
 
 
 def least_of_colour(colour: str, opens: list[list[int]], downs: list[int]) -> int:
@@ -763,13 +798,32 @@ class PlottersSheet(SheetState):
             raise RuleError(f"the players collected {total} cards in all (open and face down), "
                             f"but a {n}-player round deals only {n * HAND_SIZE}")
         totals = [sum(o) + d for o, d in zip(opens, downs)]
+        collectors = [s for s, t in enumerate(totals) if t]
+        if len(collectors) == 1:
+            s = collectors[0]
+            if not lone_collector_fits(n, opens[s], downs[s]):
+                pick = pick_size(n)
+                raise RuleError(f"{self.players[s]} is the only player who collected "
+                                f"({_shown(opens[s])}, {downs[s]} face down), so no trick had a "
+                                f"second winner and every trick was of one colour: each pick "
+                                f"is {pick} cards of one colour, so every open stack and the "
+                                f"face-down cards come in {pick}s (at least two picks face "
+                                f"down after a keep)")
         if not shares_fit_tricks(n, totals):
             first = pick_size(n)
             raise RuleError(f"the players' cards ({', '.join(map(str, totals))}) cannot come "
                             f"from one round: each trick gives {first} cards to its first "
-                            f"winner and {n - first} to its second (if any), and a round has "
-                            f"at most {HAND_SIZE} tricks, so the second winners' takes cannot "
-                            f"outnumber the first winners'")
+                            f"winner and {n - first} to another player, its second winner (if "
+                            f"any), and a round has at most {HAND_SIZE} tricks, so the second "
+                            f"winners' takes cannot outnumber the first winners', nor a "
+                            f"player's second halves the other players' first picks")
+        colours = colours_collected(opens, downs)
+        if not colours_fit_tricks(n, totals, colours):
+            most = max(f + 2 * g for f, g in trick_splits(n, totals))
+            raise RuleError(f"the players' cards ({', '.join(map(str, totals))}) show {colours} "
+                            f"colours, but the tricks that can give them hold at most {most}: a "
+                            f"trick holds at most three colours, and one without a second "
+                            f"winner only the led colour")
         scores: list[int] = []
         derivations: list[str] = []
         for stacks, down in zip(opens, downs):

@@ -207,6 +207,21 @@ class RadarRound(RoundOutcome):
                                else "nobody has cards left")}
 
 
+def first_leader(players: int, dealer: int, totals: list[int], previous: int | None) -> int:
+    """Who leads a round's first trick. The first round (`previous` is None): the player left
+    of `dealer`. Later: the highest total, ties to the nearest clockwise from the previous
+    round's first leader, that leader counted last."""
+    if previous is None:
+        return (dealer + 1) % players
+    best = max(totals)
+    s = previous
+    for _ in range(players):
+        s = (s + 1) % players
+        if totals[s] == best:
+            return s
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 # ------------------------------------------------------------------- state
 
 
@@ -230,17 +245,7 @@ class UnderTheRadarState(GameState):
         self.trick_no = 0
 
     def next_round_leader(self) -> int:
-        """Round 1: left of the dealer. Later: highest total, ties to the nearest clockwise
-        from the previous round's first leader, that leader counted last."""
-        if self.round_leader is None:
-            return self.left_of(self.dealer)
-        best = max(self.totals)
-        s = self.round_leader
-        for _ in range(self.n):
-            s = self.left_of(s)
-            if self.totals[s] == best:
-                return s
-        raise AssertionError("unreachable")  # pragma: no cover
+        return first_leader(self.n, self.dealer, self.totals, self.round_leader)
 
     def on_deal(self, ev: Event) -> None:
         if self.in_round:
@@ -510,6 +515,22 @@ def enders_fit(players: int, taken: list[int]) -> bool:
     return hs % 2 == 0 or sum(1 for k in taken if k == most_taken(players)) <= 1
 
 
+def most_taken_by_first_leader(players: int) -> int:
+    """The most tricks the round's first leader can take. They lay the first lead before any
+    trick is taken, so on top of `most_taken`'s two cards per take (one per take with the
+    last card) their hand pays one more card: at most hand size // 2 — one fewer than
+    `most_taken` when the hand size is odd (3, 4 and 7 players)."""
+    return HAND_SIZE[players] // 2
+
+
+def some_trick_taken(taken: list[int]) -> bool:
+    """Somebody takes a trick in every round. With no take, every card of the round would
+    lie in its first trick, but all 36 Singles are dealt, so a red and a green Single would
+    both be played in it: whichever came later was judged (only the lead is not) against
+    the other colour already shown, and was unacceptable, so its player took the trick."""
+    return sum(taken) > 0
+
+
 @dataclass(frozen=True, slots=True)
 class RadarSheetEntered(Fact):
     """A round as the score sheet gives it: per seat the tricks taken."""
@@ -532,6 +553,10 @@ class RadarSheetOutcome(RoundOutcome):
 
 
 class RadarSheet(SheetState):
+    def __init__(self, header: Header) -> None:
+        super().__init__(header)
+        self.round_leader: int | None = None  # the first leader of the last round entered
+
     @classmethod
     def form(cls, header: Header, round_no: int) -> SheetForm:
         top = most_taken(len(header.players))
@@ -558,6 +583,19 @@ class RadarSheet(SheetState):
             raise RuleError(f"{who} each took {most_taken(n)} tricks, which with {hs} cards "
                             f"needs the game-ending take with the last card of the hand: only "
                             f"one player can make it")
+        leader = first_leader(n, self.dealer, self.totals, self.round_leader)
+        if taken[leader] > most_taken_by_first_leader(n):
+            raise RuleError(f"{self.players[leader]} took {taken[leader]} tricks, but as the "
+                            f"first leader of round {self.round_no} "
+                            f"{self.players[leader]} laid the first lead before any take: with "
+                            f"{hs} cards that leaves at most {most_taken_by_first_leader(n)} "
+                            f"tricks (two cards a take, one for a take with the last card)")
+        if not some_trick_taken(taken):
+            raise RuleError(f"nobody took a trick in round {self.round_no}, but every round has "
+                            f"a take: all the Singles are dealt, and once a red Single is shown a "
+                            f"green one is unacceptable (and the other way round), so the later "
+                            f"of the two takes the trick")
+        self.round_leader = leader
         scored = [tricks_score(k) for k in taken]
         self.emit(RadarSheetEntered(self.round_no, self.dealer, tuple(taken), ev.line))
         return [k for k, _ in scored], [text for _, text in scored], \

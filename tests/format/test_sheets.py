@@ -318,6 +318,48 @@ CASES = {
         "under_the_radar", lambda h, ls: (set_(entry(ls, 2, "Ann"), taken=8),
                                           set_(entry(ls, 2, "Ben"), taken=8)) and None, 3,
         ["Ann, Ben each took 8 tricks", "only one player can make it"]),
+    "under_the_radar: nobody took a trick": (
+        "under_the_radar", lambda h, ls: ls[0]["players"].update(
+            {p: {"taken": 0} for p in NAMES[:4]}), 2,
+        ["nobody took a trick in round 1", "green one is unacceptable"]),
+    # Ann leads round 1 (left of the dealer Dan): she laid the first lead before any take
+    "under_the_radar: the first leader at the odd hand's most": (
+        "under_the_radar", lambda h, ls: set_(entry(ls, 1, "Ann"), taken=8), 2,
+        ["Ann took 8 tricks", "first leader of round 1", "at most 7 tricks"]),
+    # round 2 is led by the highest total after round 1: Ben (5)
+    "under_the_radar: a later round's first leader at the odd hand's most": (
+        "under_the_radar", lambda h, ls: set_(entry(ls, 2, "Ben"), taken=8), 3,
+        ["Ben took 8 tricks", "first leader of round 2", "at most 7 tricks"]),
+    # plotters: a lone collector had no second winner, so every trick was of one colour
+    "plotters: a lone collector with a pick of two colours": (
+        "plotters", lambda h, ls: (set_(h, players=NAMES[:4], rounds=1),
+                                   [{"type": "sheet", "round": 1, "players": {
+                                       "Ann": {"open": {"B": 1, "G": 1}}, "Ben": {}, "Cat": {},
+                                       "Dan": {}}}])[1], 2,
+        ["Ann is the only player who collected", "come in 2s"]),
+    "plotters: a lone collector's face-down cards": (
+        "plotters", lambda h, ls: (set_(h, players=NAMES[:5], rounds=1),
+                                   [{"type": "sheet", "round": 1, "players": {
+                                       "Ann": {"open": {"B": 3, "G": 6}, "face_down": 3},
+                                       "Ben": {}, "Cat": {}, "Dan": {}, "Eve": {}}}])[1], 2,
+        ["Ann is the only player who collected", "at least two picks face down"]),
+    "plotters: four colours from one trick": (
+        "plotters", lambda h, ls: (set_(h, players=NAMES[:4], rounds=1),
+                                   [{"type": "sheet", "round": 1, "players": {
+                                       "Ann": {"open": {"B": 1, "G": 1}},
+                                       "Ben": {"open": {"R": 1, "Y": 1}}, "Cat": {},
+                                       "Dan": {}}}])[1], 2,
+        ["show 4 colours", "hold at most 3", "at most three colours"]),
+    # at 5 players Ann's 7 cards are one pick of 3 and two second halves of 2, which need
+    # two tricks first-picked by others, and Ben's 3 are only one
+    "plotters: second halves from one's own picks": (
+        "plotters", lambda h, ls: (set_(h, players=NAMES[:5], rounds=1),
+                                   [{"type": "sheet", "round": 1, "players": {
+                                       "Ann": {"open": {"B": 3, "G": 2, "R": 2}},
+                                       "Ben": {"open": {"B": 3}}, "Cat": {}, "Dan": {},
+                                       "Eve": {}}}])[1], 2,
+        ["(7, 3, 0, 0, 0) cannot come from one round",
+         "nor a player's second halves the other players' first picks"]),
 }
 
 
@@ -457,3 +499,68 @@ def test_ingest_loads_sheets_as_results_not_as_tricks(tmp_path):
         assert early == con.execute("SELECT count(*) FROM rounds r JOIN games g USING (game_id) "
                                     "WHERE g.game = 'plotters' AND g.status <> 'sheet'"
                                     ).fetchone()[0]
+
+
+# ----------------------------------------------------------------- at the limit
+
+
+def sheet_verdict(path_or_bytes: Any, name: str = "x.jsonl") -> tuple[dict[str, Any],
+                                                                     dict[str, Any]]:
+    """The verdict of a move log and of its score sheet."""
+    r = replay_bytes(path_or_bytes, name)
+    return verdict(r), verdict(replay_bytes(sheet_of(r), name + ".sheet"))
+
+
+def test_a_first_leader_at_the_limit_is_legal_and_one_more_is_not():
+    """A legal 4-player game (15 cards each) whose first leader, Wes, took 7 tricks: the
+    most a first leader can (15 // 2). Its sheet is complete; with 8 it is illegal."""
+    data = (ROOT / "tests" / "format" / "data" /
+            "under_the_radar-4p-first-leader-takes-7.jsonl").read_bytes()
+    log, sheet = sheet_verdict(data)
+    assert log["status"] == sheet["status"] == "complete"
+    assert log["rounds"][0]["scores"]["Wes"] == sheet["rounds"][0]["scores"]["Wes"] == 7
+    head, *lines = [orjson.loads(x) for x in sheet_of(replay_bytes(data, "x")).splitlines()]
+    line = next(x for x in lines if x["type"] == "sheet")
+    line["players"]["Wes"]["taken"] = 8
+    assert_illegal(verdict(replay_bytes(log_bytes(head, [line]), "s.jsonl")), 2,
+                   "Wes took 8 tricks", "first leader of round 1", "at most 7")
+
+
+def test_a_lone_collector_at_the_limit_is_legal_and_two_colours_are_not():
+    """A legal 4-player round where only Ann collects: the first trick is all blue (Ann
+    picks B14 and B13, the other two are discarded), and in the second Dan, holding only
+    yellow, cannot play after red, green and blue: the round ends early. Her two cards are
+    one colour; a sheet giving her two colours is illegal."""
+    ones = [str(v) for v in range(1, 14)]
+    hands = {"Ann": ["B14"] + [f"R{v}" for v in ones], "Ben": ["B13"] + [f"G{v}" for v in ones],
+             "Cat": [f"B{v}" for v in range(2, 13)] + ["R14", "G14", "Y14"],
+             "Dan": ["B1"] + [f"Y{v}" for v in ones]}
+    events = [{"type": "deal", "hands": hands},
+              *({"type": "play", "player": p, "card": c} for p, c in
+                (("Ann", "B14"), ("Ben", "B13"), ("Cat", "B12"), ("Dan", "B1"))),
+              {"type": "take", "player": "Ann", "cards": ["B14", "B13"]},
+              *({"type": "play", "player": p, "card": c} for p, c in
+                (("Ann", "R1"), ("Ben", "G1"), ("Cat", "B2")))]
+    head = {"format": "trickledger/1", "game": "plotters", "players": NAMES[:4], "rounds": 1}
+    log, sheet = sheet_verdict(log_bytes(head, events))
+    assert log["status"] == sheet["status"] == "complete", (log["error"], sheet["error"])
+    assert log["rounds"][0]["early_end_player"] == "Dan"
+    r = replay_bytes(log_bytes(head, events), "x")
+    _, *lines = [orjson.loads(x) for x in sheet_of(r).splitlines()]
+    line = next(x for x in lines if x["type"] == "sheet")
+    assert line["players"]["Ann"]["open"] == {"B": 2}
+    assert all(not line["players"][p].get("open") for p in NAMES[1:4])
+    line["players"]["Ann"]["open"] = {"B": 1, "R": 1}
+    assert_illegal(verdict(replay_bytes(log_bytes(head, [line]), "s.jsonl")), 2,
+                   "Ann is the only player who collected")
+
+
+def test_three_colours_from_one_trick_are_legal():
+    """The other side of 'four colours from one trick': at 4 players, 2 + 2 cards in three
+    colours can be one trick's split."""
+    head = {"format": "trickledger/1", "game": "plotters", "players": NAMES[:4], "rounds": 1}
+    line = {"type": "sheet", "round": 1, "players": {
+        "Ann": {"open": {"B": 1, "G": 1}}, "Ben": {"open": {"R": 1, "B": 1}}, "Cat": {},
+        "Dan": {}}}
+    v = verdict(replay_bytes(log_bytes(head, [line]), "s.jsonl"))
+    assert v["status"] == "complete", v["error"]
