@@ -14,7 +14,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from ingest.cluster import ClusterError
-    from ingest.db import DatabaseBusy, db_path
+    from ingest.db import DatabaseBusy, NoDatabase, db_path, refuse_special
     from ingest.executors import WorkerLost
     from ingest.lake import LakeError
     from ingest.load import expand, ingest, record_missing
@@ -24,6 +24,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print("trickledger ingest: give --db or --lake, not both", file=sys.stderr)
         return 2
     path = None if args.lake else db_path(args.db)
+    try:
+        if path is not None:
+            refuse_special(path)
+    except NoDatabase as e:
+        say(f"trickledger ingest: {e}", error=True)
+        return 2
     try:
         sources, missing = expand(args.paths, follow_symlinks=args.follow_symlinks)
     except SourceError as e:
