@@ -117,9 +117,74 @@ def import_(folder: str, db: str) -> Report:
                           f"{schema.SCHEMA_VERSION}: import it with the trickledger that "
                           f"exported it (a database file migrates when a newer trickledger "
                           f"opens it; export again after that)")
-    if os.path.exists(db):
+    if os.path.lexists(db):
         raise BackupError(f"{db} exists: import into a new database file")
-    listed: dict[str, dict[str, object]] = manifest["tables"]
+    # Built under a name of its own and put in place only when whole: a killed import
+    # leaves no file at `db` (which would make a retry refuse), only its work file, which
+    # the next import into the same folder removes.
+    _remove_stale_work_files(db)
+    work = _work_file(db, os.getpid())
+    try:
+        report = _build(src, work, manifest, version)
+        _publish(work, db)
+    finally:
+        for leftover in (work, work + ".wal"):
+            if os.path.lexists(leftover):
+                os.unlink(leftover)
+    return Report(db, report.version, report.rows)
+
+
+_WORK = ".importing-"
+
+
+def _work_file(db: str, pid: int) -> str:
+    folder, name = os.path.split(os.path.abspath(db))
+    return os.path.join(folder, f".{name}{_WORK}{pid}")
+
+
+def _remove_stale_work_files(db: str) -> None:
+    """The work files of imports into `db` that were killed (their process is gone)."""
+    folder, name = os.path.split(os.path.abspath(db))
+    prefix = f".{name}{_WORK}"
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return
+    for entry in entries:
+        pid_text = entry[len(prefix):].removesuffix(".wal")
+        if not entry.startswith(prefix) or not pid_text.isdigit():
+            continue
+        try:
+            os.kill(int(pid_text), 0)
+            continue  # an import under way
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue  # alive, another user's
+        try:
+            os.unlink(os.path.join(folder, entry))
+        except OSError:
+            pass
+
+
+def _publish(work: str, db: str) -> None:
+    """Put the finished work file at `db`, unless something appeared there meanwhile."""
+    try:
+        os.link(work, db)  # fails if `db` exists: never overwrites
+    except FileExistsError:
+        raise BackupError(f"{db} appeared while importing: import into a new database "
+                          f"file") from None
+    except OSError:  # a file system without hard links
+        if os.path.lexists(db):
+            raise BackupError(f"{db} appeared while importing: import into a new database "
+                              f"file") from None
+        os.rename(work, db)
+
+
+def _build(src: Path, db: str, manifest: dict[str, object], version: int) -> Report:
+    """Load the export into the new file `db` in one transaction, checked twice."""
+    listed = manifest["tables"]
+    assert isinstance(listed, dict)
     known = tables()
     con = duckdb.connect(db)
     try:

@@ -7,16 +7,14 @@ import math
 import sys
 from typing import Any
 
-import orjson
-
-from replay.commands import EXIT_CODES, say, terminal
+from replay.commands import EXIT_CODES, json_text, say, terminal
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from ingest.cluster import ClusterError
-    from ingest.db import DatabaseBusy, db_path
+    from ingest.db import DatabaseBusy, NoDatabase, db_path, refuse_special
     from ingest.executors import WorkerLost
     from ingest.lake import LakeError
     from ingest.load import expand, ingest, record_missing
@@ -27,9 +25,15 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         return 2
     path = None if args.lake else db_path(args.db)
     try:
+        if path is not None:
+            refuse_special(path)
+    except NoDatabase as e:
+        say(f"trickledger ingest: {e}", error=True)
+        return 2
+    try:
         sources, missing = expand(args.paths, follow_symlinks=args.follow_symlinks)
     except SourceError as e:
-        print(f"trickledger ingest: {e}", file=sys.stderr)
+        say(f"trickledger ingest: {e}", error=True)
         return 2
     for name, msg in missing:
         say(f"{name}: {msg}", error=True)
@@ -40,7 +44,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         bar.update(done - bar.n)
 
     def busy(left: float) -> None:
-        print(f"{path} is busy (another process writes to it), retrying...", file=sys.stderr)
+        say(f"{path} is busy (another process writes to it), retrying...", error=True)
 
     try:
         record_missing(missing, path, lake=args.lake)
@@ -48,7 +52,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                          progress=progress, on_busy=busy, keep_all=False, lake=args.lake,
                          cluster=args.cluster)
     except (DatabaseBusy, LakeError, ClusterError, WorkerLost) as e:
-        print(f"trickledger ingest: {e}", file=sys.stderr)
+        say(f"trickledger ingest: {e}", error=True)
         return 2
     finally:
         bar.close()
@@ -70,7 +74,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                   [{"file_name": ", ".join(args.paths)[:500], "result": f"loaded "
                     f"{summary.loaded}", "detail": summary.line()}])
         except DatabaseBusy as e:
-            print(f"trickledger ingest: the run is not in the audit log ({e})", file=sys.stderr)
+            say(f"trickledger ingest: the run is not in the audit log ({e})", error=True)
     if missing or summary.unreadable or summary.conflicts or summary.quarantined:
         return 2
     return 1 if summary.illegal or summary.disputed else 0
@@ -89,21 +93,20 @@ def cmd_sql(args: argparse.Namespace) -> int:
     from ingest.lake import is_lake
 
     if args.lake and not is_lake(args.lake):
-        print(f"trickledger sql: {args.lake}: not a trickledger lake (make one with "
-              f"trickledger ingest SOURCE --lake {args.lake})", file=sys.stderr)
+        say(f"trickledger sql: {args.lake}: not a trickledger lake (make one with "
+            f"trickledger ingest SOURCE --lake {args.lake})", error=True)
         return 2
     try:
         res = query(None if args.lake else db_path(args.db), args.query,
                     max_rows=args.max_rows, timeout_s=args.timeout, lake=args.lake)
     except SqlRefused as e:
-        print(f"trickledger sql: {e}", file=sys.stderr)
+        say(f"trickledger sql: {e}", error=True)
         return 1
     except (DatabaseBusy, NoDatabase, LakeError) as e:
-        print(f"trickledger sql: {e}", file=sys.stderr)
+        say(f"trickledger sql: {e}", error=True)
         return 2
-    if args.format == "json":  # JSON escapes control characters itself
-        sys.stdout.write(orjson.dumps(res.as_dicts(), default=str,
-                                      option=orjson.OPT_INDENT_2).decode() + "\n")
+    if args.format == "json":  # escaped as JSON escapes: \u001b, \u202e, ...
+        sys.stdout.write(json_text(res.as_dicts()) + "\n")
     elif args.format == "csv":
         w = csv.writer(sys.stdout)
         w.writerow([terminal(c) for c in res.columns])
@@ -111,15 +114,16 @@ def cmd_sql(args: argparse.Namespace) -> int:
                      for row in res.rows])
     else:
         cells = [[terminal(_cell(v)) for v in row] for row in res.rows]
-        widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(res.columns)]
-        print("  ".join(c.ljust(w) for c, w in zip(res.columns, widths)))
+        columns = [terminal(c) for c in res.columns]
+        widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+        print("  ".join(c.ljust(w) for c, w in zip(columns, widths)))
         print("  ".join("-" * w for w in widths))
         for r in cells:
             print("  ".join(v.ljust(w) for v, w in zip(r, widths)))
         print(f"({len(res.rows)} row{'s' if len(res.rows) != 1 else ''})")
     if res.truncated:
-        print(f"trickledger sql: output cut: {res.note or f'at {args.max_rows} rows'}",
-              file=sys.stderr)
+        say(f"trickledger sql: output cut: {res.note or f'at {args.max_rows} rows'}",
+            error=True)
     return 0
 
 
@@ -138,9 +142,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     try:
         report = export(db_path(args.db), args.folder)
     except (BackupError, DatabaseBusy, OSError) as e:
-        print(f"trickledger export: {e}", file=sys.stderr)
+        say(f"trickledger export: {e}", error=True)
         return 2
-    print(f"exported {report.line()}")
+    say(f"exported {report.line()}")
     return 0
 
 
@@ -151,10 +155,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     try:
         report = import_(args.folder, db_path(args.db))
     except (BackupError, OSError) as e:
-        print(f"trickledger import: {e}", file=sys.stderr)
+        say(f"trickledger import: {e}", error=True)
         return 2
-    print(f"imported {args.folder} into {db_path(args.db)}: "
-          f"{report.line().rsplit(': ', 1)[0]}")
+    say(f"imported {args.folder} into {db_path(args.db)}: "
+        f"{report.line().rsplit(': ', 1)[0]}")
     return 0
 
 
@@ -169,7 +173,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
         must_exist(path)
         done = remove(path, args.log, args.action, Actor.command_line(), args.reason or "")
     except (AdminError, DatabaseBusy, NoDatabase, duckdb.Error) as e:
-        print(f"trickledger {args.action}: {str(e).splitlines()[0]}", file=sys.stderr)
+        say(f"trickledger {args.action}: {str(e).splitlines()[0]}", error=True)
         return 2
     say(done.line())
     return 0
@@ -193,7 +197,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
                 "coalesce(file_name, '-'), coalesce(result, '-') FROM audit_log "
                 "ORDER BY happened_at DESC LIMIT ?", [args.limit]).fetchall()
     except (DatabaseBusy, NoDatabase, duckdb.Error) as e:
-        print(f"trickledger audit: {str(e).splitlines()[0]}", file=sys.stderr)
+        say(f"trickledger audit: {str(e).splitlines()[0]}", error=True)
         return 2
     for r in rows:
         say(f"{r[0]:%Y-%m-%d %H:%M:%S}  {r[4]:<10} {r[1]} ({r[2]}, {r[3]})  {r[5]}: {r[6]}")

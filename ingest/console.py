@@ -32,7 +32,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections import deque
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -191,11 +190,14 @@ class _Spare:
 class Console:
     """Runs console queries in worker processes, keeping spares started."""
 
-    def __init__(self, spares: int = _SPARES) -> None:
+    def __init__(self, spares: int = _SPARES, temp_root: str | None = None) -> None:
         self.spares = spares
         self.lock = threading.Lock()  # guards the spare list only, never a running query
         self.ready: deque[_Spare] = deque()
-        self.temp_root = tempfile.mkdtemp(prefix="trickledger-console-")
+        # Each query's spill folder is made here and removed when the query ends; nothing
+        # lives here between queries, so a console that is never closed (the dashboard's,
+        # dropped with Streamlit's cache) leaves no folder behind.
+        self.temp_root = temp_root  # None: the system's temporary folder
 
     def _start(self) -> _Spare:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -223,7 +225,7 @@ class Console:
         spare = self._take()
         proc = spare.proc
         assert proc.stdin is not None and proc.stdout is not None
-        temp = os.path.join(self.temp_root, uuid.uuid4().hex)
+        temp = tempfile.mkdtemp(prefix="trickledger-console-", dir=self.temp_root)
         request = {"target": target.as_json(), "sql": sql, "temp": temp,
                    "max_rows": limits.max_rows, "max_bytes": limits.max_bytes,
                    "memory_bytes": limits.memory_bytes}
@@ -260,7 +262,6 @@ class Console:
         with self.lock:
             while self.ready:
                 _kill(self.ready.popleft().proc)
-        shutil.rmtree(self.temp_root, ignore_errors=True)
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:

@@ -47,6 +47,15 @@ def must_exist(path: str) -> None:
     if not os.path.exists(path):
         raise NoDatabase(f"{path}: no such database file (create it with trickledger ingest "
                          f"SOURCE --db {path})")
+    refuse_special(path)
+
+
+def refuse_special(path: str) -> None:
+    """A pipe, socket, device or folder where a database file should be: refused at once
+    (opening a FIFO would wait for a writer for ever)."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise NoDatabase(f"{path}: not a database file (a folder, pipe, socket or device); "
+                         f"refused")
 
 
 def db_path(explicit: str | None = None) -> str:

@@ -10,6 +10,9 @@ that only writes files nobody lists, which the committer deletes.
 from __future__ import annotations
 
 import os
+import select
+import threading
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -22,9 +25,40 @@ from .batch import Done, Task, run_batch
 _SKIP: frozenset[str] = frozenset()
 
 
-def _init_worker(skip: frozenset[str]) -> None:
+def die_with(pid: int) -> None:
+    """End this process as soon as process `pid` ends, however it ends (SIGKILL included).
+
+    A pool's workers are the forkserver's children, not the ingest's, and each holds the
+    write ends of the pipes that would tell the forkserver and the resource tracker that
+    the ingest is gone: a killed ingest would leave all of them running for ever. So each
+    worker watches the ingest itself, through a pidfd (which cannot be fooled by a pid
+    used again later), or on a system without pidfds by asking every second."""
+
+    def watch() -> None:
+        try:
+            fd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            os._exit(1)  # already gone
+        except (AttributeError, OSError):  # no pidfd on this system
+            while True:
+                time.sleep(1.0)
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:
+                    os._exit(1)
+                except PermissionError:
+                    pass  # alive, another user's: cannot be ours, but keep waiting
+        select.select([fd], [], [])  # readable once the process has ended
+        os._exit(1)
+
+    threading.Thread(target=watch, name=f"die-with-{pid}", daemon=True).start()
+
+
+def _init_worker(skip: frozenset[str], owner: int | None = None) -> None:
     global _SKIP
     _SKIP = skip
+    if owner is not None:
+        die_with(owner)
 
 
 def _run_pooled(task: Task) -> Done:
@@ -74,7 +108,7 @@ class LocalPool:
 
     def _new(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(self.jobs, mp_context=get_context("forkserver"),
-                                   initializer=_init_worker, initargs=(self.skip,))
+                                   initializer=_init_worker, initargs=(self.skip, os.getpid()))
 
     def _restart(self) -> None:
         if self.restarts <= 0:

@@ -121,6 +121,10 @@ def child_main() -> None:
     os.dup2(2, 1)
     try:
         req = json.loads(sys.stdin.readline())
+        if req.get("owner"):
+            from .executors import die_with
+
+            die_with(req["owner"])  # a killed dashboard leaves no job writing behind it
         result = _JOBS[req["job"]](req, out)
         _emit(out, result=result)
     except BaseException as e:  # noqa: BLE001 - the parent gets one line, never a traceback
@@ -161,7 +165,7 @@ def run(job: str, request: dict[str, Any], progress: Progress | None = None,
         assert proc.stdin is not None and proc.stdout is not None
         timer = threading.Timer(deadline_s, proc.kill)
         timer.start()
-        proc.stdin.write(json.dumps({**request, "job": job}) + "\n")
+        proc.stdin.write(json.dumps({**request, "job": job, "owner": os.getpid()}) + "\n")
         proc.stdin.close()
         answer: dict[str, Any] | None = None
         for line in proc.stdout:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import IO, Any
 
 from replay.errors import UnreadableLog
-from replay.files import LOG_SUFFIXES, STDIN, find_logs
+from replay.files import LOG_SUFFIXES, STDIN, find_logs, once
 from replay.reader import read_file
 
 from .batch import Source
@@ -113,4 +113,4 @@ def expand(paths: Iterable[str], follow_symlinks: bool = False
                 # the name as given (what a person reads back); the path absolute, for
                 # workers that run elsewhere (another process's folder, another machine's)
                 sources.append(Source(f, path=os.path.abspath(f)))
-    return sources, missing
+    return sources, once(missing)

@@ -13,6 +13,7 @@ import orjson
 
 from .engine import Replay, exit_status, replay_path, verdict
 from .files import STDIN, find_logs
+from .reader import INVISIBLE
 from .registry import registry
 
 
@@ -59,14 +60,33 @@ def human_report(r: Replay) -> str:
     return "\n".join(out)
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# Everything a reader cannot see (replay.reader.INVISIBLE: controls, ESC, BEL, C1, every
+# text-direction mark, zero widths, fillers) but the tab and the line break we print.
+_CONTROL = re.compile(r"(?![\t\n])" + INVISIBLE.pattern)
 
 
 def terminal(text: str) -> str:
-    """Text made safe to print: control and text-direction characters are shown as escapes,
-    so nothing read from a log (a file name, a message quoting a value) can rewrite what
-    the terminal shows."""
+    """Text made safe to print: control, text-direction and invisible characters are shown
+    as escapes, so nothing read from a log (a file name, a message quoting a value) can
+    rewrite what the terminal shows."""
     return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode(), text)
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # beyond the BMP JSON spells a character as its UTF-16 surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def json_text(value: Any, indent: bool = True) -> str:
+    """`value` as JSON that is safe to print: orjson escapes C0 controls only, so every
+    other invisible character (DEL, C1, text-direction marks, ...) is written as a
+    \\u escape too. The JSON means the same; only its spelling changes."""
+    text = orjson.dumps(value, default=str,
+                        option=orjson.OPT_INDENT_2 if indent else 0).decode()
+    return _CONTROL.sub(_json_escape, text)  # a raw line break is orjson's indentation
 
 
 def say(text: str = "", error: bool = False) -> None:
@@ -98,7 +118,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.json:
         payload = results[0] if len(results) == 1 and len(args.files) == 1 and \
             not Path(args.files[0]).is_dir() else results
-        sys.stdout.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.write(json_text(payload) + "\n")
     elif not found.paths and not found.refused:
         say("trickledger verify: no log given", error=True)
         return 2

@@ -95,8 +95,9 @@ def _walk(root: Path, follow_symlinks: bool, found: Found, match: re.Pattern[str
                                                      "(a loop?)"))
                     continue
                 if target != real_root and real_root not in target.parents:
+                    # a folder is reported too: the logs in it would otherwise vanish unseen
                     if entry.name.endswith(LOG_SUFFIXES) or match is not None and \
-                            match.match(rel):
+                            match.match(rel) or target.is_dir():
                         found.refused.append((str(path), f"a symlink that leads out of "
                                                          f"{label_root} (not followed; "
                                                          f"--follow-symlinks to read it)"))
@@ -147,4 +148,17 @@ def find_logs(args: list[str], follow_symlinks: bool = False) -> Found:
                 found.refused.append((arg, "the pattern matches no file"))
         else:
             found.refused.append((arg, "no such file or folder"))
+    found.refused = once(found.refused)
     return found
+
+
+def once(refused: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Each refused path once (the first reason given), however many arguments reach it."""
+    seen: set[str] = set()
+    out = []
+    for path, why in refused:
+        key = os.path.normpath(path)
+        if key not in seen:
+            seen.add(key)
+            out.append((path, why))
+    return out

@@ -33,6 +33,10 @@ MAX_LOG_BYTES: Final = 64 * 1024 * 1024  # the log's text, after gunzip (and the
 MAX_LINES: Final = 100_000
 MAX_NAME_CHARS: Final = 64  # a player's name
 READ_IDLE_S: Final = 10.0  # a pipe or device that sends nothing for this long is given up
+# A gzip member costs a few microseconds even when empty; a log has no use for more members
+# than lines, and 64 MiB of empty members (3 million) would cost seconds.
+MAX_GZIP_MEMBERS: Final = MAX_LINES
+_GZIP_PIECE: Final = 4096
 _BOM: Final = b"\xef\xbb\xbf"
 # A run of 19 or more digits may be an integer beyond 64 bits, which orjson turns into a
 # float: such lines are parsed again by the standard library, which keeps them exact.
@@ -78,23 +82,42 @@ def mib(n: int) -> str:
 
 def decompress(data: bytes, name: str, max_bytes: int | None = None) -> bytes:
     """Gunzip `data` when it is gzip (by its magic bytes, not its name), never inflating
-    more than the cap (MAX_LOG_BYTES unless `max_bytes` is smaller)."""
+    more than the cap (MAX_LOG_BYTES unless `max_bytes` is smaller). Every member is read,
+    as `gzip -d` reads them: a log appended to with `gzip >>` or joined with `cat` is one
+    text, so no line can hide in a member after the first."""
     cap = min(max_bytes or MAX_LOG_BYTES, MAX_LOG_BYTES)
     if data[:2] != b"\x1f\x8b":
         if len(data) > cap:
             raise UnreadableLog(name, None, f"the log is larger than {mib(cap)}; refused")
         return data
-    d = zlib.decompressobj(wbits=31)
-    try:
-        out = d.decompress(data, cap + 1)
-    except zlib.error as e:
-        raise UnreadableLog(name, None, f"not a valid gzip file ({e})") from None
-    if len(out) > cap or d.unconsumed_tail:
-        raise UnreadableLog(name, None, f"decompresses to more than {mib(cap)}; refused "
-                                        f"(a gzip bomb?)")
-    if not d.eof:
-        raise UnreadableLog(name, None, "gzip file is truncated")
-    return out
+    # Fed in small pieces: zlib copies what follows a member's end (unused_data), and
+    # with the whole rest of the file that copy would make many members cost quadratic time.
+    view = memoryview(data)
+    out = bytearray()
+    pos = members = 0
+    while pos < len(data):
+        if data[pos:pos + 2] != b"\x1f\x8b":
+            raise UnreadableLog(name, None, f"not a valid gzip file (bytes at offset {pos:,}, "
+                                            f"after gzip member {members}, are not gzip)")
+        members += 1
+        if members > MAX_GZIP_MEMBERS:
+            raise UnreadableLog(name, None, f"holds more than {MAX_GZIP_MEMBERS:,} gzip "
+                                            f"members; refused")
+        d = zlib.decompressobj(wbits=31)
+        while not d.eof:
+            if pos >= len(data):
+                raise UnreadableLog(name, None, "gzip file is truncated")
+            piece = view[pos:pos + _GZIP_PIECE]
+            pos += len(piece)
+            try:
+                out += d.decompress(piece, cap + 1 - len(out))
+            except zlib.error as e:
+                raise UnreadableLog(name, None, f"not a valid gzip file ({e})") from None
+            if len(out) > cap or d.unconsumed_tail:
+                raise UnreadableLog(name, None, f"decompresses to more than {mib(cap)}; "
+                                                f"refused (a gzip bomb?)")
+        pos -= len(d.unused_data)
+    return bytes(out)
 
 
 def is_comment(raw: bytes) -> bool:
@@ -222,6 +245,10 @@ def parse_header(name: str, lineno: int, raw: bytes, sha: str) -> Header:
     if len(set(players)) != len(players):
         dup = next(p for p in players if players.count(p) > 1)
         raise bad(f"'players' names {dup!r} twice: names must be unique")
+    alike = names_alike(players)
+    if alike:
+        raise bad(f"player names {alike[0]!r} and {alike[1]!r} look alike: names must be "
+                  f"told apart")
     game = info.name
     if not info.min_players <= len(players) <= info.max_players:
         raise bad(f"{game} is for {info.min_players}-{info.max_players} players, "
@@ -267,21 +294,66 @@ def parse_header(name: str, lineno: int, raw: bytes, sha: str) -> Header:
                   suits, gid, meta, lineno, obj)
 
 
-_BIDI = {"\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068",
-         "\u2069", "\u200e", "\u200f", "\u061c"}
+# Characters a reader cannot see, or that change how the text around them shows: controls
+# (C0, DEL, C1), format characters (Unicode's Cf: text-direction marks and isolates, zero
+# widths, the soft hyphen, tags), line and paragraph separators, and the rest of Unicode's
+# Default_Ignorable_Code_Point (combining grapheme joiner, Hangul and halfwidth fillers,
+# Mongolian selectors, variation selectors), plus the Braille blank (U+2800), which is
+# drawn as nothing. tests/units/test_invisible.py checks that every Cc, Cf, Zl and Zp
+# character of the running Python's Unicode is among them.
+INVISIBLE_RANGES: Final = (
+    (0x00, 0x1F), (0x7F, 0x9F), (0xAD, 0xAD), (0x34F, 0x34F), (0x600, 0x605),
+    (0x61C, 0x61C), (0x6DD, 0x6DD), (0x70F, 0x70F), (0x890, 0x891), (0x8E2, 0x8E2),
+    (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F),
+    (0x2028, 0x202E), (0x2060, 0x206F), (0x2800, 0x2800), (0x3164, 0x3164),
+    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFFB),
+    (0x110BD, 0x110BD), (0x110CD, 0x110CD), (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+)
+INVISIBLE: Final = re.compile("[" + "".join(
+    re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "")
+    for a, b in INVISIBLE_RANGES) + "]")
+
+
+def _names_alike(name: str) -> str:
+    """The form two names that a reader cannot tell apart share: NFKC folds composed and
+    decomposed accents, full-width and compatibility letters into one spelling."""
+    return unicodedata.normalize("NFKC", name)
+
+
+def names_alike(names: list[str]) -> tuple[str, str] | None:
+    """Two of `names` that look the same (equal, or equal once normalised), or None."""
+    seen: dict[str, str] = {}
+    for n in names:
+        key = _names_alike(n)
+        if key in seen:
+            return seen[key], n
+        seen[key] = n
+    return None
 
 
 def bad_name(name: str, limit: int = MAX_NAME_CHARS) -> str | None:
     """Why `name` cannot be a player's (or a file's) name, or None: a name is plain text of
-    at most `limit` characters, not blank, without control or text-direction characters
-    (which could rewrite what a terminal or a page shows)."""
+    at most `limit` characters that a reader can see: no control, format, text-direction or
+    otherwise invisible character (which could rewrite what a terminal or a page shows, or
+    make two names look alike), no space but the plain one and none at either end, and at
+    least one letter, digit, punctuation mark or symbol."""
     if not name.strip():
         return "a name cannot be empty"
     if len(name) > limit:
         return f"a name has at most {limit} characters, this one {len(name)}"
     for ch in name:
-        if ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co"):
+        cat = unicodedata.category(ch)
+        if cat in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co"):
             return f"a name cannot hold the control character U+{ord(ch):04X}"
+        if INVISIBLE.match(ch):
+            return f"a name cannot hold U+{ord(ch):04X}, a character that shows as nothing"
+        if cat == "Zs" and ch != " ":
+            return f"a name cannot hold the space character U+{ord(ch):04X} (only a plain space)"
+    if name != name.strip():
+        return "a name cannot begin or end with a space"
+    if not any(unicodedata.category(ch)[0] in "LNPS" for ch in name):
+        return "a name needs a letter, digit, punctuation mark or symbol that shows"
     return None
 
 

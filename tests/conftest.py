@@ -41,7 +41,95 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.cluster)
 
 
+# Every process this run starts must end with it (issue 27: killed ingests left their
+# forkservers, resource trackers and workers running). A process is known as the run's by a
+# token in its environment, which every process started from the run inherits however it
+# is orphaned later; its parent may be long gone. At the end of the session each one left
+# fails the run, named, and is killed.
+SESSION_TOKEN = "TRICKLEDGER_TEST_SESSION"
+LEFTOVER_GRACE_S = 60.0  # a safety net for processes that are ending; the check is a condition
+
+
+def _run_processes(token: str) -> dict[int, str]:
+    """pid -> command line of every live process that carries this run's token."""
+    me = os.getpid()
+    wanted = f"{SESSION_TOKEN}={token}".encode()
+    found: dict[int, str] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        pid = int(entry)
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if wanted not in f.read().split(b"\0"):
+                    continue
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read()
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        fields = stat[stat.rindex(b")") + 2:].split()
+        state, ppid = fields[0], int(fields[1])
+        if state in (b"Z", b"X"):  # already ended, waiting to be reaped
+            continue
+        # this process's own multiprocessing helpers end with it (their pipes close)
+        if ppid == me and ("multiprocessing.forkserver import main" in cmd
+                           or "multiprocessing.resource_tracker import main" in cmd):
+            continue
+        found[pid] = cmd
+    return found
+
+
+def _release_cached_consoles() -> None:
+    """The dashboard's console (a Streamlit cached resource in this process, from the
+    AppTest runs) keeps a spare worker; dropping the cache lets it end as in a server
+    whose cache is cleared."""
+    if "streamlit" in sys.modules:
+        import gc
+
+        import streamlit as st
+
+        st.cache_resource.clear()
+        gc.collect()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    token = os.environ.get(SESSION_TOKEN)
+    if not token or not sys.platform.startswith("linux") or \
+            session.config.getoption("collectonly"):
+        return
+    _release_cached_consoles()
+    import signal
+    import time
+
+    deadline = time.monotonic() + LEFTOVER_GRACE_S
+    left = _run_processes(token)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.2)
+        left = _run_processes(token)
+    if not left:
+        return
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    report = session.config.pluginmanager.get_plugin("terminalreporter")
+    lines = [f"{len(left)} process(es) started by this test run outlived it (killed now):"]
+    lines += [f"  {pid}: {cmd[:200]}" for pid, cmd in sorted(left.items())]
+    if report is not None:
+        report.write_line("\n".join(lines), red=True)
+    else:
+        print("\n".join(lines), file=sys.stderr)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def pytest_configure(config):
+    # a run of its own (not a pytest run started by a test, which inherits the outer one)
+    import uuid
+
+    os.environ[SESSION_TOKEN] = f"{os.getpid()}-{uuid.uuid4().hex}"
     want = os.environ.get("TRICKLEDGER_EXPECT_ENGINE")
     if want:
         import replay

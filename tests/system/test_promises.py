@@ -289,21 +289,21 @@ def test_the_console_refuses_before_a_worker_starts(small_db):
         c.close()
 
 
-def test_a_query_that_spills_is_held_to_its_quota_and_its_folder_goes(small_db):
+def test_a_query_that_spills_is_held_to_its_quota_and_its_folder_goes(small_db, tmp_path):
     from ingest.console import Console, ConsoleError, Limits, Target
 
-    c = Console(spares=0)
+    c = Console(spares=0, temp_root=str(tmp_path))
     try:
         with pytest.raises(ConsoleError, match="offload|temp"):
             # 40 million rows sorted: more than DuckDB's 256 MB, so it spills, and the
             # spill passes its 64 MB quota
             c.run(Target(db=small_db), "SELECT count(*) FROM (SELECT x FROM range(40000000) "
                                        "t(x) ORDER BY hash(x))", Limits(timeout_s=60))
-        assert os.listdir(c.temp_root) == []  # the query's spill folder is removed
+        assert os.listdir(tmp_path) == []  # the query's spill folder is removed
         with pytest.raises(ConsoleError, match="longer than 1 s"):
             c.run(Target(db=small_db), "SELECT count(*) FROM range(9223372036854775807) WHERE random() < 0",
                   Limits(timeout_s=1))
-        assert os.listdir(c.temp_root) == []  # also after a worker was killed
+        assert os.listdir(tmp_path) == []  # also after a worker was killed
     finally:
         c.close()
 

@@ -1,0 +1,204 @@
+"""Hosting, round two: processes and files (docs/reliability.md, 'Processes and files').
+A killed `ingest` leaves no process, a killed `import` no file that blocks a retry, a
+console no temporary folder, and a FIFO is not taken for a database."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from trickledger import main
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "sample_logs" / "corpus"
+GAME = ROOT / "sample_logs" / "rage" / "rage-5p-hidden-bid.jsonl"
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _group(pgid: int) -> list[str]:
+    """The processes of a process group, as `ps` shows them (for a failure's message)."""
+    out = subprocess.run(["ps", "-o", "pid=,ppid=,args=", "-g", str(pgid)],
+                         capture_output=True, text=True).stdout
+    return [line.strip()[:160] for line in out.splitlines() if line.strip()]
+
+
+def _start_paused(script: str, marker: Path, *args: str) -> subprocess.Popen[bytes]:
+    """`script` run in a session of its own (so that everything it starts, however it is
+    orphaned, stays findable by its process group), until it writes `marker`."""
+    proc = subprocess.Popen([sys.executable, "-c", script, str(marker), *args], cwd=ROOT,
+                            start_new_session=True, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 300  # a safety net; the condition is the marker
+    while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not marker.exists():
+        _kill_group(proc)
+        pytest.fail(f"never reached its pause: {proc.stderr.read().decode()[-2000:]}")
+    return proc
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+    if proc.stderr is not None:
+        proc.stderr.close()
+
+
+# A real `trickledger ingest` on 2 worker processes that, in its second batch (the pool
+# and its forkserver and resource tracker running), marks the moment and waits to be killed.
+PAUSE_IN_SECOND_BATCH = """
+import sys, time
+from pathlib import Path
+from ingest.load import DatabaseWriter
+real = DatabaseWriter.insert
+def insert(self, con, table, files):
+    real(self, con, table, files)
+    if self.batches + 1 == 2 and table == "players":
+        Path(sys.argv[1]).write_text("mid-batch")
+        time.sleep(3600)
+DatabaseWriter.insert = insert
+from trickledger import main
+raise SystemExit(main(sys.argv[2:]))
+"""
+
+
+def test_a_killed_ingest_leaves_no_process_behind(tmp_path):
+    proc = _start_paused(PAUSE_IN_SECOND_BATCH, tmp_path / "marker", "ingest", "--db",
+                         str(tmp_path / "t.duckdb"), "--batch", "40", "--jobs", "2",
+                         str(CORPUS))
+    try:
+        before = _group(proc.pid)
+        assert len(before) >= 4, before  # the ingest, its forkserver, tracker and workers
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        # workers notice their ingest's end at once; the forkserver and the resource
+        # tracker end when the last holder of their pipes has
+        deadline = time.monotonic() + 120  # a safety net; the condition is an empty group
+        while _group_alive(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _group_alive(proc.pid), _group(proc.pid)
+    finally:
+        _kill_group(proc)
+
+
+PAUSE_IN_IMPORT = """
+import sys, time
+from pathlib import Path
+from ingest import backup
+real = backup.checksum
+def checksum(con, relation):
+    Path(sys.argv[1]).write_text("importing")
+    time.sleep(3600)
+backup.checksum = checksum
+from trickledger import main
+raise SystemExit(main(sys.argv[2:]))
+"""
+
+
+def test_a_killed_import_leaves_nothing_that_blocks_a_retry(tmp_path, capsys):
+    db = tmp_path / "t.duckdb"
+    assert main(["ingest", "--db", str(db), str(GAME)]) == 0
+    assert main(["export", str(tmp_path / "backup"), "--db", str(db)]) == 0
+    restored = tmp_path / "restored" / "r.duckdb"
+    restored.parent.mkdir()
+    proc = _start_paused(PAUSE_IN_IMPORT, tmp_path / "marker", "import",
+                         str(tmp_path / "backup"), "--db", str(restored))
+    _kill_group(proc)
+    assert not restored.exists()
+    capsys.readouterr()
+    assert main(["import", str(tmp_path / "backup"), "--db", str(restored)]) == 0, \
+        capsys.readouterr().err
+    assert sorted(os.listdir(restored.parent)) == ["r.duckdb"]  # the killed run's work file too
+
+
+def test_a_console_leaves_no_temporary_folder(tmp_path, monkeypatch):
+    from ingest.console import Console, Target
+
+    db = tmp_path / "t.duckdb"
+    assert main(["ingest", "--db", str(db), str(GAME)]) == 0
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    console = Console()  # as the dashboard keeps one: never closed while the server runs
+    try:
+        assert console.run(Target(db=str(db)), "SELECT count(*) FROM logs").rows == [(1,)]
+        assert os.listdir(temp) == []
+    finally:
+        console.close()
+    assert os.listdir(temp) == []
+
+
+def test_a_database_that_is_a_fifo_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "db.duckdb"
+    os.mkfifo(fifo)
+    for args in (["ingest", "--db", str(fifo), str(GAME)], ["sql", "--db", str(fifo), "SELECT 1"]):
+        # the bound is a safety net against a hang, not a measure of speed
+        done = subprocess.run([sys.executable, "-m", "trickledger", *args], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2, (args, done.stderr)
+        assert done.stderr.count("\n") == 1 and "not a database file" in done.stderr, done.stderr
+
+
+LEAKS = '''
+import subprocess
+
+def test_leaves_a_process():
+    subprocess.Popen(["sleep", "600"])
+
+def test_cleans_up():
+    subprocess.run(["true"], check=True)
+'''
+
+
+def test_a_test_run_fails_when_a_process_it_started_outlives_it(tmp_path):
+    """The suite's own check (tests/conftest.py): a process started by the run and alive
+    at its end fails the run, and is killed."""
+    folder = tmp_path / "units"  # a folder the suite's conftest knows
+    folder.mkdir()
+    (folder / "test_leak.py").write_text(LEAKS)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "tests")}
+    env.pop("TRICKLEDGER_TEST_SESSION", None)
+
+    def inner(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "pytest", "-p", "conftest", "-q",
+                               "-p", "no:cacheprovider", "-W", "ignore::pytest.PytestUnknownMarkWarning",
+                               "--rootdir", str(tmp_path),
+                               str(folder / "test_leak.py"), *args], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=600)
+
+    clean = inner("-k", "cleans_up")
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    leaky = inner()
+    assert leaky.returncode == 1, leaky.stdout + leaky.stderr
+    assert "outlived it (killed now)" in leaky.stdout and "sleep 600" in leaky.stdout
+    pid = int(leaky.stdout.split("outlived it (killed now):")[1].split(":")[0])
+    deadline = time.monotonic() + 60  # a safety net; the condition is the process's end
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return False
+    return stat[stat.rindex(b")") + 2:][:1] not in (b"Z", b"X")
