@@ -13,9 +13,11 @@ visitor's page.
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
 import os
 import re
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -109,9 +111,31 @@ def _write_job() -> Iterator[None]:
 CONSOLE_LIMITS = Limits(timeout_s=10.0, max_rows=5000)
 
 
-@st.cache_resource
-def _console() -> Console:
-    return Console()  # keeps a worker started, so a query does not wait for Python
+class _ServerConsole:
+    """The server's one Console (it keeps a worker started, so a query does not wait for
+    Python), held outside Streamlit's caches: a visitor's "clear cache" would otherwise
+    drop it with its spare worker still running and its folder left behind."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._console: Console | None = None
+
+    def __call__(self) -> Console:
+        with self._lock:
+            if self._console is None:
+                self._console = Console()
+            return self._console
+
+    def clear(self) -> None:
+        """Stop the console's workers (the next query starts a new console)."""
+        with self._lock:
+            if self._console is not None:
+                self._console.close()
+            self._console = None
+
+
+_console = _ServerConsole()
+atexit.register(_console.clear)
 
 
 def console(sql: str) -> Result:
