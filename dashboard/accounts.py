@@ -22,6 +22,7 @@ LISTEN_ENV = "TRICKLEDGER_LISTEN"  # the address `trickledger dashboard` listens
 ROLES = ("member", "admin")
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
 MAX_PASSWORD_BYTES = 1024
+MIN_PASSWORD_CHARS = 10  # for `users add`; an attacker gets 5 guesses per name per lock-out
 _MAXMEM = 64 * 1024 * 1024
 
 
@@ -91,9 +92,16 @@ def add_user(path: str, name: str, password: str | None, role: str) -> None:
         with open(p, "rb") as f:
             current = {k: dict(v) for k, v in tomllib.load(f).get("users", {}).items()
                        if isinstance(v, dict)}
+    if password is not None and len(password) < MIN_PASSWORD_CHARS:
+        raise ValueError(f"a password needs at least {MIN_PASSWORD_CHARS} characters")
     entry = {"role": role}
     if password is not None:
-        entry["password"] = hash_password(password)
+        before = current.get(key, {}).get("password")
+        # a new hash (a new salt) means a new password, which ends the account's sessions
+        # (dashboard.auth.visitor): the same password given again keeps its hash
+        same = isinstance(before, str) and verify_password(password, before)
+        entry["password"] = before if same and isinstance(before, str) else \
+            hash_password(password)
     current[key] = entry
     lines = ["# trickledger dashboard accounts (trickledger users add NAME --users FILE)", ""]
     for user, values in sorted(current.items()):
@@ -123,11 +131,21 @@ class Limiter:
     def wait_s(self, keys: list[str]) -> float:
         now = time.monotonic()
         with self.lock:
-            return max([self.locked_until.get(k, 0.0) - now for k in keys] + [0.0])
+            return self._wait(keys, now)
 
-    def failed(self, keys: list[str]) -> None:
+    def _wait(self, keys: list[str], now: float) -> float:
+        return max([self.locked_until.get(k, 0.0) - now for k in keys] + [0.0])
+
+    def attempt(self, keys: list[str]) -> float:
+        """Count a login attempt as failed BEFORE its password is checked, and return 0;
+        or, while a key is locked out, count nothing and return the seconds to wait.
+        Counting first means that many attempts at once (20 logins sent together) get
+        no more checks than the limit allows; `succeeded` takes a right one back."""
         now = time.monotonic()
         with self.lock:
+            wait = self._wait(keys, now)
+            if wait > 0:
+                return wait
             for k in keys:
                 recent = [t for t in self.failures.get(k, []) if now - t < self.window_s]
                 recent.append(now)
@@ -137,6 +155,7 @@ class Limiter:
                     self.locked_until[k] = now + min(self.base_lock_s * 2**s, 3600.0)
                     self.strikes[k] = s + 1
                     self.failures[k] = []
+            return 0.0
 
     def succeeded(self, keys: list[str]) -> None:
         with self.lock:
@@ -145,6 +164,10 @@ class Limiter:
                 self.strikes.pop(k, None)
                 self.locked_until.pop(k, None)
 
+
+# The server's one limiter, outside Streamlit's caches: a visitor's "clear cache" must
+# not wipe the record of failed logins.
+LIMITER = Limiter()
 
 _DUMMY_HASH: list[str] = []
 
@@ -155,7 +178,7 @@ def check_login(users: dict[str, Account], limiter: Limiter, name: str, password
     exists)."""
     key = name.strip().casefold()
     keys = [f"user:{key}"] + ([f"address:{address}"] if address else [])
-    wait = limiter.wait_s(keys)
+    wait = limiter.attempt(keys)  # counted before the hash is checked
     if wait > 0:
         return None, f"Too many failed attempts. Try again in {int(wait) + 1} s."
     if not _DUMMY_HASH:
@@ -168,7 +191,6 @@ def check_login(users: dict[str, Account], limiter: Limiter, name: str, password
     if ok and account is not None:
         limiter.succeeded(keys)
         return account, "ok"
-    limiter.failed(keys)
     return None, "Wrong name or password."
 
 
@@ -180,3 +202,21 @@ def is_loopback(address: str) -> bool:
         return ipaddress.ip_address(address).is_loopback
     except ValueError:
         return False
+
+
+USUAL_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def loopback_warning(address: str) -> str | None:
+    """What `trickledger dashboard` says at start-up when it listens on a loopback address
+    other than the usual one (127.0.0.2, 127.1.2.3...): such an address is typically
+    chosen to be forwarded to (a tunnel, a container's published port, a proxy that adds no
+    header), and every visitor it lets in counts as this machine, which may do everything."""
+    if not is_loopback(address) or address in USUAL_LOOPBACK:
+        return None
+    return (f"warning: the dashboard listens on {address}, a loopback address: every visitor "
+            f"who reaches it counts as this machine and may do everything (upload, the SQL "
+            f"console, the Admin page) without an account. Whatever forwards to {address} "
+            f"(a tunnel, a container's port, a proxy that adds no forwarding header) makes "
+            f"its visitors admins. Listen on 127.0.0.1 for yourself alone, or beyond this "
+            f"machine with accounts (see docs/reliability.md, 'Hosting').")

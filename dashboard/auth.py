@@ -30,6 +30,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard.accounts import (  # noqa: F401  (re-exported: the app's one auth module)
+    LIMITER,
     LISTEN_ENV,
     ROLES,
     USERS_ENV,
@@ -77,9 +78,8 @@ def oidc_configured() -> bool:
         return False
 
 
-@st.cache_resource
 def _limiter() -> Limiter:
-    return Limiter()
+    return LIMITER  # process-wide, not a Streamlit cache: "clear cache" cannot reset it
 
 
 @st.cache_data(ttl=30, show_spinner=False)
@@ -97,7 +97,26 @@ def users() -> dict[str, Account]:
 SESSION_KEY = "trickledger_account"
 
 
-_FORWARDED = ("x-forwarded-for", "forwarded", "x-real-ip", "x-forwarded-host")
+# Any header a proxy, load balancer or CDN adds: each means the request passed through one,
+# whatever Host it names. A name list can never be complete, so whole families count
+# (X-Forwarded-*, CF-*, anything naming a client or original address).
+_PROXY_HEADERS = frozenset({
+    "forwarded", "via", "x-real-ip", "x-client-ip", "true-client-ip", "client-ip",
+    "cf-connecting-ip", "fastly-client-ip", "x-cluster-client-ip", "x-host", "cdn-loop",
+    "x-proxyuser-ip", "x-originating-ip", "x-remote-ip", "x-remote-addr", "x-url-scheme",
+    "x-scheme", "front-end-https", "x-arr-ssl", "x-arr-clientip", "x-nginx-proxy"})
+_PROXY_PREFIXES = ("x-forwarded-", "x-original-", "cf-", "x-envoy-", "x-amz-cf-", "x-azure-",
+                   "x-appengine-", "fly-", "x-vercel-", "akamai-", "x-akamai-", "fastly-",
+                   "x-real-", "x-cluster-", "x-proxy", "x-forward", "x-cloud-trace")
+_PROXY_WORDS = ("forwarded", "client-ip", "clientip", "real-ip", "connecting-ip",
+                "remote-addr", "originating-ip")
+
+
+def proxy_header(name: str) -> bool:
+    """Whether a request header (any case) is one a proxy adds on its way through."""
+    n = name.strip().lower()
+    return n in _PROXY_HEADERS or n.startswith(_PROXY_PREFIXES) or \
+        any(w in n for w in _PROXY_WORDS)
 
 
 def from_this_machine() -> bool:
@@ -109,7 +128,7 @@ def from_this_machine() -> bool:
         headers = {k.lower(): v for k, v in st.context.headers.items()}
     except Exception:  # no request (a test's script run): the listening address decides
         return True
-    if any(h in headers for h in _FORWARDED):
+    if any(proxy_header(h) for h in headers):
         return False
     host = headers.get("host", "localhost").rsplit(":", 1)[0].strip("[]")
     return host == "localhost" or is_loopback(host)
@@ -125,9 +144,11 @@ def visitor() -> Visitor:
         return Visitor(email, account.role if account else None, "identity provider")
     account = st.session_state.get(SESSION_KEY)
     if isinstance(account, Account):
-        # the users file as it is now: a removed account is logged out, a changed role holds
+        # the users file as it is now: a removed account or a changed password logs the
+        # session out, a changed role holds at once
         current = users().get(account.name)
-        if current is None:
+        if current is None or (account.password is not None and
+                               current.password != account.password):
             st.session_state.pop(SESSION_KEY, None)
             return Visitor(None, None, "anonymous")
         return Visitor(current.name, current.role, "password")

@@ -67,7 +67,7 @@ def port_problem(address: str, port: int) -> str | None:
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
-    from dashboard.accounts import is_loopback
+    from dashboard.accounts import is_loopback, loopback_warning
     from ingest.db import db_path, is_empty
     from ingest.lake import LakeError, LakeWriter, is_lake, seq_of
     from ingest.load import Source, expand, ingest
@@ -84,6 +84,8 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         print(f"warning: the dashboard listens on {args.address}, beyond this machine. Put it "
               f"behind a TLS reverse proxy and set up accounts for writing (see "
               f"docs/reliability.md, 'Hosting').", file=sys.stderr)
+    elif loopback_warning(args.address):
+        print(loopback_warning(args.address), file=sys.stderr)
     lake = os.path.abspath(args.lake) if args.lake else None
     path = lake or os.path.abspath(db_path(args.db))
     if lake and not is_lake(lake):

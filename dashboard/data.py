@@ -13,12 +13,16 @@ visitor's page.
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
+import logging
 import os
 import re
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +39,7 @@ from ingest.sql import SqlRefused
 Result = Answer  # what the SQL page shows
 
 CACHE_TTL_S = 5
+_log = logging.getLogger("trickledger.dashboard")
 
 
 class Busy(RuntimeError):
@@ -67,6 +72,39 @@ def database() -> Database:
     return Database(os.path.abspath(db_path()))
 
 
+LOCK_WAIT_S = 15.0  # a page run waits at most this long for a file another process holds
+WRITER_WAIT_S = 10.0  # and at most this long for a writer that waits for the file
+
+
+@dataclass
+class _Waits:
+    """What is left of one page run's waiting: the sidebar and the body share it, so a
+    held file costs a run one wait, not one per query."""
+
+    lock_s: float = field(default_factory=lambda: LOCK_WAIT_S)
+    writer_s: float = field(default_factory=lambda: WRITER_WAIT_S)
+
+
+_RUN_WAITS = "_trickledger_waits"
+
+
+def _run_waits() -> _Waits:
+    """The current page run's waits (a fresh budget outside a page run)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None:
+        return _Waits()
+    # Streamlit gives each run a new `cursors` dict on the session's one context: the
+    # budget belongs to that dict, so the next run of the page starts with a full one
+    held = getattr(ctx, _RUN_WAITS, None)
+    if held is None or held[0] is not ctx.cursors:
+        held = (ctx.cursors, _Waits())
+        setattr(ctx, _RUN_WAITS, held)
+    waits: _Waits = held[1]
+    return waits
+
+
 @contextmanager
 def _connection(db: Database) -> Iterator[Any]:
     if db.lake is not None:
@@ -76,9 +114,22 @@ def _connection(db: Database) -> Iterator[Any]:
         finally:
             cursor.close()
         return
-    yield_to_writers(db.path)
-    with reading(db.path, wait_s=15) as con:
-        yield con
+    waits = _run_waits()
+    started = time.monotonic()
+    yield_to_writers(db.path, limit_s=max(waits.writer_s, 0.0))
+    waits.writer_s -= time.monotonic() - started
+    started = time.monotonic()
+    try:
+        # with nothing left to wait, the file is still tried once: only a held file fails
+        with reading(db.path, wait_s=max(waits.lock_s, 0.0)) as con:
+            waits.lock_s -= time.monotonic() - started
+            yield con
+    except DatabaseBusy:
+        waits.lock_s = 0.0  # gave up once: the rest of this run does not wait again
+        raise
+
+
+BUSY = "another process is writing to the database; the page stopped waiting for it"
 
 
 def _read(sql: str, params: tuple[Any, ...]) -> pd.DataFrame:
@@ -86,7 +137,8 @@ def _read(sql: str, params: tuple[Any, ...]) -> pd.DataFrame:
         with _connection(database()) as con:
             return con.execute(sql, list(params)).df()
     except DatabaseBusy as e:
-        raise Busy(str(e)) from None
+        _log.warning("%s", e)  # the server's path goes to its log, never to a visitor
+        raise Busy(BUSY) from None
 
 
 @st.cache_data(ttl=CACHE_TTL_S, show_spinner=False)
@@ -101,17 +153,50 @@ def _write_job() -> Iterator[None]:
     try:
         yield
     except jobs.JobBusy as e:
-        raise Busy(str(e)) from None
+        _log.warning("%s", e)
+        raise Busy(BUSY) from None
     except jobs.JobFailed as e:
-        raise WriteFailed(str(e)) from None
+        raise WriteFailed(without_paths(str(e))) from None
+
+
+def without_paths(text: str) -> str:
+    """A message for a visitor, the server's paths to the database taken out."""
+    db = database()
+    for path, word in ((db.where, "the database"), (db.path, "the database"),
+                       (os.path.dirname(db.path), "the server's folder")):
+        if path and len(path) > 1:
+            text = text.replace(path, word)
+    return text
 
 
 CONSOLE_LIMITS = Limits(timeout_s=10.0, max_rows=5000)
 
 
-@st.cache_resource
-def _console() -> Console:
-    return Console()  # keeps a worker started, so a query does not wait for Python
+class _ServerConsole:
+    """The server's one Console (it keeps a worker started, so a query does not wait for
+    Python), held outside Streamlit's caches: a visitor's "clear cache" would otherwise
+    drop it with its spare worker still running and its folder left behind."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._console: Console | None = None
+
+    def __call__(self) -> Console:
+        with self._lock:
+            if self._console is None:
+                self._console = Console()
+            return self._console
+
+    def clear(self) -> None:
+        """Stop the console's workers (the next query starts a new console)."""
+        with self._lock:
+            if self._console is not None:
+                self._console.close()
+            self._console = None
+
+
+_console = _ServerConsole()
+atexit.register(_console.clear)
 
 
 def console(sql: str) -> Result:
@@ -408,7 +493,7 @@ def ensure_ratings() -> str | None:
     if db.lake is not None:
         return None  # a lake's ratings are not stored (docs/scale.md)
     try:
-        with reading(db.path, wait_s=15) as con:
+        with _connection(db) as con:  # within the page run's one wait
             if ratings.is_fresh(con):
                 return None
         jobs.run("ratings", {"db": db.path})

@@ -166,9 +166,40 @@ def _literal(value: Any) -> Any:
     return value
 
 
+# plotly's own markup in the hover templates plotly express writes: kept, the rest escaped
+_TEMPLATE_MARKUP = re.compile(r"(<br>|<extra>|</extra>|%\{[^}]*\})")
+
+
+def _literal_template(template: str) -> str:
+    return "".join(part if _TEMPLATE_MARKUP.fullmatch(part) else plot_text(part)
+                   for part in _TEMPLATE_MARKUP.split(template))
+
+
+def _literal_titles(fig: Any) -> None:
+    """The figure's titles made literal: the chart's, the legend's (plotly express names
+    it after a label, which may hold a player's name), the axes', the colour bar's and
+    every annotation (facet titles carry values)."""
+    def title(obj: Any) -> None:
+        text = getattr(getattr(obj, "title", None), "text", None)
+        if isinstance(text, str):
+            obj.title.text = plot_text(text)
+
+    title(fig.layout)
+    title(fig.layout.legend)
+    fig.for_each_xaxis(title)
+    fig.for_each_yaxis(title)
+    coloraxis = getattr(fig.layout, "coloraxis", None)
+    if coloraxis is not None and coloraxis.colorbar is not None:
+        title(coloraxis.colorbar)
+    for note in fig.layout.annotations or ():
+        if isinstance(note.text, str):
+            note.text = plot_text(note.text)
+
+
 def chart(where: Any, fig: Any, **kw: Any) -> Any:
-    """`where.plotly_chart(fig)`, with every text the figure's data carries (categories,
-    names, hover values) made literal: a player's name is never read as plotly's HTML."""
+    """`where.plotly_chart(fig)`, with every text the figure carries (categories, names,
+    hover values and templates, titles and legend titles) made literal: a player's name is
+    never read as plotly's HTML."""
     for trace in fig.data:
         for attr in _LITERAL:
             try:
@@ -177,7 +208,22 @@ def chart(where: Any, fig: Any, **kw: Any) -> Any:
                 continue
             if value is not None:
                 trace[attr] = _literal(value)
+        for attr in ("hovertemplate", "texttemplate"):
+            try:
+                template = trace[attr]
+            except (KeyError, ValueError):
+                continue
+            if isinstance(template, str):
+                trace[attr] = _literal_template(template)
+    _literal_titles(fig)
     return where.plotly_chart(fig, **kw)
+
+
+def metric(where: Any, label: object, value: object, delta: object = None,
+           **kw: Any) -> Any:
+    """`where.metric(...)` with its label, value and delta made literal (Streamlit renders
+    all three as markdown, and a value is often a player's name)."""
+    return where.metric(md(label), md(value), None if delta is None else md(delta), **kw)
 
 
 def minimum(label: str, most: int, key: str) -> int:
@@ -217,7 +263,7 @@ def viewer_link(params: dict[str, str], label: str) -> None:
     from streamlit.errors import StreamlitPageNotFoundError
 
     try:
-        st.page_link("views/viewer.py", label=label, icon=":material/search:",
+        st.page_link("views/viewer.py", label=md(label), icon=":material/search:",
                      query_params=params)
     except StreamlitPageNotFoundError:  # the page runs on its own (tests): a plain link
         query = "&".join(f"{k}={v}" for k, v in params.items())

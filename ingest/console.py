@@ -9,7 +9,8 @@ string function on a huge argument):
 - memory: the worker's address space is capped (RLIMIT_AS), DuckDB's own memory limit is
   set lower, and a watchdog kills a worker whose resident memory passes the cap;
 - result size: rows and bytes are capped; the caller reads a message's length before its
-  body and stops at the cap;
+  body and stops at the cap, and counts what the rows become once they are Python values
+  (an ENUM or NULL column travels small) before it makes them (`shown_bytes`);
 - disk: DuckDB may spill only a small quota, into a folder of its own that is removed
   when the query ends (a killed worker cannot clean up after itself).
 
@@ -20,6 +21,7 @@ ahead of need so a query does not wait for Python to start.
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import os
@@ -125,29 +127,17 @@ def _connect(target: dict[str, Any], temp: str) -> Any:
             delay = min(delay * 2, 0.5)
 
 
-def worker_main() -> None:
-    """One query: read the request from stdin, stream Arrow IPC batches to stdout."""
-    out = sys.stdout.buffer
-    request = json.loads(sys.stdin.buffer.readline())
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 2)  # DuckDB's progress output must not reach anyone
-    try:
-        cap = _vmsize() + int(request["memory_bytes"])
-        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        import pyarrow as pa
+def _out_of_memory(e: BaseException) -> bool:
+    return isinstance(e, MemoryError) or "out of memory" in str(e).lower()
 
-        con = _connect(request["target"], request["temp"])
-        rel = con.sql(request["sql"])
-        if rel is None:
-            _send(out, b"C", json.dumps([]).encode())
-            _send(out, b"Z")
-            return
-        _send(out, b"C", json.dumps(list(rel.columns)).encode())
+
+def _stream(out: IO[bytes], rel: Any, request: dict[str, Any], pa: Any) -> int:
+    """Send the rows of `rel` as Arrow IPC batches until a cap; returns the rows sent, or
+    -1 when memory ran out before the first row went (then the caller may go piecewise)."""
+    rows = sent = 0
+    try:
         reader = rel.to_arrow_reader(256) if hasattr(rel, "to_arrow_reader") else \
             rel.fetch_record_batch(256)
-        rows = 0
-        sent = 0
         for batch in reader:
             cut = rows + batch.num_rows > request["max_rows"]
             if cut:
@@ -165,6 +155,84 @@ def worker_main() -> None:
                 if more:
                     _send(out, b"T")
                 break
+    except Exception as e:
+        if rows == 0 and _out_of_memory(e):
+            return -1
+        raise
+    return rows
+
+
+PIECE_ROWS = (64, 1)  # rows per piece when the whole result did not fit in memory
+
+
+def _stream_in_pieces(out: IO[bytes], con: Any, request: dict[str, Any], pa: Any) -> None:
+    """The result of a SELECT, a few rows per query (DuckDB pushes the LIMIT down, so a
+    piece makes only its own rows): each piece's bytes count against the caps."""
+    rows = sent = 0
+    step = PIECE_ROWS[0]
+    while rows < request["max_rows"] and sent < request["max_bytes"]:
+        want = min(step, request["max_rows"] - rows)
+        try:
+            table = con.sql(request["sql"]).limit(want + 1, offset=rows).to_arrow_table()
+        except Exception as e:
+            if _out_of_memory(e) and step > PIECE_ROWS[-1]:
+                step = PIECE_ROWS[-1]
+                gc.collect()
+                continue
+            raise
+        more = table.num_rows > want
+        table = table.slice(0, want)
+        for batch in table.to_batches():
+            sink = pa.BufferOutputStream()
+            with pa.ipc.new_stream(sink, batch.schema) as w:
+                w.write_batch(batch)
+            buf = sink.getvalue().to_pybytes()
+            sent += len(buf)
+            _send(out, b"B", buf)
+        rows += table.num_rows
+        del table
+        if not more:
+            return
+    _send(out, b"T")
+
+
+def worker_main() -> None:
+    """One query: read the request from stdin, stream Arrow IPC batches to stdout."""
+    out = sys.stdout.buffer
+    request = json.loads(sys.stdin.buffer.readline())
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)  # DuckDB's progress output must not reach anyone
+    try:
+        cap = _vmsize() + int(request["memory_bytes"])
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        import pyarrow as pa
+
+        con = _connect(request["target"], request["temp"])
+        sent_columns = False
+        try:
+            rel = con.sql(request["sql"])
+            if rel is None:
+                _send(out, b"C", json.dumps([]).encode())
+                _send(out, b"Z")
+                return
+            _send(out, b"C", json.dumps(list(rel.columns)).encode())
+            sent_columns = True
+            streamed = _stream(out, rel, request, pa)
+            del rel
+        except Exception as e:
+            if not sent_columns or not _out_of_memory(e):
+                raise
+            streamed = 0
+            del e
+        if streamed < 0:
+            # A chunk of wide rows (DuckDB makes 2,048 rows at a time: 2,048 rows of 80 KB are
+            # 160 MB, twice over while they become Arrow) passed the memory cap before any
+            # row was sent: the rows again, a few at a time, until a cap is reached.
+            con.close()  # what the failed attempt holds goes with its connection
+            gc.collect()
+            con = _connect(request["target"], request["temp"])
+            _stream_in_pieces(out, con, request, pa)
         _send(out, b"Z")
     except BaseException as e:  # everything goes back as one line
         text = (str(e).strip().splitlines() or [type(e).__name__])[0][:400]
@@ -290,15 +358,99 @@ def _read_exact(stream: IO[bytes], n: int) -> bytes | None:
     return b"".join(chunks)
 
 
+# What one value costs the caller beyond its own bytes once it is a Python object (a
+# reference in its row, an object header): counted so that 5,000 rows of 5,000 NULLs,
+# nothing on the wire, are not 25 million objects in the caller.
+CELL_BYTES = 16
+
+
+def shown_bytes(array: Any) -> int:
+    """The bytes `array` (an Arrow array or chunked array) becomes in the caller, counted
+    without making it: a dictionary (ENUM) column counts each row's value in full, a list
+    or struct counts every value inside it, a NULL counts as a cell. Arrow computes it
+    from the column's own buffers; nothing is expanded."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(array, pa.ChunkedArray):
+        return sum(shown_bytes(chunk) for chunk in array.chunks)
+    t = array.type
+    n = len(array)
+    cells = n * CELL_BYTES
+    if isinstance(t, pa.ExtensionType):
+        return shown_bytes(array.storage)
+    if pa.types.is_dictionary(t):
+        sizes = _value_sizes(array.dictionary)
+        taken = pc.sum(pc.take(sizes, array.indices)).as_py()
+        return cells + int(taken or 0)
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or \
+            pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
+        return cells + int(pc.sum(pc.binary_length(array)).as_py() or 0)
+    if getattr(pa.types, "is_string_view", lambda _: False)(t) or \
+            getattr(pa.types, "is_binary_view", lambda _: False)(t):
+        # views share their bytes: each row counts the bytes it shows
+        return cells + int(pc.sum(pc.binary_length(array)).as_py() or 0)
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t) \
+            or pa.types.is_map(t) or getattr(pa.types, "is_list_view", lambda _: False)(t) \
+            or getattr(pa.types, "is_large_list_view", lambda _: False)(t):
+        return cells + shown_bytes(array.flatten())
+    if pa.types.is_struct(t):
+        return cells + sum(shown_bytes(field) for field in array.flatten())
+    if pa.types.is_union(t):
+        return cells + sum(shown_bytes(array.field(i)) for i in range(t.num_fields))
+    if pa.types.is_null(t):
+        return cells
+    width = getattr(t, "bit_width", None)
+    if isinstance(width, int) and width > 0:
+        return cells + n * max(width // 8, 1)
+    # a type DuckDB does not send today (run-end encoded...): refused rather than guessed
+    raise ConsoleError(f"the console cannot show a column of type {t}; cast it in the "
+                       f"query (for example to VARCHAR)")
+
+
+def _value_sizes(values: Any) -> Any:
+    """Per entry of a dictionary, what it costs when a row shows it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    t = values.type
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or \
+            pa.types.is_large_binary(t):
+        return pc.fill_null(pc.cast(pc.binary_length(values), pa.int64()), 0)
+    # other dictionaries (rare): every entry is charged the whole dictionary's size
+    whole = shown_bytes(values)
+    return pa.array([whole] * len(values), type=pa.int64())
+
+
+def _table_bytes(table: Any) -> int:
+    return sum(shown_bytes(table.column(i)) for i in range(table.num_columns))
+
+
+def _rows_within(table: Any, budget: int) -> Any:
+    """The longest head of `table` whose shown bytes fit `budget` (a binary search: the
+    cost only grows with the rows)."""
+    lo, hi = 0, table.num_rows
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _table_bytes(table.slice(0, mid)) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    return table.slice(0, lo)
+
+
 def _collect(stream: IO[bytes], limits: Limits, stopped: list[str],
              proc: subprocess.Popen[bytes]) -> Answer:
     import pyarrow as pa
 
     columns: list[str] = []
     tables = []
-    total = 0
+    total = 0  # bytes received
+    shown = 0  # what the received rows become in this process (shown_bytes)
     truncated = False
     note = None
+    cut_note = (f"the result is larger than {limits.max_bytes:,} bytes (as shown): cut "
+                f"there")
     while True:
         header = _read_exact(stream, _HEADER.size)
         if header is None:
@@ -309,17 +461,32 @@ def _collect(stream: IO[bytes], limits: Limits, stopped: list[str],
         if kind == b"B" and total + length > limits.max_bytes:
             _kill(proc)
             truncated = True
-            note = f"the result is larger than {limits.max_bytes:,} bytes: cut there"
+            note = cut_note
             break
+        if kind != b"B" and length > limits.max_bytes:
+            _kill(proc)
+            raise ConsoleError(f"the result's column names alone are larger than "
+                               f"{limits.max_bytes:,} bytes" if kind == b"C" else
+                               "the worker's answer is larger than the console takes")
         payload = _read_exact(stream, length) if length else b""
         if payload is None:
             raise ConsoleError("the query was stopped: " + (stopped[0] if stopped else
                                                              "the worker ended early"))
         if kind == b"C":
             columns = json.loads(payload)
+            shown += length
         elif kind == b"B":
             total += length
-            tables.append(pa.ipc.open_stream(payload).read_all())
+            table = pa.ipc.open_stream(payload).read_all()
+            cost = _table_bytes(table)
+            if shown + cost > limits.max_bytes:
+                _kill(proc)
+                tables.append(_rows_within(table, limits.max_bytes - shown))
+                truncated = True
+                note = cut_note
+                break
+            shown += cost
+            tables.append(table)
         elif kind == b"T":
             truncated = True
         elif kind == b"E":

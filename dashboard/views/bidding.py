@@ -43,7 +43,7 @@ def render() -> None:
     m1, m2, m3 = st.columns(3)
     if not board.empty:
         best = board.iloc[0]
-        m1.metric("Most accurate bidder", best["player"],
+        ui.metric(m1, "Most accurate bidder", best["player"],
                   f"{best['exact_rate']:.0%} exact in {ui.count(int(best['rounds']), 'round')}",
                   delta_color="off", delta_arrow="off")
         with m1:

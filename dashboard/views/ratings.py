@@ -38,7 +38,7 @@ def render() -> None:
                 st.info(f"Nobody has {ui.count(min_games, 'rated game')} here yet.")
                 continue
             top = board.iloc[0]
-            st.metric(f"Highest rating in {_title(game)}", top["player"],
+            ui.metric(st, f"Highest rating in {_title(game)}", top["player"],
                       f"{top['ordinal']:.1f} (μ {top['mu']:.1f}, σ {top['sigma']:.1f}) "
                       f"after {ui.count(int(top['games']), 'game')}", delta_color="off", delta_arrow="off")
             tables.player_link(top["player"], f"{top['player']}'s page")

@@ -35,7 +35,7 @@ def render() -> None:
             rg = rg.sort_values(["vs_baseline", "games", "player"],
                                 ascending=[False, False, True])
             top = rg.iloc[0]
-            st.metric(f"Best against chance in {_title(game)}", top["player"],
+            ui.metric(st, f"Best against chance in {_title(game)}", top["player"],
                       f"{top['vs_baseline']:.2f}× chance: {top['win_share']:g} "
                       f"win{'' if top['win_share'] == 1 else 's'} in "
                       f"{ui.count(int(top['games']), 'game')}", delta_color="off",

@@ -29,7 +29,7 @@ def render() -> None:
     if not board.empty:
         stuck = board.sort_values(["second_vs_chance", "player"],
                                   ascending=[False, True]).iloc[0]
-        c1.metric("Stuck with the rest most", stuck["player"],
+        ui.metric(c1, "Stuck with the rest most", stuck["player"],
                   f"{stuck['second_vs_chance']:.2f}× chance "
                   f"({int(stuck['second_halves'])} of {int(stuck['splits_played'])} splits)",
                   delta_color="off", delta_arrow="off")

@@ -31,7 +31,7 @@ def render() -> None:
     try:
         res = data.console(sql)
     except data.SqlRefused as e:
-        st.error(str(e))
+        st.error(ui.md(e))  # DuckDB's messages quote the data they choked on
         return
     frame = res_frame(res)
     if res.truncated:

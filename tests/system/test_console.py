@@ -101,3 +101,72 @@ def test_a_slow_query_does_not_block_another(console):
     a = run(console, "SELECT count(*) FROM games", timeout_s=30)
     assert a.rows == [(3,)] and not slow_done.is_set()
     worker.join()
+
+
+# ------------------------------------------------------------ bounded in the caller too
+
+LONG = "y" * 20_000
+
+
+def _shown(rows) -> int:
+    """Roughly what the rows are in this process: their text plus a cell each."""
+    def size(v) -> int:
+        if isinstance(v, (list, tuple)):
+            return 16 + sum(size(x) for x in v)
+        if isinstance(v, dict):
+            return 16 + sum(size(x) for x in v.values())
+        return 16 + (len(v) if isinstance(v, (str, bytes)) else 8)
+    return sum(size(v) for r in rows for v in r)
+
+
+@pytest.mark.parametrize("column", [
+    f"CAST('{LONG}' AS ENUM('{LONG}'))",  # an ENUM: travels as a dictionary, one copy
+    f"[CAST('{LONG}' AS ENUM('{LONG}')), CAST('{LONG}' AS ENUM('{LONG}'))]",  # a list of it
+    f"{{'a': CAST('{LONG}' AS ENUM('{LONG}'))}}",  # a struct of it
+])
+def test_a_result_is_bounded_by_what_it_becomes_not_what_it_travels_as(console, column):
+    """2,000 rows of a 20 KB value are 40 MB in the caller, whatever their size on the
+    wire: the byte cap counts the expanded rows before they are made."""
+    a = run(console, f"SELECT {column} AS v FROM range(2000)", max_bytes=1_000_000)
+    assert a.truncated and "larger than 1,000,000 bytes" in (a.note or "")
+    assert 0 < len(a.rows) < 2000
+    assert _shown(a.rows) <= 1_100_000
+
+
+def test_very_wide_rows_of_nulls_are_counted_per_cell(console):
+    """5,000 rows of 5,000 NULL columns: nothing on the wire, 25 million cells here."""
+    columns = ", ".join(f"NULL AS c{i}" for i in range(5000))
+    a = run(console, f"SELECT {columns} FROM range(5000)")
+    assert a.truncated and len(a.columns) == 5000
+    assert len(a.rows) * 5000 * 16 <= 16 * 1024 * 1024
+
+
+def test_rows_of_80_kb_are_cut_at_the_byte_cap_not_out_of_memory(console):
+    a = run(console, "SELECT repeat('x', 80000) AS s FROM range(100000)")
+    assert a.truncated and a.rows and "larger than" in (a.note or "")
+    assert sum(len(r[0]) for r in a.rows) <= 16 * 1024 * 1024
+
+
+@pytest.mark.parametrize("sql", [
+    "UPDATE EXTENSIONS", "UPDATE EXTENSIONS (httpfs)", "EXPLAIN UPDATE EXTENSIONS",
+    "EXPLAIN ANALYZE UPDATE EXTENSIONS", "CHECKPOINT", "FORCE CHECKPOINT", "USE memory",
+    "PREPARE p AS SELECT 1", "EXECUTE p", "DEALLOCATE p", "CREATE SECRET (TYPE s3)",
+    "MERGE INTO games USING games g ON (games.game_id = g.game_id) WHEN MATCHED THEN DELETE",
+    "ANALYZE", "VACUUM", "RESET memory_limit", "CALL pragma_version()",
+    "COMMENT ON TABLE games IS 'x'", "EXPORT DATABASE 'x'", "IMPORT DATABASE 'x'",
+    "DETACH x", "FORCE INSTALL x", "SET VARIABLE x = 1", "DROP SECRET s",
+    "COPY FROM DATABASE a TO b", "BEGIN", "TRUNCATE games", "CREATE MACRO m() AS 1",
+    "INSERT OR REPLACE INTO games (game_id) VALUES ('x')",
+])
+def test_every_statement_but_a_select_is_refused_in_one_line(console, sql, capsys):
+    """Statement types this duckdb module names, and one it does not (UPDATE EXTENSIONS
+    is type 29, missing from its enum): refused in one line, from the console and from
+    `trickledger sql`."""
+    from trickledger import main
+
+    with pytest.raises(ConsoleError) as refused:
+        run(console, sql)
+    assert "\n" not in str(refused.value) and "StatementType" not in str(refused.value)
+    assert main(["sql", "--db", console[1].db, sql]) == 1  # refused, as every refusal
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "StatementType" not in err

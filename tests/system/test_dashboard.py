@@ -51,7 +51,7 @@ def ok(at: AppTest) -> AppTest:
 
 
 def metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
+    return {unescape(m.label): unescape(m.value) for m in at.metric}
 
 
 def test_overview_counts_complete_games_and_every_disputed_game(db):
@@ -346,9 +346,9 @@ def test_sql_page_runs_examples_and_refuses_writes(db):
     at.button(key="ex_5").click().run()
     assert "FROM claims" in at.text_area(key="sql_text").value
     at.text_area(key="sql_text").set_value("DROP TABLE games").run()
-    assert any("read-only" in e.value for e in at.error)
+    assert any("read-only" in unescape(e.value) for e in at.error)
     at.text_area(key="sql_text").set_value("SELECT * FROM read_csv('/etc/passwd')").run()
-    assert any("no file or network access" in e.value for e in at.error)
+    assert any("no file or network access" in unescape(e.value) for e in at.error)
     assert sql(db, "SELECT count(*) FROM games")[0][0] > 0
 
 

@@ -137,3 +137,56 @@ def test_uploads_of_every_visitor_together_are_capped(monkeypatch):
     assert [put(guard, f"visitor-{i}", MB, chunk=256 * 1024) for i in range(4)] == \
         [204, 204, 204, 413]
     assert down.bytes < 4 * MB
+
+
+# ------------------------------------------------------------ who counts as this machine
+
+PROXY_HEADERS = ["X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host",
+                 "X-Forwarded-Port", "Forwarded", "X-Real-IP", "X-Client-IP",
+                 "True-Client-IP", "CF-Connecting-IP", "CF-Ray", "Fastly-Client-IP",
+                 "X-Cluster-Client-IP", "X-Original-Forwarded-For", "Via", "x-forwarded-proto"]
+
+
+@pytest.mark.parametrize("header", PROXY_HEADERS)
+def test_any_proxy_header_means_beyond_this_machine(monkeypatch, header):
+    """A loopback server behind a proxy: whatever header the proxy adds, alone, makes the
+    visitor a stranger (not an admin)."""
+    from types import SimpleNamespace
+
+    from dashboard import auth
+
+    monkeypatch.setenv("TRICKLEDGER_LISTEN", "127.0.0.1")
+    direct = {"Host": "localhost:8501", "User-Agent": "Mozilla/5.0", "Origin":
+              "http://localhost:8501", "Sec-WebSocket-Key": "x", "Accept-Language": "en"}
+    monkeypatch.setattr(auth.st, "context", SimpleNamespace(headers=direct))
+    assert auth.from_this_machine() and auth.visitor().is_admin
+    monkeypatch.setattr(auth.st, "context",
+                        SimpleNamespace(headers={**direct, header: "https"}))
+    assert not auth.from_this_machine()
+    assert not auth.visitor().is_admin
+
+
+def test_another_loopback_address_warns_that_every_visitor_is_an_admin(tmp_path, monkeypatch,
+                                                                       capsys):
+    import os
+
+    from helpers import free_port
+
+    from trickledger import main
+
+    class Became(Exception):
+        pass
+
+    def execve(path, argv, env):
+        raise Became
+
+    monkeypatch.setattr(os, "execve", execve)
+    for address, warned in (("127.0.0.2", True), ("127.0.0.1", False)):
+        with pytest.raises(Became):
+            main(["dashboard", "--db", str(tmp_path / "d.duckdb"), "--no-samples",
+                  "--address", address, "--port", str(free_port())])
+        err = capsys.readouterr().err
+        assert ("every visitor who reaches it counts as this machine and may do "
+                "everything" in err) is warned, (address, err)
+        if warned:
+            assert f"listens on {address}, a loopback address" in err and "admins" in err

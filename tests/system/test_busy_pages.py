@@ -1,0 +1,71 @@
+"""A page on a database file another process holds (dashboard/data.py): one wait per page
+run, shared by the sidebar and the body, and a busy message that names no server path."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from helpers import dashboard_database
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "dashboard" / "app.py")
+
+# holds the database file read-write until killed, as an ingest does during a commit
+HOLD = ("import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); "
+        "print('held', flush=True); time.sleep(300)")
+
+
+@pytest.fixture()
+def held(tmp_path) -> Iterator[tuple[str, int]]:
+    """A database file held by another process, and that process's id."""
+    from ingest.db import writing
+
+    db = str(tmp_path / "club-secret-folder" / "held.duckdb")
+    Path(db).parent.mkdir()
+    with writing(db):
+        pass
+    proc = subprocess.Popen([sys.executable, "-c", HOLD, db], stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+        yield db, proc.pid
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_page_run_on_a_held_file_waits_once_and_names_no_path(held, monkeypatch):
+    from dashboard import data
+    from ingest import db as dbmod
+
+    path, holder = held
+    # a writer waits for the file too (its flag names a live process: the holder)
+    Path(path + dbmod.WRITER_WAITING + str(holder)).touch()
+    monkeypatch.setattr(data, "LOCK_WAIT_S", 3.0)
+    monkeypatch.setattr(data, "WRITER_WAIT_S", 2.0)
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:  # every wait of the page run, as it asks for it
+        slept.append(seconds)
+        time.sleep(seconds)
+
+    monkeypatch.setattr(dbmod, "time", SimpleNamespace(monotonic=time.monotonic,
+                                                        sleep=sleep))
+    with dashboard_database(path):
+        at = AppTest.from_file(APP, default_timeout=120)
+        at.run()
+    assert not at.exception
+    # the sidebar's filter and the page's body read the file: together one wait
+    assert sum(slept) <= 3.0 + 2.0 + 0.01, sum(slept)
+    assert sum(slept) >= 2.0  # it did wait (for the writer, then for the file)
+    shown = [w.value for w in at.warning] + [m.value for m in at.markdown] + \
+        [e.value for e in at.error]
+    assert any("The database is busy" in w for w in shown), shown
+    assert not any("club-secret-folder" in w or "held.duckdb" in w for w in shown), shown
