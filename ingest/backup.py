@@ -19,7 +19,7 @@ import duckdb
 
 from . import schema
 from .analytics import DERIVED_TABLES
-from .db import open_db
+from .db import STORAGE, open_db
 
 MANIFEST = "manifest.json"
 FORMAT = "trickledger-export/1"
@@ -121,7 +121,7 @@ def import_(folder: str, db: str) -> Report:
         raise BackupError(f"{db} exists: import into a new database file")
     listed: dict[str, dict[str, object]] = manifest["tables"]
     known = tables()
-    con = duckdb.connect(db)
+    con = duckdb.connect(db, config=STORAGE)  # readable by older DuckDBs too
     try:
         for name, expect in listed.items():
             if name not in known and name != "schema_version":
