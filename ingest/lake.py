@@ -36,7 +36,7 @@ from typing import Any
 import duckdb
 
 from . import analytics, schema
-from .batch import NO_GAME, STAGING, Done, Recorded
+from .batch import NO_GAME, STAGING, Done, Outcome, Recorded
 
 MANIFEST = "_manifest"
 COMPACT_MIN_FILES = 16  # a partition with this many small files is merged into one
@@ -173,7 +173,8 @@ class LakeWriter:
 
     def commit(self, dones: list[Done]) -> int:
         """Make a batch (its chunks) part of the lake: its files into their partitions,
-        then its manifest (the moment it becomes visible). Returns its sequence number."""
+        then its manifest (the moment it becomes visible). Returns its sequence number; a
+        batch that adds nothing new commits nothing (and returns the last number)."""
         add: dict[str, list[dict[str, Any]]] = {}
         dirs: set[str] = set()
         parts = [(d, part) for d in dones for part in d.parts]
@@ -195,13 +196,23 @@ class LakeWriter:
                                           if o.status not in LOADED else {})}
                 for o in outcomes
                 if o.status != "already loaded" and (o.sha256 is not None or o.status ==
-                                                     "unreadable")]
+                                                     "unreadable")
+                and not self._known(o)]
+        if not add and not logs:
+            # nothing new (an idle re-ingest): no manifest, so reruns of the same command
+            # do not pile up empty ones for every reader to replay
+            return self.state.seq
         body = {"format": FORMAT, "schema_version": schema.SCHEMA_VERSION, "kind": "batch",
                 "committed_at": time.time(), "add": add, "logs": logs}
         seq = self._publish(body)
         body["seq"] = seq
         self.state.apply(body)
         return seq
+
+    def _known(self, o: Outcome) -> bool:
+        """A log not loaded that an earlier manifest records just so (reported again)."""
+        return (o.sha256 is not None and o.status not in LOADED
+                and self.state.recorded.get(o.sha256) == (o.status, o.line, o.message))
 
     def compact(self, min_files: int = COMPACT_MIN_FILES,
                 small_bytes: int = COMPACT_SMALL_BYTES) -> int:
