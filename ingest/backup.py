@@ -19,7 +19,7 @@ import duckdb
 
 from . import schema
 from .analytics import DERIVED_TABLES
-from .db import open_db
+from .db import STORAGE, open_db
 
 MANIFEST = "manifest.json"
 FORMAT = "trickledger-export/1"
@@ -186,7 +186,7 @@ def _build(src: Path, db: str, manifest: dict[str, object], version: int) -> Rep
     listed = manifest["tables"]
     assert isinstance(listed, dict)
     known = tables()
-    con = duckdb.connect(db)
+    con = duckdb.connect(db, config=STORAGE)  # readable by older DuckDBs too
     try:
         for name, expect in listed.items():
             if name not in known and name != "schema_version":

@@ -68,7 +68,11 @@ class DaskExecutor:
                     from None
         workers = len(self.client.scheduler_info().get("workers", {}))
         self.window = 2 * max(workers, 1) + 1
-        self.skip = self.client.scatter(skip, broadcast=True) if skip else frozenset()
+        # scatter takes a collection as many values (a frozenset of hashes would become a
+        # frozenset of Futures, matching no hash): wrapped in a list, the set is one value,
+        # sent to every worker once and passed to each batch whole
+        self.skip: Any = (self.client.scatter([skip], broadcast=True, hash=False)[0]
+                          if skip else frozenset())
 
     def _submit(self, task: Task) -> Any:
         return self.client.submit(run_batch, task, self.skip, pure=False)

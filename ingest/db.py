@@ -19,6 +19,12 @@ import duckdb
 from . import schema
 
 DEFAULT_DB = "trickledger.duckdb"
+# The storage format a new database file is written in: DuckDB writes its newest format
+# unless told otherwise, and then no older DuckDB (a user's CLI, another notebook's
+# package) opens the file. v1.1.0 is what DuckDB 1.1 and every later version read (see
+# docs/schema.md). It applies when a file is created; an existing file keeps its format.
+STORAGE: dict[str, str | bool | int | float | list[str]] = {"storage_compatibility_version": "v1.1.0"}
+OLDEST_READER = "1.1.3"  # the oldest DuckDB the tests open our file with
 SANDBOX: dict[str, str | bool | int | float | list[str]] = {
     "enable_external_access": False,
     "autoinstall_known_extensions": False,
@@ -114,7 +120,7 @@ def open_db(path: str, read_only: bool, wait_s: float = 30.0,
 
 def _connect(path: str, read_only: bool, config: dict[str, Any],
              allow: str | None) -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect(path, read_only=read_only, config=config)
+    con = duckdb.connect(path, read_only=read_only, config={**STORAGE, **config})
     if allow is not None:
         con.execute("SET allowed_directories = $1", [[os.path.abspath(allow) + "/"]])
         con.execute("SET enable_external_access = false")

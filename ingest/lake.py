@@ -16,15 +16,22 @@ name, flushed to disk and hard-linked to the next sequence number, so it appears
 or not at all, and two committers can never take the same number. A batch is part of
 the lake exactly when its manifest is: readers build their views from the files the
 manifests list, and the logs the manifests list are the ones already loaded. Files no
-manifest lists (a crashed batch's) are deleted by the next committer before it starts.
+manifest lists (a crashed batch's) and everything in `_staging/` are deleted by the next
+committer before it starts. Every table has a file from the first commit on (an empty
+one until it has rows), so a plain glob of any table reads; compaction swaps a
+partition's files in one rename, so a plain glob never counts a row twice.
 """
 
 from __future__ import annotations
 
+import ctypes
+import datetime as dt
+import errno
 import fcntl
 import hashlib
 import json
 import os
+import shutil
 import threading
 import time
 import uuid
@@ -36,7 +43,7 @@ from typing import Any
 import duckdb
 
 from . import analytics, schema
-from .batch import NO_GAME, STAGING, Done, Recorded
+from .batch import ARROW_SCHEMAS, NO_GAME, STAGING, Done, Outcome, Recorded, write_parquet
 
 MANIFEST = "_manifest"
 COMPACT_MIN_FILES = 16  # a partition with this many small files is merged into one
@@ -85,6 +92,7 @@ class State:
     loaded: set[str] = field(default_factory=set)  # sha256 of logs whose facts are in
     recorded: dict[str, Recorded] = field(default_factory=dict)  # not loaded
     ids: dict[str, str] = field(default_factory=dict)  # game id -> the file it came from
+    compactions: set[str] = field(default_factory=set)  # ids of published compactions
 
     def apply(self, m: dict[str, Any]) -> None:
         v = m.get("schema_version", schema.SCHEMA_VERSION)
@@ -108,11 +116,14 @@ class State:
                     self.ids[entry["game_id"]] = entry["file"]
             elif sha is not None:
                 self.recorded[sha] = (status, entry.get("line"), entry.get("message"))
-        self.seq = m["seq"]
+        if "compaction" in m:
+            self.compactions.add(m["compaction"]["id"])
+        self.seq = m.get("seq", self.seq)
 
 
-def read_state(lake: str, index: bool = True) -> State:
-    """Replay the manifests in order. `index`: also keep every log (for a committer)."""
+def read_state(lake: str, index: bool = True, pending: bool = True) -> State:
+    """Replay the manifests in order. `index`: also keep every log (for a committer);
+    `pending`: also a compaction swapped in but not yet published (for a reader)."""
     st = State()
     for name in manifests(lake):
         with open(os.path.join(lake, MANIFEST, name), "rb") as f:
@@ -120,6 +131,15 @@ def read_state(lake: str, index: bool = True) -> State:
         if not index:
             m = {k: v for k, v in m.items() if k != "logs"}
         st.apply(m)
+    # a compaction swapped in whose committer died before publishing it: its files are
+    # the partition's now, so readers take it as published (the next committer does)
+    staging = os.path.join(lake, STAGING)
+    if pending and os.path.isdir(staging):
+        for n in sorted(os.listdir(staging)):
+            if n.startswith("compact-") and n.endswith(".json"):
+                body = _pending(lake, os.path.join(staging, n), st)
+                if body is not None:
+                    st.apply(body)
     return st
 
 
@@ -137,20 +157,23 @@ class LakeWriter:
             self._lock.close()
             raise LakeError(f"{self.lake} is busy: another trickledger ingest is writing "
                             f"to it") from None
-        self.state = read_state(self.lake)
+        self.state = read_state(self.lake, pending=False)
         self.recover()
+        self._every_table()
 
     def close(self) -> None:
         self._lock.close()
 
-    def recover(self, staging_grace_s: float = 3600.0) -> list[str]:
-        """Delete what no manifest lists: files a crashed committer had moved into a table
-        folder (or a compaction had replaced), and staged files older than
-        `staging_grace_s` (a worker of a crashed run may still be finishing a younger
-        one; the next run removes it)."""
+    def recover(self) -> list[str]:
+        """Before this committer's first batch: settle a crashed committer's compaction,
+        then delete what no manifest lists (files a crashed committer had moved into a
+        table folder) and everything in `_staging/` (files of a crashed run: a killed
+        worker's `.tmp`, a killed committer's staged Parquet; this run's workers have not
+        started, and a straggler of a dead run that writes later is left for the next
+        committer). Returns what it deleted, relative to the lake."""
+        self._settle()
         live = {p for paths in self.state.files.values() for p in paths}
         removed: list[str] = []
-        now = time.time()
         for table in schema.TABLES:
             root = os.path.join(self.lake, table)
             for dirpath, _, names in os.walk(root):
@@ -164,16 +187,31 @@ class LakeWriter:
         for n in os.listdir(staging):
             full = os.path.join(staging, n)
             try:
-                if now - os.path.getmtime(full) > staging_grace_s:
+                if os.path.isdir(full) and not os.path.islink(full):
+                    shutil.rmtree(full)
+                else:
                     os.unlink(full)
-                    removed.append(os.path.join(STAGING, n))
+                removed.append(os.path.join(STAGING, n))
             except FileNotFoundError:
                 pass
         return removed
 
+    def _every_table(self) -> None:
+        """Give each table with no file yet an empty one (its columns, no row), so that
+        a plain glob of any table reads on a fresh lake: DuckDB, polars and pyarrow
+        refuse a pattern that matches no file."""
+        empty = [t for t in schema.TABLES if not self.state.files.get(t)]
+        if not empty:
+            return
+        day = dt.datetime.now(dt.UTC).date().isoformat()
+        parts = [write_parquet(ARROW_SCHEMAS[t].empty_table(), self.lake, t, None, day, True)
+                 for t in empty]
+        self.commit([Done(-1, [], parts, day)])
+
     def commit(self, dones: list[Done]) -> int:
         """Make a batch (its chunks) part of the lake: its files into their partitions,
-        then its manifest (the moment it becomes visible). Returns its sequence number."""
+        then its manifest (the moment it becomes visible). Returns its sequence number; a
+        batch that adds nothing new commits nothing (and returns the last number)."""
         add: dict[str, list[dict[str, Any]]] = {}
         dirs: set[str] = set()
         parts = [(d, part) for d in dones for part in d.parts]
@@ -195,7 +233,12 @@ class LakeWriter:
                                           if o.status not in LOADED else {})}
                 for o in outcomes
                 if o.status != "already loaded" and (o.sha256 is not None or o.status ==
-                                                     "unreadable")]
+                                                     "unreadable")
+                and not self._known(o)]
+        if not add and not logs:
+            # nothing new (an idle re-ingest): no manifest, so reruns of the same command
+            # do not pile up empty ones for every reader to replay
+            return self.state.seq
         body = {"format": FORMAT, "schema_version": schema.SCHEMA_VERSION, "kind": "batch",
                 "committed_at": time.time(), "add": add, "logs": logs}
         seq = self._publish(body)
@@ -203,56 +246,111 @@ class LakeWriter:
         self.state.apply(body)
         return seq
 
+    def _known(self, o: Outcome) -> bool:
+        """A log not loaded that an earlier manifest records just so (reported again)."""
+        return (o.sha256 is not None and o.status not in LOADED
+                and self.state.recorded.get(o.sha256) == (o.status, o.line, o.message))
+
     def compact(self, min_files: int = COMPACT_MIN_FILES,
                 small_bytes: int = COMPACT_SMALL_BYTES) -> int:
         """Merge the small files of every partition that has `min_files` of them into one
-        file (DuckDB reads and writes them; no row passes through Python), then commit a
-        manifest that adds the merged files and removes the small ones: readers switch
-        from one set to the other atomically. Returns the number of files merged."""
+        file (DuckDB reads and writes them; no row passes through Python), one partition
+        at a time, each swapped in whole (see `_compact_partition`). Returns the number
+        of files merged."""
         groups: dict[tuple[str, str], list[str]] = {}
         for table, paths in self.state.files.items():
             for p in paths:
                 if self.state.sizes.get(p, 0) < small_bytes:
                     groups.setdefault((table, os.path.dirname(p)), []).append(p)
         todo = {k: v for k, v in groups.items() if len(v) >= min_files}
+        merged = 0
         if not todo:
             return 0
-        add: dict[str, list[dict[str, Any]]] = {}
-        remove: dict[str, list[str]] = {}
         con = duckdb.connect(":memory:", config={"memory_limit": "256MB",
                                                  "autoinstall_known_extensions": False,
                                                  "autoload_known_extensions": False})
         try:
-            for (table, folder), paths in todo.items():
-                tmp = os.path.join(self.lake, STAGING, f"compact-{uuid.uuid4().hex}.tmp")
-                src = _sql_list(os.path.join(self.lake, p) for p in paths)
-                names = ", ".join(f'"{c}"' for c, _ in schema.TABLES[table])
-                con.execute(f"COPY (SELECT {names} FROM read_parquet({src}, "
-                            f"hive_partitioning=false)) TO {_sql_list([tmp])[1:-1]} "
-                            f"(FORMAT parquet, COMPRESSION zstd)")
-                digest = _file_sha256(tmp)
-                rel = os.path.join(folder, f"part-{digest[:32]}.parquet")
-                os.rename(tmp, os.path.join(self.lake, rel))
-                rows = _rows(con, os.path.join(self.lake, rel))
-                add.setdefault(table, []).append(
-                    {"path": rel, "rows": rows,
-                     "bytes": os.path.getsize(os.path.join(self.lake, rel))})
-                remove.setdefault(table, []).extend(paths)
-                _fsync_dir(os.path.join(self.lake, folder))
+            for (table, folder), paths in sorted(todo.items()):
+                if not self._compact_partition(con, table, folder, paths):
+                    break  # this filesystem cannot swap folders: leave the files as they are
+                merged += len(paths)
         finally:
             con.close()
-        body = {"format": FORMAT, "schema_version": schema.SCHEMA_VERSION,
-                "kind": "compact", "committed_at": time.time(), "add": add,
-                "remove": remove, "logs": []}
+        return merged
+
+    def _compact_partition(self, con: duckdb.DuckDBPyConnection, table: str, folder: str,
+                           paths: list[str]) -> bool:
+        """Replace a partition's small files by one merged file so that no reader ever
+        sees both, or neither, even across a crash at any instant:
+
+        1. a new folder in `_staging/` gets the merged file and a hard link of every
+           file the partition keeps; the compaction's manifest body is saved beside it
+           (the intent);
+        2. that folder and the partition's are exchanged in one rename (RENAME_EXCHANGE):
+           a glob lists either the old files or the new ones, never both;
+        3. the manifest is published (readers of the manifests switch);
+        4. the old files (now in `_staging/`) and the intent are deleted.
+
+        A crash before 2 leaves the partition as it was (the next committer deletes the
+        staged folder); after 2, the intent says what happened: readers apply it as if
+        published, and the next committer publishes it (see `_settle`). Returns False
+        when the filesystem cannot exchange folders (nothing changed)."""
+        cid = uuid.uuid4().hex
+        work = os.path.join(self.lake, STAGING, f"compact-{cid}")
+        os.mkdir(work)
+        tmp = os.path.join(work, "merged.tmp")
+        src = _sql_list(os.path.join(self.lake, p) for p in paths)
+        names = ", ".join(f'"{c}"' for c, _ in schema.TABLES[table])
+        con.execute(f"COPY (SELECT {names} FROM read_parquet({src}, "
+                    f"hive_partitioning=false)) TO {_sql_list([tmp])[1:-1]} "
+                    f"(FORMAT parquet, COMPRESSION zstd)")
+        name = f"part-{_file_sha256(tmp)[:32]}.parquet"
+        os.rename(tmp, os.path.join(work, name))
+        rel = os.path.join(folder, name)
+        partition = os.path.join(self.lake, folder)
+        gone = {os.path.basename(p) for p in paths}
+        for n in os.listdir(partition):
+            if n not in gone:
+                os.link(os.path.join(partition, n), os.path.join(work, n))
+        _fsync_dir(work)
+        body: dict[str, Any] = {
+            "format": FORMAT, "schema_version": schema.SCHEMA_VERSION, "kind": "compact",
+            "committed_at": time.time(),
+            "add": {table: [{"path": rel, "rows": _rows(con, os.path.join(work, name)),
+                             "bytes": os.path.getsize(os.path.join(work, name))}]},
+            "remove": {table: paths}, "logs": [],
+            "compaction": {"id": cid, "merged": rel}}
+        intent = work + ".json"
+        _write_whole(intent, body)
+        try:
+            _exchange(work, partition)
+        except OSError:
+            _drop_staged(work, intent)
+            return False
+        _fsync_dir(os.path.dirname(partition))
+        _fsync_dir(os.path.dirname(work))
         body["seq"] = self._publish(body)
         self.state.apply(body)
-        # the replaced files go at once, so that a plain glob over the lake never counts a
-        # row twice; a reader whose views predate the manifest rebuilds them on its next
-        # query (a query running at this very moment may fail once)
-        for paths in remove.values():
-            for p in paths:
-                os.unlink(os.path.join(self.lake, p))
-        return sum(len(v) for v in todo.values())
+        # a reader whose views predate the manifest rebuilds them on its next query (a
+        # query running at this very moment may fail once: its files moved)
+        _drop_staged(work, intent)
+        return True
+
+    def _settle(self) -> None:
+        """Finish or undo the compactions a crashed committer left (see
+        `_compact_partition`): published, or swapped in (its merged file is in place):
+        publish if need be and delete the old files; not swapped: delete the staged
+        folder."""
+        staging = os.path.join(self.lake, STAGING)
+        for n in sorted(os.listdir(staging)):
+            if not (n.startswith("compact-") and n.endswith(".json")):
+                continue
+            intent = os.path.join(staging, n)
+            body = _pending(self.lake, intent, self.state)
+            if body is not None:
+                body["seq"] = self._publish(body)
+                self.state.apply(body)
+            _drop_staged(intent.removesuffix(".json"), intent)
 
     def _publish(self, body: dict[str, Any]) -> int:
         mdir = os.path.join(self.lake, MANIFEST)
@@ -286,6 +384,57 @@ def _file_sha256(path: str) -> str:
 def _rows(con: duckdb.DuckDBPyConnection, path: str) -> int:
     row = con.execute("SELECT sum(num_rows) FROM parquet_file_metadata(?)", [path]).fetchone()
     return int(row[0]) if row and row[0] is not None else 0
+
+
+def _write_whole(path: str, body: dict[str, Any]) -> None:
+    """Write a JSON file that appears whole or not at all (temporary name, fsync, rename)."""
+    tmp = f"{path}.{uuid.uuid4().hex}.tmp"
+    with open(tmp, "w") as f:
+        json.dump(body, f, separators=(",", ":"))
+        f.flush()
+        os.fsync(f.fileno())
+    os.rename(tmp, path)
+    _fsync_dir(os.path.dirname(path))
+
+
+_RENAME_EXCHANGE = 2  # linux/fs.h
+
+
+def _exchange(a: str, b: str) -> None:
+    """Swap two folders in one step (Linux renameat2 RENAME_EXCHANGE; OSError where the
+    system or filesystem cannot)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is None:
+        raise OSError(errno.ENOSYS, "renameat2 is not available")
+    at_fdcwd = -100
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err), a)
+
+
+def _drop_staged(folder: str, intent: str) -> None:
+    """The last step of a compaction: its leftover folder, then its intent."""
+    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        os.unlink(intent)
+    except FileNotFoundError:
+        pass
+
+
+def _pending(lake: str, intent: str, st: State) -> dict[str, Any] | None:
+    """A compaction's manifest body that was swapped in but not yet published (None: it
+    is published, was never swapped in, or the intent is unreadable: a crash while it
+    was being written, before the swap)."""
+    try:
+        with open(intent, "rb") as f:
+            body: dict[str, Any] = json.load(f)
+        cid, merged = body["compaction"]["id"], body["compaction"]["merged"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if cid in st.compactions or not os.path.exists(os.path.join(lake, merged)):
+        return None
+    return body
 
 
 def discard(lake: str, done: Done) -> None:
