@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import sys
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
@@ -118,7 +119,15 @@ def ingest(sources: Source | Iterable[Source], db: Source | None = None, *,
     Returns the counts `trickledger ingest` prints, and the arguments that named
     nothing (IngestSummary.refused; each is also warned about)."""
     from ingest.admin import Actor
+    from ingest.executors import WorkerLost
 
+    mp = sys.modules.get("multiprocessing")
+    if mp is not None and getattr(mp.current_process(), "_inheriting", False):
+        # a worker process, starting, imports the user's script again (forkserver): an
+        # unguarded call would start workers of its own, and die in a page of traceback
+        raise RuntimeError("trickledger.ingest was called while a worker process imported "
+                           "the script again: put the script's work under "
+                           "`if __name__ == \"__main__\":` (docs/python.md, \"In a script\")")
     args = [os.fspath(sources)] if isinstance(sources, str | os.PathLike) else \
         [os.fspath(s) for s in sources]
     store = Store.connect(db, lake=lake, writable=True)
@@ -126,8 +135,15 @@ def ingest(sources: Source | Iterable[Source], db: Source | None = None, *,
         user: str | None = getpass.getuser()
     except (KeyError, OSError):
         user = None
-    summary, refused = store.load(args, jobs=jobs, batch_size=batch_size, cluster=cluster,
-                                  follow_symlinks=follow_symlinks, actor=Actor(user, "python"))
+    try:
+        summary, refused = store.load(args, jobs=jobs, batch_size=batch_size, cluster=cluster,
+                                      follow_symlinks=follow_symlinks,
+                                      actor=Actor(user, "python"))
+    except WorkerLost as e:
+        if getattr(sys.modules.get("__main__"), "__file__", None) is None:
+            raise
+        raise WorkerLost(f"{e} (if the workers died importing this script: put its work under "
+                         f"`if __name__ == \"__main__\":`)") from None
     for arg, why in refused:
         warnings.warn(f"{arg}: {why}", stacklevel=2)
     return IngestSummary(**{f.name: getattr(summary, f.name) for f in fields(summary)},

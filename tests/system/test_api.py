@@ -245,3 +245,19 @@ def test_a_command_parses_the_same_from_the_partial_and_the_whole_parser():
     top = subprocess.run([sys.executable, "-m", "trickledger", "--help"], capture_output=True,
                          text=True, env=env, timeout=300)
     assert "dashboard" in top.stdout and "verify" in top.stdout
+
+
+def test_an_unguarded_script_is_told_to_guard_its_work(tmp_path):
+    script = tmp_path / "load.py"
+    script.write_text("import trickledger\n"
+                      f"trickledger.ingest({str(SAMPLES / 'corpus' / 'rage')!r}, db='t.duckdb', "
+                      "jobs=2, batch_size=40)\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=600)
+    assert done.returncode != 0
+    advice = 'put the script\'s work under `if __name__ == "__main__":`'
+    # each worker says why it stopped, and so does the call in the script
+    assert f"RuntimeError: trickledger.ingest was called while a worker process imported the " \
+           f"script again: {advice}" in done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("ingest.executors.WorkerLost:") and "__main__" in last, last
