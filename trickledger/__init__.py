@@ -1,29 +1,86 @@
-"""The `trickledger` command: one parser composed of the commands each package exposes.
+"""trickledger: the `trickledger` command, and the Python API (docs/python.md).
 
-It sits above every package (replay < ingest < dashboard, and bench), so that no
-package imports a layer above its own; each package offers `register_commands(sub)`.
+The command is one parser composed of the commands each package exposes. It sits above
+every package (replay < ingest < dashboard, and bench), so that no package imports a
+layer above its own; each package offers `register_commands(sub)`.
+
+The API (`verify`, `replay`, `connect`, `ingest`, ...) lives in trickledger.api and is
+imported on the first use of one of its names: `import trickledger`, and so every
+command, starts without DuckDB, pyarrow or polars.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .api import (
+        SAMPLES,
+        IngestSummary,
+        Replay,
+        Source,
+        Store,
+        Verdict,
+        connect,
+        ingest,
+        replay,
+        verify,
+    )
+
+__all__ = ["SAMPLES", "IngestSummary", "Replay", "Source", "Store", "Verdict", "build_parser",
+           "connect", "ingest", "main", "replay", "verify", "version_text"]
+_API = {"SAMPLES", "IngestSummary", "Replay", "Source", "Store", "Verdict", "connect", "ingest",
+        "replay", "verify"}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    import dashboard.commands
-    import ingest.commands
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'trickledger' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _API)
+
+
+def _replay_commands(sub: argparse._SubParsersAction) -> None:
     import replay.commands
 
+    replay.commands.register_commands(sub)
+
+
+def _ingest_commands(sub: argparse._SubParsersAction) -> None:
+    import ingest.commands
+
+    ingest.commands.register_commands(sub)
+
+
+def _dashboard_commands(sub: argparse._SubParsersAction) -> None:
+    import dashboard.commands
+
+    dashboard.commands.register_commands(sub)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; or, given the `command` about to run, the parser as far as the
+    package that has it: the packages are registered in layer order and the rest is left
+    out (registering ingest's commands imports DuckDB, which `verify` never needs). A
+    command's own parser, its help and its errors are the same either way."""
     p = argparse.ArgumentParser(prog="trickledger",
                                 description="Replay card-game logs and settle the scores.")
     p.add_argument("--version", action=_Version, nargs=0,
                    help="show the version and which engine runs (compiled or interpreted)")
     sub = p.add_subparsers(dest="command", required=True)
-    replay.commands.register_commands(sub)
-    ingest.commands.register_commands(sub)
-    dashboard.commands.register_commands(sub)
-    _register_bench(sub)
+    registers: list[Callable[[argparse._SubParsersAction], None]] = [
+        _replay_commands, _ingest_commands, _dashboard_commands, _register_bench]
+    for register in registers:
+        register(sub)
+        if command is not None and command in sub.choices:
+            break
     return p
 
 
@@ -79,9 +136,14 @@ def version_text() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    import sys
+
+    args_given = list(sys.argv[1:] if argv is None else argv)
+    # the first word is the command unless it is an option (-h, --version: the whole parser)
+    command = args_given[0] if args_given and not args_given[0].startswith("-") else None
+    parser = build_parser(command)
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(args_given)
     except SystemExit as e:  # argparse: misuse is exit status 2
         return int(e.code or 0)
     try:

@@ -1,0 +1,216 @@
+"""Where the data lives, as one value: a `Store` is a database file or a lake folder.
+
+It answers the three questions every reader and writer asks, the same way for both:
+
+- `Store.connect(db, lake=..., writable=...)`: which store (the default database file is
+  `$TRICKLEDGER_DB` or `trickledger.duckdb`); a read-only store must already exist;
+- `read()`: a short read-only, sandboxed DuckDB connection (a lake's is an in-memory
+  database whose views list exactly the committed files, ingest.lake);
+- `transaction()`: one write transaction on a database file (a lake is written only
+  by `load`, one manifest per batch);
+
+and, on top of `read()`, the queries a data person asks from Python: `sql()` (a polars
+DataFrame), `table()` (a polars LazyFrame; a lake's tables are scanned in place) and
+`tables()`. `load()` is the ingest that the `ingest` command and `trickledger.ingest`
+share.
+
+This module imports DuckDB and polars only when a store is used: `import trickledger`
+(and so `trickledger verify`) stays free of them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    import duckdb
+    import polars as pl
+
+    from .admin import Actor
+    from .lake import Reader
+    from .load import Summary
+
+Params = Sequence[Any] | Mapping[str, Any] | None
+
+
+class StoreError(RuntimeError):
+    """A store used the wrong way (writing to a read-only store, a table it does not
+    have); the message says why in one line."""
+
+
+class Store:
+    """A database file or a lake folder (exactly one), read-only unless `writable`."""
+
+    def __init__(self, db: str | os.PathLike[str] | None = None, *,
+                 lake: str | os.PathLike[str] | None = None, writable: bool = False) -> None:
+        from .db import db_path
+
+        if db is not None and lake is not None:
+            raise ValueError("give a database file or a lake, not both")
+        self.kind: Literal["file", "lake"] = "lake" if lake is not None else "file"
+        self.path = os.path.abspath(os.fspath(lake) if lake is not None
+                                    else db_path(os.fspath(db) if db is not None else None))
+        self.writable = writable
+        self._reader: Reader | None = None
+
+    @classmethod
+    def connect(cls, db: str | os.PathLike[str] | None = None, *,
+                lake: str | os.PathLike[str] | None = None, writable: bool = False) -> Store:
+        """The store at `db` or `lake`. A read-only store must exist (reading never
+        creates a file): NoDatabase or LakeError say so otherwise."""
+        from .db import must_exist
+        from .lake import MANIFEST, LakeError, is_lake
+
+        store = cls(db, lake=lake, writable=writable)
+        if not writable:
+            if store.kind == "file":
+                must_exist(store.path)
+            elif not is_lake(store.path):
+                raise LakeError(f"{store.path}: not a trickledger lake (no {MANIFEST} folder); "
+                                f"make one with trickledger ingest SOURCE --lake {store.path}")
+        return store
+
+    @property
+    def lake(self) -> str | None:
+        return self.path if self.kind == "lake" else None
+
+    @property
+    def db(self) -> str | None:
+        return self.path if self.kind == "file" else None
+
+    def __repr__(self) -> str:
+        what = "database file" if self.kind == "file" else "lake"
+        return f"Store({what} {self.path}, {'writable' if self.writable else 'read-only'})"
+
+    # ------------------------------------------------------------- connections
+
+    @contextmanager
+    def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A read-only, sandboxed connection for a few queries; closed on leaving, so that
+        no idle reader keeps the file from a writer (ingest.db)."""
+        if self.kind == "lake":
+            from .lake import Reader
+
+            if self._reader is None:
+                self._reader = Reader(self.path)
+            # the lake's views are rebuilt only when a batch was committed since
+            con = self._reader.get().cursor()
+        else:
+            from .db import must_exist, open_db, reading
+
+            if self.writable:
+                with reading(self.path) as con:  # creates an empty database first
+                    yield con
+                return
+            must_exist(self.path)
+            con = open_db(self.path, read_only=True)
+        try:
+            yield con
+        finally:
+            con.close()
+
+    @contextmanager
+    def transaction(self, on_busy: Callable[[float], None] | None = None
+                    ) -> Iterator[duckdb.DuckDBPyConnection]:
+        """One write transaction on a writable database file: committed when the block
+        ends, rolled back if it raises."""
+        if not self.writable:
+            raise StoreError(f"{self.path} was opened read-only; "
+                             f"Store.connect(..., writable=True) writes")
+        if self.kind == "lake":
+            raise StoreError(f"{self.path} is a lake: it is written only by ingest, one "
+                             f"manifest per batch, never by SQL")
+        from .db import writing
+
+        with writing(self.path, on_busy=on_busy) as con:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                yield con
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+
+    # ----------------------------------------------------------------- queries
+
+    def sql(self, query: str, params: Params = None) -> pl.DataFrame:
+        """One read-only statement (a SELECT, or the plan of one) as a polars DataFrame;
+        values go in as `params` (`?` or `$name`), never pasted into the text. Raises
+        ingest.sql.SqlRefused with DuckDB's message in one line."""
+        import duckdb
+
+        from .sql import SqlRefused, check, one_line
+
+        with self.read() as con:
+            check(con, query)  # a lake's connection is in memory: only the gate keeps it read-only
+            try:
+                rel = con.sql(query, params=params)
+                if rel is None:
+                    raise SqlRefused("the statement returns no rows")
+                frame: pl.DataFrame = rel.pl()
+            except duckdb.Error as e:
+                raise SqlRefused(one_line(e)) from None
+        return frame
+
+    def tables(self) -> list[str]:
+        """The names of the tables and views, sorted."""
+        with self.read() as con:
+            rows = con.execute("SELECT table_name FROM information_schema.tables "
+                               "WHERE table_schema = 'main' ORDER BY table_name").fetchall()
+        return [r[0] for r in rows]
+
+    def table(self, name: str) -> pl.LazyFrame:
+        """A table or view as a polars LazyFrame. A lake's tables are scanned in place
+        (polars reads the Parquet files the manifests list, each once: never a file a
+        crashed or compacted batch left behind); everything else, a database file's
+        tables and the analytics views, is read through DuckDB when this is called."""
+        import polars as pl
+
+        from . import schema
+        from .lake import read_state
+
+        known = self.tables()
+        if name not in known:
+            raise StoreError(f"{self.path} has no table {name!r} (it has {', '.join(known)})")
+        if self.kind == "lake" and name in schema.TABLES:
+            files = read_state(self.path, index=False).files.get(name)
+            if files:
+                columns = [c for c, _ in schema.TABLES[name]]
+                # hive_partitioning off: the game=/ingest_date= folders are a layout, and
+                # `game` is a real column of some tables; glob off: paths are listed names
+                return pl.scan_parquet([os.path.join(self.path, p) for p in files],
+                                       hive_partitioning=False, glob=False).select(columns)
+        # `name` is one of the store's own names (checked above), so quoting it is safe
+        return self.sql(f'SELECT * FROM "{name}"').lazy()
+
+    # ----------------------------------------------------------------- writing
+
+    def load(self, paths: Iterable[str], *, jobs: int | None = None, batch_size: int = 500,
+             cluster: str | None = None, follow_symlinks: bool = False,
+             progress: Callable[[int, int], None] | None = None,
+             on_busy: Callable[[float], None] | None = None, keep_all: bool = True,
+             actor: Actor | None = None) -> tuple[Summary, list[tuple[str, str]]]:
+        """Ingest the logs that `paths` name (files, folders, globs, `-`, URLs): the
+        arguments that name nothing are recorded in `ingest_errors` and returned with
+        their reason; into a database file, `actor`'s run gets one audit row. Returns
+        the summary (the counts `trickledger ingest` prints) and those arguments."""
+        from .load import expand, ingest, record_missing
+
+        if not self.writable:
+            raise StoreError(f"{self.path} was opened read-only; "
+                             f"Store.connect(..., writable=True) writes")
+        args = list(paths)
+        sources, missing = expand(args, follow_symlinks=follow_symlinks)
+        record_missing(missing, self.db, lake=self.lake)
+        summary = ingest(sources, self.db, jobs=jobs, batch_size=batch_size, progress=progress,
+                         on_busy=on_busy, keep_all=keep_all, lake=self.lake, cluster=cluster)
+        if self.kind == "file" and actor is not None:
+            from .admin import audit
+
+            audit(self.path, actor, "ingest",
+                  [{"file_name": ", ".join(args)[:500],
+                    "result": f"loaded {summary.loaded}", "detail": summary.line()}])
+        return summary, missing

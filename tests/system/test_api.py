@@ -1,0 +1,263 @@
+"""The Python API (docs/python.md) against real database files, lakes and processes: the
+same verdicts and counts as the commands, read-only stores, a lake scanned in place, the
+documented examples as written, and the commands' start-up without the heavy modules."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import duckdb
+import orjson
+import polars as pl
+import pytest
+
+import trickledger
+from ingest import schema
+from ingest.db import NoDatabase
+from ingest.lake import LakeError, read_state
+from ingest.sql import SqlRefused
+from ingest.store import StoreError
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_logs"
+HEAVY = ("duckdb", "pyarrow", "polars", "email", "multiprocessing")
+LOGS = ["plotters/plotters-5p-claims.jsonl",  # complete, one claim does not match
+        "corpus/color_stacks/color_stacks-s7-000020.jsonl",  # an illegal move
+        "sheets/color-stacks-4p.sheet.jsonl"]  # a score sheet
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "trickledger", *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=600)
+
+
+def python_blocks(markdown: Path) -> list[str]:
+    return re.findall(r"^```python\n(.*?)^```", markdown.read_text(), re.M | re.S)
+
+
+def without_timing(line: str) -> str:
+    return line.split(";")[0]
+
+
+def test_verify_gives_the_verdict_that_verify_json_prints():
+    paths = [str(SAMPLES / name) for name in LOGS]
+    printed = orjson.loads(cli("verify", "--json", *paths).stdout)
+    for path, expected in zip(paths, printed):
+        v = trickledger.verify(path)
+        assert v.to_dict() == expected
+        assert list(v.to_dict()) == list(expected)  # the same keys in the same order
+        assert (v.status, v.game, v.winners, v.totals, v.claims, v.error) == (
+            expected["status"], expected["game"], expected["winners"], expected["totals"],
+            expected["claims"], expected["error"])
+        from_bytes = trickledger.verify(Path(path).read_bytes(), name=path)
+        assert from_bytes == v
+    assert [trickledger.verify(p).status for p in paths] == ["complete", "illegal", "complete"]
+    assert trickledger.verify(paths[0]).disputed
+
+
+def test_verify_and_replay_refuse_what_is_not_a_log_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        trickledger.verify(tmp_path / "missing.jsonl")
+    with pytest.raises(IsADirectoryError, match="a folder"):
+        trickledger.replay(tmp_path)
+    garbage = trickledger.verify(b"\x00\x01 not a log", name="upload.jsonl")
+    assert garbage.status == "unreadable" and garbage.file == "upload.jsonl"
+    assert garbage.error is not None and garbage.error["message"]
+
+
+def test_replay_keeps_the_facts_and_the_rendering():
+    path = SAMPLES / "plotters" / "plotters-6p.jsonl"
+    r = trickledger.replay(path)
+    assert r.status == "complete" and r.header is not None and len(r.header.players) == 6
+    assert r.state is not None and len(r.state.rounds) == 6
+    kinds = {type(f).__name__ for f in r.facts}
+    assert {"RoundDealt", "TrickFinished", "RoundScored"} <= kinds
+    printed = cli("replay", str(path)).stdout.splitlines()
+    rendered = r.render()
+    assert printed[1:1 + len(rendered)] == rendered
+
+
+def test_ingest_returns_the_counts_the_command_prints(tmp_path):
+    corpus = SAMPLES / "corpus" / "color_stacks"
+    printed = cli("ingest", str(corpus), "--db", str(tmp_path / "cli.duckdb"))
+    cli_line = next(x for x in printed.stdout.splitlines() if x.startswith("loaded "))
+    summary = trickledger.ingest(corpus, db=tmp_path / "api.duckdb")
+    assert without_timing(summary.line()) == without_timing(cli_line)
+    assert summary.loaded == 80 and summary.illegal > 0 and summary.refused == []
+    assert len(summary.results) == summary.loaded
+    again = trickledger.ingest([str(corpus)], db=tmp_path / "api.duckdb")
+    assert (again.loaded, again.already) == (0, 80)
+    store = trickledger.connect(tmp_path / "api.duckdb")
+    audit = store.sql("SELECT via, action, result FROM audit_log ORDER BY happened_at")
+    assert audit.rows() == [("python", "ingest", "loaded 80"), ("python", "ingest", "loaded 0")]
+
+
+def test_ingest_warns_of_and_records_a_source_that_names_nothing(tmp_path):
+    one = SAMPLES / "plotters" / "plotters-6p.jsonl"
+    with pytest.warns(UserWarning, match="nowhere.jsonl: no such file"):
+        summary = trickledger.ingest([one, tmp_path / "nowhere.jsonl"], db=tmp_path / "t.duckdb")
+    assert summary.loaded == 1
+    assert summary.refused == [(str(tmp_path / "nowhere.jsonl"), "no such file or folder")]
+    errors = trickledger.connect(tmp_path / "t.duckdb").sql(
+        "SELECT file_name, status FROM ingest_errors")
+    assert errors.rows() == [(str(tmp_path / "nowhere.jsonl"), "unreadable")]
+
+
+def test_connect_is_read_only(tmp_path):
+    missing = tmp_path / "none.duckdb"
+    with pytest.raises(NoDatabase, match="no such database file"):
+        trickledger.connect(missing)
+    assert not missing.exists()  # reading never creates the file
+    with pytest.raises(LakeError, match="not a trickledger lake"):
+        trickledger.connect(lake=tmp_path)
+    with pytest.raises(ValueError, match="not both"):
+        trickledger.connect(tmp_path / "a.duckdb", lake=tmp_path / "lake")
+
+    trickledger.ingest(SAMPLES / "rage", db=tmp_path / "t.duckdb")
+    trickledger.ingest(SAMPLES / "rage", lake=tmp_path / "lake")
+    for store in (trickledger.connect(tmp_path / "t.duckdb"),
+                  trickledger.connect(lake=tmp_path / "lake")):
+        with pytest.raises(SqlRefused, match="read-only"):
+            store.sql("DELETE FROM games")
+        with pytest.raises(SqlRefused, match="COPY"):
+            store.sql(f"COPY games TO '{tmp_path / 'lake' / 'games' / 'x.parquet'}'")
+        with pytest.raises(SqlRefused, match="one statement"):
+            store.sql("SELECT 1; SELECT 2")
+        with pytest.raises(SqlRefused, match="(?i)not found|does not exist"):
+            store.sql("SELECT * FROM no_such_table")
+        with pytest.raises(StoreError, match="read-only"), store.transaction():
+            pass
+        with pytest.raises(StoreError, match="no table 'nope'"):
+            store.table("nope")
+        assert store.sql("SELECT count(*) AS n FROM games")["n"].to_list() == [3]
+        # values are parameters: a quote in a value is a value
+        assert store.sql("SELECT count(*) AS n FROM games WHERE game_id = ?",
+                         ["x' OR '1'='1"])["n"].to_list() == [0]
+        assert store.sql("SELECT $g AS g", {"g": "rage"})["g"].to_list() == ["rage"]
+    assert not list((tmp_path / "lake" / "games").rglob("x.parquet"))
+    # the file is not held between calls: a writer gets it at once
+    with duckdb.connect(str(tmp_path / "t.duckdb")) as con:
+        con.execute("SELECT 1")
+
+
+def test_tables_are_the_same_in_a_file_and_a_lake(tmp_path):
+    trickledger.ingest(SAMPLES / "corpus" / "rage", db=tmp_path / "t.duckdb")
+    trickledger.ingest(SAMPLES / "corpus" / "rage", lake=tmp_path / "lake", batch_size=2)
+    db = trickledger.connect(tmp_path / "t.duckdb")
+    lake = trickledger.connect(lake=tmp_path / "lake")
+    assert "plays" in db.tables() and "split_stats" in db.tables()
+    assert set(lake.tables()) <= set(db.tables())
+    for name in ("games", "players", "plays", "tricks", "bids", "claims", "split_stats"):
+        in_file, in_lake = db.table(name).collect(), lake.table(name).collect()
+        assert in_lake.schema == in_file.schema, name
+        key = [c for c in in_file.columns if c != "ingested_at"]  # when each was loaded
+        assert in_lake.select(key).sort(key).equals(in_file.select(key).sort(key)), name
+
+
+def test_a_lake_table_is_scanned_in_place_from_the_listed_files_only(tmp_path):
+    lake = tmp_path / "lake"
+    # many small batches, so that the run ends with a compaction (its manifest removes
+    # the small files and adds the merged ones)
+    trickledger.ingest(SAMPLES / "corpus" / "rage", lake=lake, batch_size=1)
+    state = read_state(str(lake), index=False)
+    assert any("remove" in orjson.loads(p.read_bytes()) for p in (lake / "_manifest").iterdir())
+    listed = state.files["plays"]
+    # a file no manifest lists, where a crashed commit leaves one: a glob reads it too
+    stray = lake / Path(listed[0]).parent / "part-stray.parquet"
+    shutil.copy(lake / listed[0], stray)
+    store = trickledger.connect(lake=lake)
+    plays = store.table("plays")
+    assert isinstance(plays, pl.LazyFrame)
+    n = store.sql("SELECT count(*) AS n FROM plays")["n"][0]
+    assert plays.select(pl.len()).collect().item() == n > 0
+    globbed = pl.scan_parquet(str(lake / "plays" / "**" / "*.parquet"), hive_partitioning=False)
+    assert globbed.select(pl.len()).collect().item() > n  # what the listing avoids
+    plan = plays.explain()
+    assert "stray" not in plan
+    # a table without a file yet is still a frame with the schema's columns
+    empty = [t for t in schema.TABLES if not state.files.get(t)]
+    assert empty
+    for name in empty:
+        frame = store.table(name).collect()
+        assert frame.height == 0 and frame.columns == [c for c, _ in schema.TABLES[name]]
+
+
+def test_the_examples_of_docs_python_md_run_as_written(tmp_path, monkeypatch):
+    blocks = python_blocks(ROOT / "docs" / "python.md")
+    assert len(blocks) >= 8
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a documented example does not warn
+        for i, block in enumerate(blocks):
+            exec(compile(block, f"docs/python.md, python block {i + 1}", "exec"), namespace)
+    leaderboard = namespace["leaderboard"]
+    assert isinstance(leaderboard, pl.DataFrame) and leaderboard.height > 5
+    assert type(namespace["fig"]).__name__ == "Figure"
+    assert (tmp_path / "games.duckdb").is_file() and (tmp_path / "lake" / "_manifest").is_dir()
+
+
+# ------------------------------------------------------------------ start-up
+
+
+def imported_modules(*args: str) -> tuple[set[str], subprocess.CompletedProcess[str]]:
+    """The modules a run of `python -X importtime ARGS` imported, from its import log."""
+    done = subprocess.run([sys.executable, "-X", "importtime", *args], capture_output=True,
+                          text=True, timeout=600, cwd=ROOT)
+    names = {m.group(1) for m in re.finditer(r"^import time:\s+\d+ \|\s+\d+ \|\s+(\S+)$",
+                                              done.stderr, re.M)}
+    assert "trickledger" in names, done.stderr[-2000:]
+    return names, done
+
+
+@pytest.mark.parametrize("command", ["verify", "replay"])
+def test_verify_and_replay_start_without_the_heavy_modules(command):
+    log = str(SAMPLES / "plotters" / "plotters-5p-claims.jsonl")
+    names, done = imported_modules("-m", "trickledger", command, log)
+    assert done.returncode == 1 and "claim" in done.stdout  # it ran: the sample is disputed
+    heavy = sorted(m for m in names if m.split(".")[0] in HEAVY)
+    assert heavy == [], f"trickledger {command} imported {heavy}"
+    assert not [m for m in names if m.split(".")[0] in ("ingest", "dashboard")]
+
+
+def test_import_trickledger_is_light_and_the_api_loads_on_first_use():
+    names, _ = imported_modules("-c", "import trickledger")
+    assert not [m for m in names if m.split(".")[0] in HEAVY + ("replay", "ingest")]
+    names, _ = imported_modules("-c", "import trickledger; trickledger.verify")
+    assert "trickledger.api" in names and "duckdb" in names
+
+
+def test_a_command_parses_the_same_from_the_partial_and_the_whole_parser():
+    whole = trickledger.build_parser()
+    for command in ("verify", "replay", "sheet-of", "simulate", "ingest", "sql", "dashboard"):
+        partial = trickledger.build_parser(command)
+        helps = [next(a for a in p._subparsers._group_actions  # type: ignore[union-attr]
+                      ).choices[command].format_help() for p in (whole, partial)]
+        assert helps[0] == helps[1], command
+    assert "dashboard" not in trickledger.build_parser("verify").format_help()
+    env = {**os.environ, "COLUMNS": "100"}
+    top = subprocess.run([sys.executable, "-m", "trickledger", "--help"], capture_output=True,
+                         text=True, env=env, timeout=300)
+    assert "dashboard" in top.stdout and "verify" in top.stdout
+
+
+def test_an_unguarded_script_is_told_to_guard_its_work(tmp_path):
+    script = tmp_path / "load.py"
+    script.write_text("import trickledger\n"
+                      f"trickledger.ingest({str(SAMPLES / 'corpus' / 'rage')!r}, db='t.duckdb', "
+                      "jobs=2, batch_size=40)\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=600)
+    assert done.returncode != 0
+    advice = 'put the script\'s work under `if __name__ == "__main__":`'
+    # each worker says why it stopped, and so does the call in the script
+    assert f"RuntimeError: trickledger.ingest was called while a worker process imported the " \
+           f"script again: {advice}" in done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("ingest.executors.WorkerLost:") and "__main__" in last, last
