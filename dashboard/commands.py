@@ -84,6 +84,10 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         print(f"warning: the dashboard listens on {args.address}, beyond this machine. Put it "
               f"behind a TLS reverse proxy and set up accounts for writing (see "
               f"docs/reliability.md, 'Hosting').", file=sys.stderr)
+    from ingest.commands import refuse_database
+
+    if not args.lake and refuse_database("dashboard", db_path(args.db)):
+        return 2
     lake = os.path.abspath(args.lake) if args.lake else None
     path = lake or os.path.abspath(db_path(args.db))
     if lake and not is_lake(lake):

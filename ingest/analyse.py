@@ -186,9 +186,9 @@ def cmd_analyse(args: argparse.Namespace) -> int:
     if args.playouts < 1:
         print("trickledger analyse: --playouts must be at least 1", file=sys.stderr)
         return 2
-    if not os.path.exists(path):
-        print(f"trickledger analyse: {path}: no such database (load logs with "
-              f"`trickledger ingest` first)", file=sys.stderr)
+    from .commands import refuse_database
+
+    if refuse_database("analyse", path, must_exist=True):
         return 2
     summary = AnalyseSummary()
     try:
