@@ -180,9 +180,20 @@ def chart(where: Any, fig: Any, **kw: Any) -> Any:
     return where.plotly_chart(fig, **kw)
 
 
-def minimum(label: str, most: int, key: str) -> int:
-    """A leaderboard's minimum-count control: 1 to `most`, 5 by default (the docs' rule)."""
-    return int(st.slider(label, 1, max(most, 1), min(5, most), key=key))
+def minimum(label: str, most: int, key: str, default: int = 5, where: Any = None) -> int:
+    """A leaderboard's minimum-count control: 1 to `most`, `default` (5, the docs' rule) at
+    first. Any filter works: with nobody above one (zero or one game) there is nothing to
+    choose, so no slider (Streamlit refuses one whose ends meet), and a minimum kept from a
+    wider filter is lowered to fit the narrower one."""
+    where = st if where is None else where
+    if most <= 1:
+        where.caption(f"{label}: 1 (nobody has more than one under this filter)")
+        return 1
+    if key in st.session_state:
+        # set before the slider is drawn: Streamlit refuses a kept value beyond the new end
+        st.session_state[key] = max(1, min(int(st.session_state[key]), most))
+        return int(where.slider(label, 1, most, key=key))
+    return int(where.slider(label, 1, most, min(default, most), key=key))
 
 
 plain = md
