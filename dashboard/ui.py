@@ -261,8 +261,11 @@ def hand_row(hand: tuple[str, ...], legal: tuple[str, ...] | None = None,
         parts.append(f'<span style="display:inline-block;{style}">{chip_html}</span>')
     st.html("<div>" + "".join(parts) + "</div>")
     if legal is not None:
-        st.caption("Faded: not legal to play at that moment." if any_faded
-                   else "Every card was legal to play.")
+        said = ("Faded: not legal to play at that moment." if any_faded
+                else "Every card in this hand was legal to play at that moment.")
+        if to_outline:  # played, yet not in the hand: that was the broken rule
+            said += f" {' '.join(to_outline)}: not in the hand."
+        st.caption(said)
 
 
 def chips_row(items: list[tuple[str, str]]) -> None:

@@ -239,7 +239,7 @@ def test_viewer_opens_a_trick_from_the_url_and_steps(db):
     engine = "\n".join(c.value for c in at.code)
     assert f"first winner {first} (" in engine and f"second winner {second} (" in engine
     # every player's hand before the trick is shown, the leader's with every card legal
-    assert f"**{leader}**" in text and "Every card was legal to play." in \
+    assert f"**{leader}**" in text and "Every card in this hand was legal to play at that moment." in \
         [c.value for c in at.caption]
     at.button(key=f"next_step_{gid}_{rnd}").click().run()
     assert f"Round {rnd}, trick 3" in " ".join(m.value for m in at.markdown)
@@ -293,6 +293,9 @@ def test_verify_page_shows_what_the_player_of_an_illegal_move_held(db):
     text = " ".join(m.value for m in at.markdown)
     chips = " ".join(h.value for h in at.get("html"))
     assert f"tried {not_held}" in text and held[0] in chips  # the hand, as chips
+    # no faded card to point at: the words say what broke the rule, not "(faded: ...)"
+    assert "faded" not in text
+    assert any(f"{not_held}: not in the hand." in c.value for c in at.caption)
 
 
 def fresh_log(name: str) -> bytes:

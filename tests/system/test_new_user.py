@@ -52,3 +52,25 @@ def test_every_page_works_for_one_game_under_any_filter(one_game, name, chosen):
             at.run()
             assert not at.exception, [e.value for e in at.exception]
             assert not [e.value for e in at.error if "Something went wrong" in e.value]
+
+
+def verify_page(text: str) -> AppTest:
+    at = AppTest.from_file(str(PAGES / "verify.py"), default_timeout=90)
+    at.run()
+    at.text_area(key="verify_text").input(text).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_saving_a_conflicting_log_from_verify_says_it_was_not_saved_and_why(one_game):
+    # the same game id as the loaded game, other bytes: the loader refuses it
+    other = ONE_GAME.read_text().replace('"seed":', '"seed": 7, "was_seed":', 1)
+    assert other != ONE_GAME.read_text()
+    at = verify_page(other)
+    at.button(key="save").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [s.value for s in at.success if "Saved" in s.value]
+    said = " ".join(e.value for e in at.error)
+    assert "Not saved" in said and "already loaded from" in said and "another" in said
+    logs = data.query("SELECT count(*) AS n FROM games")
+    assert int(logs["n"].iloc[0]) == 1
