@@ -155,6 +155,10 @@ def cmd_sql(args: argparse.Namespace) -> int:
         print(f"trickledger sql: {args.lake}: not a trickledger lake (make one with "
               f"trickledger ingest SOURCE --lake {args.lake})", file=sys.stderr)
         return 2
+    if not args.query.strip():
+        print("trickledger sql: no SQL statement given (e.g. trickledger sql "
+              "\"SELECT count(*) FROM games\")", file=sys.stderr)
+        return 2
     if not args.lake and refuse_database("sql", db_path(args.db), must_exist=True):
         return 2
     try:
@@ -170,10 +174,10 @@ def cmd_sql(args: argparse.Namespace) -> int:
         sys.stdout.write(orjson.dumps(res.as_dicts(), default=str,
                                       option=orjson.OPT_INDENT_2).decode() + "\n")
     elif args.format == "csv":
-        w = csv.writer(sys.stdout)
+        # one newline per row (not csv's CRLF) and SQL's true/false, as DuckDB writes CSV
+        w = csv.writer(sys.stdout, lineterminator="\n")
         w.writerow([terminal(c) for c in res.columns])
-        w.writerows([[terminal(v) if isinstance(v, str) else v for v in row]
-                     for row in res.rows])
+        w.writerows([[_csv_cell(v) for v in row] for row in res.rows])
     else:
         cells = [[terminal(_cell(v)) for v in row] for row in res.rows]
         widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(res.columns)]
@@ -186,6 +190,12 @@ def cmd_sql(args: argparse.Namespace) -> int:
         print(f"trickledger sql: output cut: {res.note or f'at {args.max_rows} rows'}",
               file=sys.stderr)
     return 0
+
+
+def _csv_cell(v: Any) -> Any:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return terminal(v) if isinstance(v, str) else v
 
 
 def _cell(v: Any) -> str:
@@ -316,7 +326,15 @@ def register_commands(sub: Any) -> None:
     i.add_argument("--batch", type=positive(int), default=500,
                    help="logs per batch (one transaction, or one manifest in a lake)")
     i.set_defaults(fn=cmd_ingest)
-    q = sub.add_parser("sql", help="run one read-only SQL query on the database")
+    q = sub.add_parser("sql", help="run one read-only SQL query on the database",
+                       description="Run one read-only query (SELECT, a read-only PRAGMA, "
+                                   "EXPLAIN) on the database or a lake and print its rows; "
+                                   "NULL shows as NULL in the table, empty in CSV, null in "
+                                   "JSON.",
+                       epilog="exit status: 0 when the query ran; 1 when it failed or was "
+                              "refused (an error from DuckDB, a statement that writes, the "
+                              "time limit); 2 when the command is misused (no SQL, no such "
+                              "database, a busy one)")
     q.add_argument("query", metavar="SQL")
     q.add_argument("--db", default=None, help="database file (must exist)")
     q.add_argument("--lake", default=None, metavar="DIR",

@@ -101,3 +101,21 @@ def test_ingest_counts_a_missing_file_as_unreadable_and_audits_a_conflict(here, 
     assert trickledger.main(["audit", "--db", "t.duckdb", "--limit", "1"]) == 0
     newest = capsys.readouterr().out
     assert "id conflict 1" in newest and "loaded 0" in newest
+
+
+def test_sql_misuse_is_2_a_failed_query_1_and_csv_has_plain_lines(here, capsys):
+    assert trickledger.main(["ingest", str(SAMPLE), "--db", "t.duckdb"]) == 0
+    capsys.readouterr()
+    refused(capsys, ["sql", "  ", "--db", "t.duckdb"], "no SQL statement given")
+    assert trickledger.main(["sql", "SELECT nonsense FROM nowhere", "--db", "t.duckdb"]) == 1
+    capsys.readouterr()
+    assert trickledger.main(["sql", "SELECT true AS yes, NULL AS nothing, 'x' AS word",
+                             "--db", "t.duckdb", "--format", "csv"]) == 0
+    assert capsys.readouterr().out == "yes,nothing,word\ntrue,,x\n"
+
+
+def test_sql_help_gives_the_exit_statuses(capsys):
+    assert trickledger.main(["sql", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "exit status: 0 when the query ran; 1 when it failed" in text
+    assert "2 when the command is misused" in text

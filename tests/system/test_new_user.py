@@ -74,3 +74,16 @@ def test_saving_a_conflicting_log_from_verify_says_it_was_not_saved_and_why(one_
     assert "Not saved" in said and "already loaded from" in said and "another" in said
     logs = data.query("SELECT count(*) AS n FROM games")
     assert int(logs["n"].iloc[0]) == 1
+
+
+def test_the_sql_page_charts_only_the_columns_chosen(one_game):
+    at = AppTest.from_file(str(PAGES / "sql.py"), default_timeout=90)
+    at.session_state["sql_text"] = ("SELECT player, count(*) AS rounds, 7 AS seven "
+                                    "FROM players GROUP BY player ORDER BY player")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.get("plotly_chart")  # nothing plotted until the reader picks
+    at.selectbox(key="sql_chart_y").set_value("rounds").run()
+    at.selectbox(key="sql_chart_x").set_value("player").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(at.get("plotly_chart")) == 1
