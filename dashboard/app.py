@@ -39,6 +39,7 @@ PAGES = [
 ]
 ADMIN = st.Page("views/admin.py", title="Admin", icon=":material/admin_panel_settings:",
                 url_path="admin")
+ui.engine()  # said once in the server's log
 page = st.navigation(PAGES + ([ADMIN] if auth.visitor().is_admin else []))
 ui.sidebar_filters()
 st.sidebar.caption("Games entered as a score sheet count in totals and results; trick, "

@@ -28,6 +28,27 @@ def page(title: str) -> None:
     st.title(title)
 
 
+@st.cache_resource
+def engine() -> str:
+    """Which replay engine this server runs, e.g. 'compiled with mypyc'; said once in the
+    server's log with where it was imported from (a checkout's replay/ shadowing the
+    installed package shows there)."""
+    import sys
+    from importlib.metadata import PackageNotFoundError, version
+
+    import replay
+
+    build = replay.engine_build()
+    words = {"compiled": "compiled with mypyc"}.get(build, build)
+    try:
+        v = version("trickledger")
+    except PackageNotFoundError:
+        v = "unknown"
+    print(f"trickledger {v} dashboard: engine {words} (replay imported from "
+          f"{Path(replay.__file__).parent})", file=sys.stderr, flush=True)
+    return words
+
+
 FILTERS_KEY = "filters"
 
 

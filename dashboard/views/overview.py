@@ -107,3 +107,4 @@ def _title(name: str) -> str:
 
 
 ui.guarded(render)
+st.caption(f"Replays on this server run on the engine {ui.engine()}.")
