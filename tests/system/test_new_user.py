@@ -87,3 +87,41 @@ def test_the_sql_page_charts_only_the_columns_chosen(one_game):
     at.selectbox(key="sql_chart_x").set_value("player").run()
     assert not at.exception, [e.value for e in at.exception]
     assert len(at.get("plotly_chart")) == 1
+
+
+def whole_app() -> AppTest:
+    return AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=90)
+
+
+def test_the_filter_lives_in_the_url_so_a_reload_or_a_shared_link_keeps_it(one_game):
+    at = whole_app()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [w.value for w in at.warning if "Session State" in w.value]
+    assert "players" not in at.query_params and "games" not in at.query_params
+    at.multiselect(key="f_players").set_value(["Yan"]).run()
+    at.multiselect(key="f_counts").set_value([5]).run()
+    url = {k: v if isinstance(v, list) else [v] for k, v in at.query_params.items()}
+    assert url["players"] == ["Yan"] and url["table"] == ["5"]
+    shared = url
+
+    # a new session (a reload, or someone the link was sent to) opens with that choice
+    other = whole_app()
+    for k, v in shared.items():
+        other.query_params[k] = v
+    other.run()
+    assert not other.exception, [e.value for e in other.exception]
+    assert not [w.value for w in other.warning if "Session State" in w.value]
+    assert other.multiselect(key="f_players").value == ["Yan"]
+    assert other.multiselect(key="f_counts").value == [5]
+    chosen = other.session_state["filters"]
+    assert chosen.players == ("Yan",) and chosen.player_counts == (5,)
+
+    # a value the database does not hold is dropped, not an error
+    odd = whole_app()
+    odd.query_params["players"] = ["Nobody"]
+    odd.query_params["counted"] = ["illegal", "bogus"]
+    odd.run()
+    assert not odd.exception, [e.value for e in odd.exception]
+    assert odd.multiselect(key="f_players").value == []
+    assert odd.multiselect(key="f_statuses").value == ["illegal"]
