@@ -322,11 +322,11 @@ def test_upload_page_loads_good_illegal_and_unreadable_files(db):
     at.button(key="load").click().run()
     assert not at.exception
     table = at.dataframe[0].value.set_index("file")
-    assert table.at["good.jsonl", "result"] == "complete"
+    assert table.at["good.jsonl", "result"] == "complete, disputed"  # the sample's claim
     assert table.at["illegal.jsonl.gz", "result"] == "illegal"
     assert "unknown event type 'tak'" in table.at["illegal.jsonl.gz", "what was wrong"]
     assert table.at["empty.jsonl", "result"] == "unreadable"
-    assert table.at["evil.jsonl", "result"] == "complete"  # stored by name only
+    assert table.at["evil.jsonl", "result"] == "complete, disputed"  # stored by name only
     assert sql(db, "SELECT count(*) FROM logs")[0][0] == before + 4
     assert all("/" not in r[0] for r in sql(db, "SELECT file_name FROM logs WHERE file_name "
                                                 "IN ('good.jsonl', 'evil.jsonl')"))

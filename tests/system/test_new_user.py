@@ -125,3 +125,29 @@ def test_the_filter_lives_in_the_url_so_a_reload_or_a_shared_link_keeps_it(one_g
     assert not odd.exception, [e.value for e in odd.exception]
     assert odd.multiselect(key="f_players").value == []
     assert odd.multiselect(key="f_statuses").value == ["illegal"]
+
+
+def test_upload_accounts_for_every_file_and_gives_a_conflict_in_full(one_game):
+    import orjson
+
+    lines = ONE_GAME.read_bytes().splitlines()
+    head = orjson.loads(lines[0])
+    fresh = b"\n".join([orjson.dumps({**head, "id": "uploaded-fresh"}), *lines[1:]]) + b"\n"
+    clash = ONE_GAME.read_bytes().replace(b'"seed":', b'"seed":8,"was_seed":', 1)
+    at = AppTest.from_file(str(PAGES / "upload.py"), default_timeout=90)
+    at.run()
+    at.file_uploader(key="upload_files").set_value([
+        ("again.jsonl", ONE_GAME.read_bytes(), "application/octet-stream"),
+        ("clash.jsonl", clash, "application/octet-stream"),
+        ("fresh.jsonl", fresh, "application/octet-stream"),
+    ]).run()
+    at.button(key="load").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    tiles = {m.label: m.value for m in at.metric}
+    assert tiles["Already loaded"] == "1" and tiles["Refused"] == "1"
+    assert tiles["Complete"] == "1"
+    assert sum(int(v) for v in tiles.values()) == 3  # the tiles add up to the files
+    refused = next(e.value for e in at.error if "Not loaded" in e.value)
+    assert "clash" in refused and "give the log another" in refused.replace("\\", "")
+    table = at.dataframe[0].value.set_index("file")
+    assert table.at["fresh.jsonl", "result"] == "complete, disputed"
