@@ -16,7 +16,7 @@ st.set_page_config(page_title="trickledger", page_icon=":material/playing_cards:
 
 PAGES = [
     st.Page("views/overview.py", title="Overview", icon=":material/dashboard:",
-            url_path="overview", default=True),
+            url_path="home", default=True),
     st.Page("views/splits.py", title="Splits", icon=":material/call_split:", url_path="splits"),
     st.Page("views/early_ends.py", title="Early ends", icon=":material/timer_off:",
             url_path="early_ends"),
@@ -39,7 +39,12 @@ PAGES = [
 ]
 ADMIN = st.Page("views/admin.py", title="Admin", icon=":material/admin_panel_settings:",
                 url_path="admin")
-page = st.navigation(PAGES + ([ADMIN] if auth.visitor().is_admin else []))
+ui.engine()  # said once in the server's log
+# the default page lives at /; /overview (a link written by hand, an old bookmark) opens
+# it too instead of "Page not found"
+OVERVIEW_ALIAS = st.Page("views/overview.py", title="Overview", icon=":material/dashboard:",
+                         url_path="overview", visibility="hidden")
+page = st.navigation(PAGES + [OVERVIEW_ALIAS] + ([ADMIN] if auth.visitor().is_admin else []))
 ui.sidebar_filters()
 st.sidebar.caption("Games entered as a score sheet count in totals and results; trick, "
                    "split, early-end and bidding figures come from move logs only.")

@@ -8,15 +8,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
+# the server file of the `dashboard` package this command was imported from: the installed
+# package, wherever the command is started (a source checkout included)
 SERVER = Path(__file__).resolve().parent / "server.py"
 
 
 def streamlit_command(address: str, port: int) -> list[str]:
     """How the dashboard is served: on `address` only, XSRF protection on, one upload's size
-    capped, error details kept for the server's log, no developer toolbar."""
+    capped, error details kept for the server's log, no developer toolbar. Python's -P
+    keeps the working folder off sys.path: started in a source checkout, `-m` would
+    otherwise put the checkout's replay/*.py before the installed (compiled) engine."""
     from dashboard.limits import MAX_FILE_MB
 
-    return [sys.executable, "-m", "streamlit", "run", str(SERVER),
+    return [sys.executable, "-P", "-m", "streamlit", "run", str(SERVER),
             "--server.address", address, "--server.port", str(port),
             "--server.headless", "true", "--server.enableXsrfProtection", "true",
             "--server.enableCORS", "true", "--server.maxUploadSize", str(MAX_FILE_MB),
@@ -86,6 +90,10 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
               f"docs/reliability.md, 'Hosting').", file=sys.stderr)
     elif loopback_warning(args.address):
         print(loopback_warning(args.address), file=sys.stderr)
+    from ingest.commands import refuse_database
+
+    if not args.lake and refuse_database("dashboard", db_path(args.db)):
+        return 2
     lake = os.path.abspath(args.lake) if args.lake else None
     path = lake or os.path.abspath(db_path(args.db))
     if lake and not is_lake(lake):

@@ -28,13 +28,86 @@ def page(title: str) -> None:
     st.title(title)
 
 
+@st.cache_resource
+def engine() -> str:
+    """Which replay engine this server runs, e.g. 'compiled with mypyc'; said once in the
+    server's log with where it was imported from (a checkout's replay/ shadowing the
+    installed package shows there)."""
+    import sys
+    from importlib.metadata import PackageNotFoundError, version
+
+    import replay
+
+    build = replay.engine_build()
+    words = {"compiled": "compiled with mypyc"}.get(build, build)
+    try:
+        v = version("trickledger")
+    except PackageNotFoundError:
+        v = "unknown"
+    print(f"trickledger {v} dashboard: engine {words} (replay imported from "
+          f"{Path(replay.__file__).parent})", file=sys.stderr, flush=True)
+    return words
+
+
 FILTERS_KEY = "filters"
+
+
+# The sidebar filter in the URL, so a reload or a shared link shows the same games:
+# widget key -> query parameter (named apart from the pages' own: game, player, round...)
+URL_PARAMS = {"f_statuses": "counted", "f_games": "games", "f_counts": "table",
+              "f_variants": "variants", "f_editions": "editions", "f_players": "players"}
+
+
+def _from_url(key: str, allowed: list[Any], default: list[Any]) -> None:
+    """Start the widget `key` at the URL's choice (values it does not know are dropped),
+    else at `default`; once per session: afterwards the widget holds the choice."""
+    if key in st.session_state:
+        return
+    by_text = {str(v): v for v in allowed}
+    given = [by_text[v] for v in st.query_params.get_all(URL_PARAMS[key]) if v in by_text]
+    st.session_state[key] = given if URL_PARAMS[key] in st.query_params else list(default)
+
+
+def _dates_from_url(lo: Any, hi: Any) -> None:
+    if "f_dates" in st.session_state:
+        return
+    import datetime as dt
+
+    picked = [lo, hi]
+    for i, param in enumerate(("from", "to")):
+        try:
+            day = dt.date.fromisoformat(st.query_params.get(param, ""))
+        except ValueError:
+            continue
+        picked[i] = min(max(day, lo), hi)
+    st.session_state["f_dates"] = (picked[0], min(max(picked[1], picked[0]), hi))
+
+
+def _to_url(chosen: data.Filters, lo: Any, hi: Any) -> None:
+    """Write the choice into the URL, leaving out what is the default."""
+    values: dict[str, list[str]] = {
+        "counted": [] if set(chosen.statuses) == set(data.DEFAULT_STATUSES)
+        else list(chosen.statuses) or [""],
+        "games": list(chosen.games), "table": [str(c) for c in chosen.player_counts],
+        "variants": list(chosen.variants), "editions": list(chosen.editions),
+        "players": list(chosen.players),
+        "from": [chosen.date_from.isoformat()] if chosen.date_from and chosen.date_from != lo
+        else [],
+        "to": [chosen.date_to.isoformat()] if chosen.date_to and chosen.date_to != hi else [],
+        "undated": [] if chosen.undated else ["no"]}
+    for param, wanted in values.items():
+        if st.query_params.get_all(param) != wanted:
+            if wanted:
+                st.query_params[param] = wanted
+            elif param in st.query_params:
+                del st.query_params[param]
 
 
 def sidebar_filters() -> data.Filters:
     """The filter every page honours: which games count (status), game, table size,
     variants, edition, players, date. Drawn once by the app frame (dashboard/app.py);
-    the choice is kept in session state for the pages."""
+    the choice is kept in session state for the pages and in the URL (a reload or a shared
+    link keeps it)."""
     try:
         opts = data.options()
     except data.Busy as e:
@@ -42,18 +115,22 @@ def sidebar_filters() -> data.Filters:
         return filters()
     sb = st.sidebar
     sb.header("Filter")
+    _from_url("f_statuses", list(data.STATUSES), list(data.DEFAULT_STATUSES))
     statuses = sb.multiselect(
-        "Games counted", list(data.STATUSES), default=list(data.DEFAULT_STATUSES),
+        "Games counted", list(data.STATUSES),
         format_func=lambda s: data.STATUS_LABELS[s], key="f_statuses",
         help="Each game is exactly one of these. Complete: every round played, every move "
              "legal. Disputed: complete, but the score sheet disagrees with the replay (the "
              "replay's scores are the ones counted). Incomplete: the log stops before the "
              "end. Illegal: a move breaks a rule (its facts up to that move). Statistics "
              "count complete and disputed games unless you choose otherwise.")
+    _from_url("f_games", opts["games"], [])
     games = sb.multiselect("Game", opts["games"], key="f_games", format_func=_game_title)
+    _from_url("f_counts", opts["counts"], [])
     counts = sb.multiselect("Players at the table", opts["counts"], key="f_counts")
     variants: list[str] = []
     if opts["variants"]:
+        _from_url("f_variants", [*opts["variants"], data.NO_VARIANT], [])
         variants = sb.multiselect(
             "Variants", [*opts["variants"], data.NO_VARIANT], key="f_variants",
             format_func=lambda v: v.replace("_", " ") if v else "no variant",
@@ -62,19 +139,23 @@ def sidebar_filters() -> data.Filters:
                  "the games played without any.")
     editions: list[str] = []
     if opts["editions"]:
+        _from_url("f_editions", opts["editions"], [])
         editions = sb.multiselect("Edition", opts["editions"], key="f_editions",
                                   format_func=lambda e: e.replace("-", " "))
+    _from_url("f_players", opts["players"], [])
     players = sb.multiselect("Players", opts["players"], key="f_players")
     lo, hi = opts["lo"], opts["hi"]
     date_from = date_to = None
     if lo is not None and hi is not None:
-        picked = sb.date_input("Played between", value=(lo, hi), min_value=lo, max_value=hi,
-                               key="f_dates")
+        _dates_from_url(lo, hi)
+        picked = sb.date_input("Played between", min_value=lo, max_value=hi, key="f_dates")
         if isinstance(picked, tuple) and len(picked) == 2:
             date_from, date_to = picked
     undated = True
     if opts["undated"]:
-        undated = sb.checkbox(f"Include {count(opts['undated'], 'undated game')}", value=True,
+        if "f_undated" not in st.session_state:
+            st.session_state["f_undated"] = st.query_params.get("undated") != "no"
+        undated = sb.checkbox(f"Include {count(opts['undated'], 'undated game')}",
                               key="f_undated",
                               help="Games whose log gives no date are shown as undated; "
                                    "the dates above do not apply to them.")
@@ -82,6 +163,7 @@ def sidebar_filters() -> data.Filters:
                           date_from, date_to, tuple(statuses), tuple(variants),
                           tuple(editions), bool(undated), tuple(opts["known_variants"]))
     st.session_state[FILTERS_KEY] = chosen
+    _to_url(chosen, lo, hi)
     return chosen
 
 
@@ -226,9 +308,20 @@ def metric(where: Any, label: object, value: object, delta: object = None,
     return where.metric(md(label), md(value), None if delta is None else md(delta), **kw)
 
 
-def minimum(label: str, most: int, key: str) -> int:
-    """A leaderboard's minimum-count control: 1 to `most`, 5 by default (the docs' rule)."""
-    return int(st.slider(label, 1, max(most, 1), min(5, most), key=key))
+def minimum(label: str, most: int, key: str, default: int = 5, where: Any = None) -> int:
+    """A leaderboard's minimum-count control: 1 to `most`, `default` (5, the docs' rule) at
+    first. Any filter works: with nobody above one (zero or one game) there is nothing to
+    choose, so no slider (Streamlit refuses one whose ends meet), and a minimum kept from a
+    wider filter is lowered to fit the narrower one."""
+    where = st if where is None else where
+    if most <= 1:
+        where.caption(f"{label}: 1 (nobody has more than one under this filter)")
+        return 1
+    if key in st.session_state:
+        # set before the slider is drawn: Streamlit refuses a kept value beyond the new end
+        st.session_state[key] = max(1, min(int(st.session_state[key]), most))
+        return int(where.slider(label, 1, most, key=key))
+    return int(where.slider(label, 1, most, min(default, most), key=key))
 
 
 plain = md
@@ -296,8 +389,11 @@ def hand_row(hand: tuple[str, ...], legal: tuple[str, ...] | None = None,
         parts.append(f'<span style="display:inline-block;{style}">{chip_html}</span>')
     st.html("<div>" + "".join(parts) + "</div>")
     if legal is not None:
-        st.caption("Faded: not legal to play at that moment." if any_faded
-                   else "Every card was legal to play.")
+        said = ("Faded: not legal to play at that moment." if any_faded
+                else "Every card in this hand was legal to play at that moment.")
+        if to_outline:  # played, yet not in the hand: that was the broken rule
+            said += f" {' '.join(to_outline)}: not in the hand."
+        st.caption(said)
 
 
 def chips_row(items: list[tuple[str, str]]) -> None:

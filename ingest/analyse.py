@@ -13,9 +13,10 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import os
+import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any
@@ -52,6 +53,7 @@ class AnalyseSummary:
     hands_missing: int = 0
     seconds: float = 0.0
     failures: list[str] = field(default_factory=list)
+    interrupted: bool = False  # stopped by Ctrl-C: what was finished is kept
 
     def lines(self) -> list[str]:
         out = []
@@ -64,7 +66,36 @@ class AnalyseSummary:
                    f"cached, {self.hands_missing} left; {self.seconds:.1f} s"
                    + (f" ({rate:.2f} hands/s)" if self.hands_done else ""))
         out.extend(f"failed: {f}" for f in self.failures)
+        if self.interrupted:
+            out.append(f"interrupted: the {self.hands_done} hands estimated are kept; run "
+                       f"trickledger analyse again to do the {self.hands_missing} left")
         return out
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a run of hand estimates is about to do, and how long it should take."""
+    hands: int
+    rounds: int
+    jobs: int
+    seconds_per_hand: float | None  # CPU seconds, from earlier runs or the first round
+
+    def line(self) -> str:
+        what = (f"hand estimates: {self.hands:,} hands ({self.rounds:,} rounds) to estimate "
+                f"on {self.jobs} process{'es' if self.jobs != 1 else ''}")
+        if self.seconds_per_hand is None or not self.hands:
+            return what
+        cpu = self.seconds_per_hand * self.hands
+        return (f"{what}: about {_duration(cpu)} of CPU time, {_duration(cpu / self.jobs)} "
+                f"here; Ctrl-C stops and keeps what is done")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(seconds, 1):.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def missing_rounds(path: str, playouts: int, seed: int,
@@ -90,6 +121,13 @@ def _init(raw: dict[str, bytes]) -> None:
     _raw = raw
 
 
+def _worker_init(raw: dict[str, bytes]) -> None:
+    # Ctrl-C reaches every process of the terminal's group: the parent stops the pool and
+    # keeps what is done, so a worker ignores it rather than dying mid-hand with a traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _init(raw)
+
+
 def _estimate(args: tuple[RoundTask, int, int]) -> tuple[RoundTask, list[HandEstimate] | str]:
     task, playouts, seed = args
     try:
@@ -99,19 +137,44 @@ def _estimate(args: tuple[RoundTask, int, int]) -> tuple[RoundTask, list[HandEst
         return task, f"{task.game_id} round {task.round}: {type(e).__name__}: {e}"
 
 
+def seconds_per_hand(path: str, playouts: int) -> float | None:
+    """The CPU seconds one hand took in earlier runs with this many playouts, if any."""
+    with reading(path) as con:
+        row = con.execute("SELECT avg(seconds) FROM hand_estimates WHERE method = ? AND "
+                          "playouts = ?", [METHOD, playouts]).fetchone()
+    return float(row[0]) if row and row[0] is not None else None
+
+
+def first_hands(tasks: list[RoundTask], limit: int | None) -> list[RoundTask]:
+    """The rounds that make up the first `limit` hands (whole rounds: a round's bidders are
+    estimated together, so the last round taken may go a few hands past `limit`)."""
+    if limit is None:
+        return tasks
+    picked: list[RoundTask] = []
+    hands = 0
+    for t in tasks:
+        if hands >= limit:
+            break
+        picked.append(t)
+        hands += len(t.players)
+    return picked
+
+
 def estimate_hands(path: str, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0,
                    jobs: int | None = None, game_ids: list[str] | None = None,
                    limit: int | None = None,
                    progress: Callable[[int, int], None] | None = None,
-                   summary: AnalyseSummary | None = None) -> AnalyseSummary:
-    """Estimate every settled bid that has no estimate yet (at most `limit` rounds)."""
+                   summary: AnalyseSummary | None = None,
+                   plan: Callable[[Plan], None] | None = None) -> AnalyseSummary:
+    """Estimate every settled bid that has no estimate yet (about `limit` hands at most).
+    `plan` hears what the run will do and how long it should take before the bulk of it
+    starts; Ctrl-C (KeyboardInterrupt) stops it with every finished hand written."""
     summary = summary or AnalyseSummary()
     t0 = time.perf_counter()
     tasks = missing_rounds(path, playouts, seed, game_ids)
     summary.hands_cached = cached_hands(path, playouts, seed)
     total = sum(len(t.players) for t in tasks)
-    if limit is not None:
-        tasks = tasks[:limit]
+    tasks = first_hands(tasks, limit)
     now_total = sum(len(t.players) for t in tasks)  # what this call will estimate
     with reading(path) as con:
         shas = sorted({t.sha256 for t in tasks})
@@ -121,35 +184,60 @@ def estimate_hands(path: str, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0,
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks) or 1))
     done = 0
     pending: list[tuple[RoundTask, list[HandEstimate]]] = []
-    last_write = time.monotonic()
-    for task, result in _run(tasks, raw, playouts, seed, jobs):
+
+    def take(task: RoundTask, result: list[HandEstimate] | str) -> None:
+        nonlocal done
         if isinstance(result, str):
             summary.failures.append(result)
         else:
             pending.append((task, result))
             done += len(result)
-        if pending and (time.monotonic() - last_write > 5 or len(pending) >= 50):
-            _write(path, pending, seed)
-            pending, last_write = [], time.monotonic()
         if progress:
             progress(done, now_total)
-    if pending:
-        _write(path, pending, seed)
-    summary.hands_done += done
-    summary.hands_missing = total - done
-    summary.seconds += time.perf_counter() - t0
+
+    rate = seconds_per_hand(path, playouts) if tasks else None
+    rest = tasks
+    try:
+        if tasks and rate is None:  # no earlier run to go by: time the first round here
+            _init(raw)
+            first = _estimate((tasks[0], playouts, seed))
+            take(*first)
+            if not isinstance(first[1], str) and first[1]:
+                rate = sum(e.seconds for e in first[1]) / len(first[1])
+            rest = tasks[1:]
+        if plan:
+            plan(Plan(now_total, len(tasks), jobs, rate))
+        last_write = time.monotonic()
+        results = _run(rest, raw, playouts, seed, jobs)
+        try:
+            for task, result in results:
+                take(task, result)
+                if pending and (time.monotonic() - last_write > 5 or len(pending) >= 50):
+                    _write(path, pending, seed)
+                    pending, last_write = [], time.monotonic()
+        finally:
+            results.close()  # stops the worker processes at once on an interrupt
+    except KeyboardInterrupt:
+        summary.interrupted = True
+    finally:
+        if pending:  # finished work is kept, also on Ctrl-C
+            _write(path, pending, seed)
+        summary.hands_done += done
+        summary.hands_missing = total - done
+        summary.seconds += time.perf_counter() - t0
     return summary
 
 
 def _run(tasks: list[RoundTask], raw: dict[str, bytes], playouts: int, seed: int,
-         jobs: int) -> Iterator[tuple[RoundTask, list[HandEstimate] | str]]:
+         jobs: int) -> Generator[tuple[RoundTask, list[HandEstimate] | str], None, None]:
     work = [(t, playouts, seed) for t in tasks]
     if jobs == 1:
         _init(raw)
         yield from map(_estimate, work)
         return
     # forkserver, not fork: the caller may hold threads (Streamlit, DuckDB)
-    with get_context("forkserver").Pool(jobs, initializer=_init, initargs=(raw,)) as pool:
+    with get_context("forkserver").Pool(jobs, initializer=_worker_init,
+                                        initargs=(raw,)) as pool:
         yield from pool.imap_unordered(_estimate, work)
 
 
@@ -179,36 +267,74 @@ def refresh_ratings(path: str) -> ratings.RatingsRun:
 # ------------------------------------------------------------------ the command
 
 
-def cmd_analyse(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
+class Progress:
+    """Hand estimates done so far: a bar on a terminal, else a line to standard error at
+    most every `every_s` seconds (a log or a pipe sees the run move too)."""
 
+    def __init__(self, every_s: float = 30.0) -> None:
+        from tqdm import tqdm
+
+        self.tty = sys.stderr.isatty()
+        self.bar = tqdm(unit="hand", desc="hands", disable=not self.tty)
+        self.every_s = every_s
+        self.started = time.monotonic()
+        self.last = self.started
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.tty:
+            self.bar.total = total
+            self.bar.update(done - self.bar.n)
+            return
+        now = time.monotonic()
+        if now - self.last < self.every_s and done < total:
+            return
+        self.last = now
+        spent = now - self.started
+        left = f", about {_duration(spent / done * (total - done))} left" if done else ""
+        print(f"hands: {done:,} of {total:,} ({done / total:.0%}) in {_duration(spent)}"
+              f"{left}", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def cmd_analyse(args: argparse.Namespace) -> int:
     path = db_path(args.db)
     if args.playouts < 1:
         print("trickledger analyse: --playouts must be at least 1", file=sys.stderr)
         return 2
-    if not os.path.exists(path):
-        print(f"trickledger analyse: {path}: no such database (load logs with "
-              f"`trickledger ingest` first)", file=sys.stderr)
+    from .commands import refuse_database
+
+    if refuse_database("analyse", path, must_exist=True):
         return 2
     summary = AnalyseSummary()
     try:
         summary.ratings = refresh_ratings(path)
         if not args.no_hands:
-            bar = tqdm(unit="hand", desc="hands", disable=not sys.stderr.isatty())
+            progress = Progress()
 
-            def progress(done: int, total: int) -> None:
-                bar.total = total
-                bar.update(done - bar.n)
+            def plan(p: Plan) -> None:
+                print(p.line(), file=sys.stderr, flush=True)
 
-            estimate_hands(path, args.playouts, args.seed, args.jobs, args.game or None,
-                           args.limit, progress, summary)
-            bar.close()
+            try:
+                estimate_hands(path, args.playouts, args.seed, args.jobs, args.game or None,
+                               args.limit, progress, summary, plan)
+            finally:
+                progress.close()
     except DatabaseBusy as e:
         print(f"trickledger analyse: {e}", file=sys.stderr)
         return 2
     for line in summary.lines():
         print(line)
+    if summary.interrupted:
+        return 130
     return 1 if summary.failures else 0
+
+
+def positive_int(text: str) -> int:
+    from .commands import positive
+
+    return int(positive(int)(text))
 
 
 def add_command(sub: Any) -> None:
@@ -220,15 +346,22 @@ def add_command(sub: Any) -> None:
                     "settled bid without one yet, the Monte-Carlo estimate of what the hand "
                     "could take (docs/analytics.md). Exit status: 0 when all went well, 1 "
                     "when some log could not be estimated, 2 when the database is missing or "
-                    "busy or the command is misused.")
+                    "busy or the command is misused; 130 when stopped with Ctrl-C (the "
+                    "hands finished are kept). It says how long it expects to take before "
+                    "it starts (from earlier runs, or from timing the first round) and "
+                    "reports progress to standard error, as lines when that is not a "
+                    "terminal.")
     a.add_argument("--db", default=None, help="database file (default: $TRICKLEDGER_DB or "
                    "trickledger.duckdb)")
     a.add_argument("--playouts", type=int, default=DEFAULT_PLAYOUTS,
                    help=f"Monte-Carlo playouts per hand (default {DEFAULT_PLAYOUTS})")
     a.add_argument("--seed", type=int, default=0, help="seed of the playouts (default 0)")
-    a.add_argument("--jobs", type=int, default=None, help="processes (default: all cores)")
+    a.add_argument("--jobs", type=positive_int, default=None,
+                   help="processes (default: all cores)")
     a.add_argument("--game", action="append", metavar="ID",
                    help="only this game (repeatable)")
-    a.add_argument("--limit", type=int, default=None, help="at most this many rounds now")
+    a.add_argument("--limit", type=positive_int, default=None, metavar="HANDS",
+                   help="estimate about this many hands now (whole rounds, so a few more "
+                        "may be done); a later run does the rest")
     a.add_argument("--no-hands", action="store_true", help="ratings only")
     a.set_defaults(fn=cmd_analyse)

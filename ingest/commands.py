@@ -4,10 +4,59 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import re
 import sys
 from typing import Any
 
 from replay.commands import EXIT_CODES, json_text, say, terminal
+
+# DuckDB reads "NAME:..." (":memory:", "md:", "s3://...") as something other than a file
+_NOT_A_FILE = re.compile(r"^(:memory:|[A-Za-z][A-Za-z0-9+._-]+:)")
+# every DuckDB database file carries these bytes at offset 8 (its header's magic)
+_DUCKDB_MAGIC = b"DUCK"
+
+
+def database_problem(path: str, must_exist: bool = False) -> str | None:
+    """Why `path` cannot be the database file (None when it can): it must be a file that is,
+    or becomes, a DuckDB database. DuckDB itself would answer some of these with an
+    in-memory database that silently keeps nothing (':memory:', an existing file that is
+    not a database but has a suffix DuckDB knows, such as .jsonl)."""
+    if not path:
+        return "the database path is empty"
+    if _NOT_A_FILE.match(path) and not os.path.exists(path):
+        return (f"{path}: not a database file name (DuckDB reads it as an in-memory or "
+                f"remote database, which keeps nothing here); give a file such as "
+                f"trickledger.duckdb")
+    if os.path.isdir(path):
+        example = os.path.join(path, "trickledger.duckdb")
+        return f"{path}: is a folder; --db needs a database file, e.g. {example}"
+    if os.path.exists(path):
+        try:
+            with open(path, "rb") as f:
+                head = f.read(16)
+        except OSError as e:
+            return f"{path}: cannot read the database file ({e.strerror or e})"
+        if head[8:12] != _DUCKDB_MAGIC:
+            what = "an empty file" if not head else "a file"
+            return (f"{path}: {what} that is not a DuckDB database (a database file is made "
+                    f"by trickledger ingest; give a new file name or an existing database)")
+        return None
+    if must_exist:
+        return (f"{path}: no such database file (create it with trickledger ingest SOURCE "
+                f"--db {path})")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"{path}: the folder {folder} does not exist"
+    return None
+
+
+def refuse_database(command: str, path: str, must_exist: bool = False) -> bool:
+    """Print why `path` cannot be the database (one line, to stderr); True when it cannot."""
+    problem = database_problem(path, must_exist)
+    if problem is not None:
+        say(f"trickledger {command}: {problem}", error=True)
+    return problem is not None
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -24,6 +73,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print("trickledger ingest: give --db or --lake, not both", file=sys.stderr)
         return 2
     path = None if args.lake else db_path(args.db)
+    if path is not None and refuse_database("ingest", path):
+        return 2
     try:
         if path is not None:
             refuse_special(path)
@@ -56,6 +107,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         return 2
     finally:
         bar.close()
+    summary.unreadable += len(missing)  # a path that names nothing is a file not loaded
     for p in summary.results:
         if p.status in ("illegal", "unreadable", "conflict", "quarantined"):
             where = f"{p.name}:{p.line}" if p.line else p.name
@@ -71,13 +123,24 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
         try:  # one row per run: the command line is the machine's owner
             audit(path, Actor.command_line(), "ingest",
-                  [{"file_name": ", ".join(args.paths)[:500], "result": f"loaded "
-                    f"{summary.loaded}", "detail": summary.line()}])
+                  [{"file_name": ", ".join(args.paths)[:500],
+                    "result": audit_result(summary), "detail": summary.line()}])
         except DatabaseBusy as e:
             say(f"trickledger ingest: the run is not in the audit log ({e})", error=True)
     if missing or summary.unreadable or summary.conflicts or summary.quarantined:
         return 2
     return 1 if summary.illegal or summary.disputed else 0
+
+
+def audit_result(summary: Any) -> str:
+    """An ingest run in the audit log's result column: what was loaded and, beside it, what
+    was not (a conflict is not 'loaded 0')."""
+    parts = [f"loaded {summary.loaded}"]
+    for n, what in ((summary.already, "already loaded"), (summary.conflicts, "id conflict"),
+                    (summary.unreadable, "unreadable"), (summary.quarantined, "quarantined")):
+        if n:
+            parts.append(f"{what} {n}")
+    return ", ".join(parts)
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
@@ -96,6 +159,12 @@ def cmd_sql(args: argparse.Namespace) -> int:
         say(f"trickledger sql: {args.lake}: not a trickledger lake (make one with "
             f"trickledger ingest SOURCE --lake {args.lake})", error=True)
         return 2
+    if not args.query.strip():
+        print("trickledger sql: no SQL statement given (e.g. trickledger sql "
+              "\"SELECT count(*) FROM games\")", file=sys.stderr)
+        return 2
+    if not args.lake and refuse_database("sql", db_path(args.db), must_exist=True):
+        return 2
     try:
         res = query(None if args.lake else db_path(args.db), args.query,
                     max_rows=args.max_rows, timeout_s=args.timeout, lake=args.lake)
@@ -108,10 +177,10 @@ def cmd_sql(args: argparse.Namespace) -> int:
     if args.format == "json":  # escaped as JSON escapes: \u001b, \u202e, ...
         sys.stdout.write(json_text(res.as_dicts()) + "\n")
     elif args.format == "csv":
-        w = csv.writer(sys.stdout)
+        # one newline per row (not csv's CRLF) and SQL's true/false, as DuckDB writes CSV
+        w = csv.writer(sys.stdout, lineterminator="\n")
         w.writerow([terminal(c) for c in res.columns])
-        w.writerows([[terminal(v) if isinstance(v, str) else v for v in row]
-                     for row in res.rows])
+        w.writerows([[_csv_cell(v) for v in row] for row in res.rows])
     else:
         cells = [[terminal(_cell(v)) for v in row] for row in res.rows]
         columns = [terminal(c) for c in res.columns]
@@ -127,6 +196,12 @@ def cmd_sql(args: argparse.Namespace) -> int:
     return 0
 
 
+def _csv_cell(v: Any) -> Any:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return terminal(v) if isinstance(v, str) else v
+
+
 def _cell(v: Any) -> str:
     if v is None:
         return "NULL"
@@ -139,6 +214,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     from ingest.backup import BackupError, export
     from ingest.db import DatabaseBusy, db_path
 
+    if refuse_database("export", db_path(args.db), must_exist=True):
+        return 2
     try:
         report = export(db_path(args.db), args.folder)
     except (BackupError, DatabaseBusy, OSError) as e:
@@ -152,6 +229,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     from ingest.backup import BackupError, import_
     from ingest.db import db_path
 
+    if not os.path.exists(db_path(args.db)) and refuse_database("import", db_path(args.db)):
+        return 2
     try:
         report = import_(args.folder, db_path(args.db))
     except (BackupError, OSError) as e:
@@ -169,6 +248,8 @@ def cmd_remove(args: argparse.Namespace) -> int:
     from ingest.db import DatabaseBusy, NoDatabase, db_path, must_exist
 
     path = db_path(args.db)
+    if refuse_database(args.action, path, must_exist=True):
+        return 2
     try:
         must_exist(path)
         done = remove(path, args.log, args.action, Actor.command_line(), args.reason or "")
@@ -185,6 +266,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from ingest.db import DatabaseBusy, NoDatabase, db_path, must_exist, reading
 
     path = db_path(args.db)
+    if refuse_database("audit", path, must_exist=True):
+        return 2
     try:
         must_exist(path)
         with reading(path) as con:
@@ -247,7 +330,15 @@ def register_commands(sub: Any) -> None:
     i.add_argument("--batch", type=positive(int), default=500,
                    help="logs per batch (one transaction, or one manifest in a lake)")
     i.set_defaults(fn=cmd_ingest)
-    q = sub.add_parser("sql", help="run one read-only SQL query on the database")
+    q = sub.add_parser("sql", help="run one read-only SQL query on the database",
+                       description="Run one read-only query (SELECT, a read-only PRAGMA, "
+                                   "EXPLAIN) on the database or a lake and print its rows; "
+                                   "NULL shows as NULL in the table, empty in CSV, null in "
+                                   "JSON.",
+                       epilog="exit status: 0 when the query ran; 1 when it failed or was "
+                              "refused (an error from DuckDB, a statement that writes, the "
+                              "time limit); 2 when the command is misused (no SQL, no such "
+                              "database, a busy one)")
     q.add_argument("query", metavar="SQL")
     q.add_argument("--db", default=None, help="database file (must exist)")
     q.add_argument("--lake", default=None, metavar="DIR",

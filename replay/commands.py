@@ -125,7 +125,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return worst
 
 
+def missing_file(name: str) -> str | None:
+    """The words every command uses for a FILE argument that names nothing."""
+    if name != STDIN and not Path(name).exists():
+        return f"{name}: no such file or folder"
+    return None
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
+    missing = missing_file(args.file)
+    if missing:
+        say(missing, error=True)
+        return 2
     r = replay_path("/dev/stdin", "<stdin>") if args.file == STDIN else replay_path(args.file)
     if r.state is None:
         say(f"{r.error}", error=True)
@@ -243,13 +254,22 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.games < 0:
         print("trickledger simulate: --games must be >= 0", file=sys.stderr)
         return 2
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        say(f"trickledger simulate: --out {args.out}: is a file; give a folder (new or "
+            f"existing) for the logs", error=True)
+        return 2
     opts = SimOptions(game=args.game, games=args.games, players=(lo, hi), bots=bots,
                       seed=args.seed, variants=variants, edition=args.edition,
                       claims=args.claims or args.wrong_claims > 0,
                       wrong_claims=args.wrong_claims, illegal=args.illegal, gzip=args.gzip,
                       rounds=args.rounds, id_prefix=args.id_prefix, sheets=args.sheets)
     t0 = time.perf_counter()
-    n = write_run(opts, Path(args.out), args.jobs, progress=sys.stderr.isatty())
+    try:
+        n = write_run(opts, out, args.jobs, progress=sys.stderr.isatty())
+    except OSError as e:
+        say(f"trickledger simulate: --out {args.out}: {e.strerror or e}", error=True)
+        return 2
     dt = time.perf_counter() - t0
     print(f"wrote {n} {args.game} games to {args.out} in {dt:.1f} s")
     return 0
@@ -258,6 +278,20 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 def cmd_sheet_of(args: argparse.Namespace) -> int:
     from .sheetlog import NoSheet, sheet_of
 
+    missing = missing_file(args.file)
+    if missing:
+        say(missing, error=True)
+        return 2
+    if args.out:
+        folder = Path(args.out).parent
+        if not folder.is_dir():
+            say(f"trickledger sheet-of: -o {args.out}: the folder {folder} does not exist",
+                error=True)
+            return 2
+        if Path(args.out).is_dir():
+            say(f"trickledger sheet-of: -o {args.out}: is a folder; give a file name",
+                error=True)
+            return 2
     r = replay_path("/dev/stdin", "<stdin>") if args.file == STDIN else replay_path(args.file)
     try:
         data = sheet_of(r)
@@ -269,7 +303,11 @@ def cmd_sheet_of(args: argparse.Namespace) -> int:
         say(f"trickledger sheet-of: the sheet holds the {len(r.state.rounds) if r.state else 0} "
             f"rounds finished before the illegal line", error=True)
     if args.out:
-        Path(args.out).write_bytes(data)
+        try:
+            Path(args.out).write_bytes(data)
+        except OSError as e:
+            say(f"trickledger sheet-of: -o {args.out}: {e.strerror or e}", error=True)
+            return 2
     else:
         sys.stdout.write(data.decode())
     return 1 if r.status == "illegal" else 0

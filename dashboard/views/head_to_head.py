@@ -28,8 +28,8 @@ def render() -> None:
     start = people.index(wanted) if wanted in people else 0
     player = c2.selectbox("Player", people, index=start, key="h2h_player")
     most = int(of_game["games"].max())
-    min_games = c3.slider("Minimum games together", 1, max(most, 1), 1,
-                          key="h2h_min_games")
+    min_games = ui.minimum("Minimum games together", most, key="h2h_min_games", default=1,
+                           where=c3)
     mine = of_game[(of_game["player"] == player) & (of_game["games"] >= min_games)].copy()
     tables.player_link(player, f"{player}'s page")
     if mine.empty:

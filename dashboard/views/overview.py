@@ -46,23 +46,36 @@ def render() -> None:
                    f"table of statuses below counts a disputed game that is also illegal as "
                    f"illegal). Each link below opens the Game viewer at its first disputed "
                    f"round, with each claim, the computed score and how it is made up.")
-        disputed = data.filtered("""
-            SELECT g.game_id, g.file_name, g.game, g.status,
-                   count(*) AS claims, min(c.round) AS first_round
-            FROM games g JOIN claims c USING (game_id)
-            WHERE NOT c.match AND g.game_id IN ({games})
-            GROUP BY ALL ORDER BY g.file_name LIMIT 200""", every)
-        disputed["open"] = [tables.viewer_url(g, r, None, f"round {r}") if pd.notna(r)
-                            else tables.viewer_url(g, None, None, "the totals")
-                            for g, r in zip(disputed["game_id"], disputed["first_round"])]
-        with st.expander(f"The disputed games ({len(disputed):,})"):
-            tables.show(disputed, {"file_name": "file", "game": "game", "status": "status",
-                                   "claims": "claims that disagree",
-                                   "open": "open it in the viewer"},
-                        links=("open",), key="disputed_games")
+        with st.expander(f"The disputed games ({n_disputed:,}), newest first"):
+            # the one a visitor just uploaded comes first, and a name finds any other
+            wanted = st.text_input("Find a file or game id", key="disputed_find",
+                                   placeholder="part of a file name or game id")
+            disputed = data.filtered("""
+                SELECT g.game_id, g.file_name, g.game, g.status, g.ingested_at,
+                       count(*) AS claims, min(c.round) AS first_round
+                FROM games g JOIN claims c USING (game_id)
+                WHERE NOT c.match AND g.game_id IN ({games})
+                  AND (g.file_name ILIKE ? ESCAPE '\\' OR g.game_id ILIKE ? ESCAPE '\\')
+                GROUP BY ALL ORDER BY g.ingested_at DESC, g.file_name LIMIT 200""", every,
+                params=(f"%{_like(wanted)}%", f"%{_like(wanted)}%"))
+            disputed["open"] = [tables.viewer_url(g, r, None, f"round {r}") if pd.notna(r)
+                                else tables.viewer_url(g, None, None, "the totals")
+                                for g, r in zip(disputed["game_id"], disputed["first_round"])]
+            if wanted and disputed.empty:
+                st.info(ui.md(f"No disputed game's file or id holds “{wanted}”."))
+            else:
+                tables.show(disputed, {"open": "open it in the viewer", "file_name": "file",
+                                       "game": "game", "status": "status",
+                                       "claims": "claims that disagree",
+                                       "ingested_at": "loaded at (UTC)"},
+                            links=("open",), key="disputed_games")
+                if len(disputed) == 200:
+                    st.caption("The 200 newest are shown: type a name to find older ones.")
     if ui.empty(by_game, "games"):
         return
     by_game["title"] = [_title(g) for g in by_game["game"]]
+    # a game of turns (Color Stacks) has no tricks: a dash, not a count of 0
+    by_game["tricks"] = by_game["tricks"].astype("Int64").where(by_game["tricks"] > 0)
     st.subheader("By game")
     tables.show(by_game, {"title": "game", "games": "games", "rounds": "rounds played",
                           "tricks": "tricks", "players": "different players"})
@@ -90,15 +103,23 @@ def render() -> None:
                               title="Games by status"), width="stretch")
 
     st.subheader("Recent uploads")
+    # a conflict's game id is the other log's (the one it clashes with): no link to that
     recent = data.query("""
-        SELECT file_name, status, game_id, size_bytes, ingested_at, error_line,
+        SELECT file_name, status,
+               CASE WHEN status IN ('conflict', 'quarantined', 'unreadable') THEN NULL
+                    ELSE game_id END AS game_id, size_bytes, ingested_at, error_line,
                CASE WHEN status = 'quarantined' THEN 'taken out by an admin'
                     ELSE error_message END AS error_message
         FROM logs ORDER BY ingested_at DESC, file_name LIMIT 20""")
-    tables.show(recent, {"file_name": "file", "status": "status", "game_id": "game",
-                         "size_bytes": "bytes", "ingested_at": "loaded at (UTC)",
-                         "error_line": "line", "error_message": "message"},
+    tables.show(recent, {"file_name": "file", "status": "status",
+                         "error_message": "message", "error_line": "line", "game_id": "game",
+                         "ingested_at": "loaded at (UTC)", "size_bytes": "bytes"},
                 games=("game_id",))
+
+
+def _like(text: str) -> str:
+    """`text` matched literally by ILIKE (its % and _ are not wildcards)."""
+    return text.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _title(name: str) -> str:
@@ -107,3 +128,4 @@ def _title(name: str) -> str:
 
 
 ui.guarded(render)
+st.caption(f"Replays on this server run on the engine {ui.engine()}.")

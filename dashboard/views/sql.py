@@ -4,7 +4,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from dashboard import auth, data, ui
+from dashboard import auth, data, tables, ui
 
 ui.page("SQL console")
 st.caption("Read-only: one SELECT at a time; no files, no settings, no writes. Each query "
@@ -36,14 +36,28 @@ def render() -> None:
     frame = res_frame(res)
     if res.truncated:
         st.warning(ui.md(f"The result was cut: {res.note or 'only the first rows are shown'}."))
-    st.dataframe(frame, hide_index=True, width="stretch")
-    st.download_button("Download CSV", frame.to_csv(index=False).encode(), "query.csv",
-                       "text/csv", key="csv")
-    numeric = [c for c in frame.columns[1:] if frame[c].dtype.kind in "iuf"]
-    if len(frame.columns) >= 2 and numeric and not frame.empty:
-        ui.chart(st, px.bar(frame.head(50), x=frame.columns[0], y=numeric[0],
-                               title=f"{numeric[0]} by {frame.columns[0]}"),
-                        width="stretch")
+    st.dataframe(frame, hide_index=True, width="stretch", placeholder=tables.MISSING)
+    csv = frame.map(lambda v: ("true" if v else "false") if isinstance(v, bool) else v)
+    st.download_button("Download CSV", csv.to_csv(index=False, lineterminator="\n").encode(),
+                       "query.csv", "text/csv", key="csv")
+    _chart(frame)
+
+
+def _chart(frame: pd.DataFrame) -> None:
+    """A bar chart of the columns the reader picks: which column is a label and which a
+    measure depends on the question, so nothing is plotted until chosen."""
+    numeric = [c for c in frame.columns if frame[c].dtype.kind in "iuf"]
+    if frame.empty or not numeric or len(frame.columns) < 2:
+        return
+    left, right = st.columns(2)
+    y = left.selectbox("Chart", ["no chart", *numeric], key="sql_chart_y",
+                       help="Plot a numeric column as bars, one per row (the first 50 rows).")
+    if y == "no chart":
+        return
+    x = right.selectbox("against", [c for c in frame.columns if c != y], key="sql_chart_x")
+    top = frame.head(50).copy()
+    top[x] = top[x].astype(str)  # a number as a label: one bar each, not a numeric axis
+    ui.chart(st, px.bar(top, x=x, y=y, title=f"{y} by {x}"), width="stretch")
 
 
 def res_frame(res: data.Result) -> pd.DataFrame:

@@ -81,20 +81,37 @@ def _result(rows: list[dict[str, object]]) -> None:
             if r["game_id"]:
                 ui.viewer_link({"game": str(r["game_id"])},
                                f"Open the illegal move of {r['file']}")
+    refused = table[table["result"].isin(["conflict", "quarantined", "refused"])]
+    if len(refused):
+        # in full: a table cell would cut the reason, and the reason says what to do
+        st.error("\n".join([f"**Not loaded: {ui.count(len(refused), 'file')}.**"]
+                           + [f"- {ui.md(r['file'])}: {ui.md(r['message'])}"
+                              for _, r in refused.iterrows()]))
     counts = table["result"].value_counts()
+    # every file lands in exactly one tile: the tiles add up to the files given
     kinds = [("complete", "Complete"), ("incomplete", "Incomplete"), ("illegal", "Illegal"),
-             ("unreadable", "Unreadable")]
+             ("unreadable", "Unreadable"), ("already loaded", "Already loaded")]
     if counts.get("sheet", 0):
         kinds.insert(1, ("sheet", "Score sheets"))
-    cols = st.columns(len(kinds))
+    not_loaded = int(sum(counts.get(k, 0) for k in ("conflict", "quarantined", "refused")))
+    cols = st.columns(len(kinds) + 1)
     for col, (key, label) in zip(cols, kinds):
         col.metric(label, int(counts.get(key, 0)))
+    cols[-1].metric("Refused", not_loaded,
+                    help="An id conflict (another log holds the game id), bytes an admin "
+                         "quarantined, or a file over the upload limit: not loaded.")
+    st.caption(f"{ui.count(len(table), 'file')} in all; {int(len(disputed))} of the loaded "
+               f"ones disputed (a disputed game is also counted by its status).")
     st.subheader("Every file")
-    shown = table.drop(columns=[c for c in ("game_id", "disputed") if c in table])
+    shown = table.copy()
+    shown["result"] = [f"{r}, disputed" if d and r != "already loaded" else r
+                       for r, d in zip(shown["result"], shown["disputed"].fillna(0))]
+    shown = shown.drop(columns=[c for c in ("game_id", "disputed") if c in shown])
     shown["line"] = shown["line"].map(lambda x: "" if pd.isna(x) else str(int(x)))
     st.dataframe(shown.rename(columns={"file": "file", "result": "result", "line": "line",
                                        "message": "what was wrong"}),
-                 hide_index=True, width="stretch")
+                 hide_index=True, width="stretch",
+                 column_config={"what was wrong": st.column_config.TextColumn(width="large")})
 
 
 ui.guarded(render)

@@ -1,5 +1,7 @@
 """Verify: check one log (upload or paste) and settle the argument at the table."""
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
@@ -95,10 +97,27 @@ def _verdict(r: Replay, raw: bytes, name: str) -> None:
         st.caption("This log is in the database already.")
     elif me.may_write and st.button("Save this log to the database", key="save"):
         summary = data.load([(name, raw)], auth.describe(me), action="save")
-        res = summary.results[0] if summary.results else None
-        st.success(ui.md(f"Saved: {res.status if res else 'loaded'}"))
+        _saved(summary.results[0] if summary.results else None, name)
     elif not me.may_write:
         st.caption("Saving to the database needs an account on this server.")
+
+
+def _saved(res: Any, name: str) -> None:
+    """What saving did, in the words of `trickledger ingest`: only a loaded log is 'saved';
+    a log refused says why and what to do."""
+    status = res.status if res is not None else "loaded"
+    if status in ("complete", "incomplete", "illegal", "sheet", "loaded"):
+        st.success(ui.md(f"Saved {name} to the database ({status}). The Overview and the "
+                         f"Game viewer show it now."))
+    elif status == "already loaded":
+        st.info("Not saved again: the database holds these very bytes already.")
+    elif status == "conflict":
+        st.error(ui.md(f"Not saved: {res.message}"))
+    elif status == "quarantined":
+        st.error(ui.md(f"Not saved: an admin took these bytes out of the database "
+                       f"(quarantined); ask them why. {res.message or ''}"))
+    else:
+        st.error(ui.md(f"Not saved: {status}: {res.message or ''}"))
 
 
 def _illegal_move(raw: bytes, name: str) -> None:
@@ -108,7 +127,7 @@ def _illegal_move(raw: bytes, name: str) -> None:
         return
     m = step.illegal
     st.markdown(f"{ui.md(m.player)} tried {ui.md(' '.join(m.cards))} in round {step.round}, "
-                f"{ui.md(step.label.lower())}. What {ui.md(m.player)} held (faded: not legal):")
+                f"{ui.md(step.label.lower())}. What {ui.md(m.player)} held:")
     ui.hand_row(m.hand_before, m.legal, played=m.cards)
 
 

@@ -49,6 +49,7 @@ def test_every_page_renders_title_chart_and_no_error(server):
             page.wait_for_timeout(500)
             assert page.locator("[data-testid='stException']").count() == 0, path
             assert page.locator("[data-testid='stAlertContentError']").count() == 0, path
+            assert page.get_by_text("Page not found").count() == 0, path  # /overview too
         browser.close()
 
 

@@ -239,7 +239,7 @@ def test_viewer_opens_a_trick_from_the_url_and_steps(db):
     engine = "\n".join(c.value for c in at.code)
     assert f"first winner {first} (" in engine and f"second winner {second} (" in engine
     # every player's hand before the trick is shown, the leader's with every card legal
-    assert f"**{leader}**" in text and "Every card was legal to play." in \
+    assert f"**{leader}**" in text and "Every card in this hand was legal to play at that moment." in \
         [c.value for c in at.caption]
     at.button(key=f"next_step_{gid}_{rnd}").click().run()
     assert f"Round {rnd}, trick 3" in " ".join(m.value for m in at.markdown)
@@ -293,6 +293,9 @@ def test_verify_page_shows_what_the_player_of_an_illegal_move_held(db):
     text = " ".join(m.value for m in at.markdown)
     chips = " ".join(h.value for h in at.get("html"))
     assert f"tried {not_held}" in text and held[0] in chips  # the hand, as chips
+    # no faded card to point at: the words say what broke the rule, not "(faded: ...)"
+    assert "faded" not in text
+    assert any(f"{not_held}: not in the hand." in c.value for c in at.caption)
 
 
 def fresh_log(name: str) -> bytes:
@@ -319,11 +322,11 @@ def test_upload_page_loads_good_illegal_and_unreadable_files(db):
     at.button(key="load").click().run()
     assert not at.exception
     table = at.dataframe[0].value.set_index("file")
-    assert table.at["good.jsonl", "result"] == "complete"
+    assert table.at["good.jsonl", "result"] == "complete, disputed"  # the sample's claim
     assert table.at["illegal.jsonl.gz", "result"] == "illegal"
     assert "unknown event type 'tak'" in table.at["illegal.jsonl.gz", "what was wrong"]
     assert table.at["empty.jsonl", "result"] == "unreadable"
-    assert table.at["evil.jsonl", "result"] == "complete"  # stored by name only
+    assert table.at["evil.jsonl", "result"] == "complete, disputed"  # stored by name only
     assert sql(db, "SELECT count(*) FROM logs")[0][0] == before + 4
     assert all("/" not in r[0] for r in sql(db, "SELECT file_name FROM logs WHERE file_name "
                                                 "IN ('good.jsonl', 'evil.jsonl')"))
