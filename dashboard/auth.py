@@ -16,7 +16,7 @@ Roles: `member` may upload and save; `admin` may also use the SQL console (it re
 whole file, the audit log included), see the audit log and quarantine or delete logs.
 
 "This machine" is decided per request: the server listens on loopback only, the request
-names a loopback host, and it carries no forwarding header. A reverse proxy on the same
+names a loopback host, and it carries no header a proxy adds (`proxy_header`). A reverse proxy on the same
 machine in front of a loopback-only server therefore does not make its visitors admins.
 """
 
