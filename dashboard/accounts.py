@@ -220,3 +220,33 @@ def loopback_warning(address: str) -> str | None:
             f"(a tunnel, a container's port, a proxy that adds no forwarding header) makes "
             f"its visitors admins. Listen on 127.0.0.1 for yourself alone, or beyond this "
             f"machine with accounts (see docs/reliability.md, 'Hosting').")
+
+
+class UploadRights:
+    """The Streamlit sessions whose visitor may write, as their last page run found: the
+    server's upload guard (dashboard/server.py) asks it before it reads a byte of an
+    upload, because Streamlit takes any session's upload and keeps it in memory."""
+
+    MAX_SESSIONS = 10_000  # the oldest are forgotten beyond this (they log in again)
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.sessions: dict[str, float] = {}
+
+    def allow(self, session_id: str) -> None:
+        with self.lock:
+            self.sessions.pop(session_id, None)
+            self.sessions[session_id] = time.monotonic()
+            while len(self.sessions) > self.MAX_SESSIONS:
+                self.sessions.pop(next(iter(self.sessions)))
+
+    def revoke(self, session_id: str) -> None:
+        with self.lock:
+            self.sessions.pop(session_id, None)
+
+    def allowed(self, session_id: str) -> bool:
+        with self.lock:
+            return session_id in self.sessions
+
+
+UPLOADERS = UploadRights()

@@ -16,7 +16,7 @@ Roles: `member` may upload and save; `admin` may also use the SQL console (it re
 whole file, the audit log included), see the audit log and quarantine or delete logs.
 
 "This machine" is decided per request: the server listens on loopback only, the request
-names a loopback host, and it carries no forwarding header. A reverse proxy on the same
+names a loopback host, and it carries no header a proxy adds (`proxy_header`). A reverse proxy on the same
 machine in front of a loopback-only server therefore does not make its visitors admins.
 """
 
@@ -33,6 +33,7 @@ from dashboard.accounts import (  # noqa: F401  (re-exported: the app's one auth
     LIMITER,
     LISTEN_ENV,
     ROLES,
+    UPLOADERS,
     USERS_ENV,
     Account,
     Limiter,
@@ -135,7 +136,24 @@ def from_this_machine() -> bool:
 
 
 def visitor() -> Visitor:
-    """The current visitor and what they may do."""
+    """The current visitor and what they may do (the upload guard is told too: it lets
+    this session's uploads in only while its visitor may write)."""
+    me = _visitor()
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx(suppress_warning=True)
+    except Exception:
+        ctx = None
+    if ctx is not None:
+        if me.may_write:
+            UPLOADERS.allow(ctx.session_id)
+        else:
+            UPLOADERS.revoke(ctx.session_id)
+    return me
+
+
+def _visitor() -> Visitor:
     if from_this_machine():
         return Visitor(None, "admin", "this machine")
     if oidc_configured() and st.user.get("is_logged_in"):

@@ -9,6 +9,8 @@ MAX_FILE_MB = 10  # one uploaded file (Streamlit sends each file as one request)
 MAX_FILES = 200  # files per visitor session
 MAX_SESSION_MB = 200  # bytes per visitor session, all files together
 MAX_SERVER_MB_PER_10_MIN = 1024  # every visitor together, in any ten minutes
+MAX_HELD_MB = 1024  # uploaded files the server holds at once (Streamlit keeps each in
+# memory until its session ends or its widget lets it go), every session together
 MAX_LOG_MB = MAX_LOG_BYTES // (1024 * 1024)  # a log after gunzip, as everywhere
 
 

@@ -5,8 +5,10 @@ act before Streamlit reads a request.
   rebinding: the names come from `trickledger dashboard` (`TRICKLEDGER_ALLOWED_HOSTS`).
 - Streamlit's internal endpoints that tell strangers about the server
   (`/_stcore/metrics`, the agent API) answer 404.
-- Upload quotas (dashboard/limits.py): files per session, bytes per session, bytes for
-  the whole server in any ten minutes; refused with 429/413 while the body streams in.
+- Uploads only from sessions whose visitor may write (403 before the body is read), and
+  upload quotas (dashboard/limits.py): files per session, bytes per session, bytes for
+  the whole server in any ten minutes and held at once; refused with 429/413 while the
+  body streams in.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.responses import PlainTextResponse
 
-from dashboard import limits
+from dashboard import accounts, limits
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -52,15 +54,30 @@ class _OverQuota(Exception):
     pass
 
 
-class UploadQuota:
-    """Counts uploaded files and bytes per session and for the whole server, refusing a
-    file as soon as a limit is passed (before Streamlit keeps it in memory)."""
+def held_bytes() -> int:
+    """The bytes of uploaded files Streamlit holds now, every session together."""
+    try:
+        from streamlit.runtime import Runtime
 
-    def __init__(self, app: ASGIApp) -> None:
+        stats = Runtime.instance().uploaded_file_mgr.get_stats()
+    except Exception:  # no runtime (yet): nothing held
+        return 0
+    return sum(int(getattr(stat, "byte_length", 0)) for group in stats.values() for stat in group)
+
+
+class UploadQuota:
+    """Lets an upload in only from a session whose visitor may write (before a byte of it
+    is read), and counts uploaded files and bytes per session, for the whole server in
+    any ten minutes, and held at once; refuses a file as soon as a limit is passed
+    (before Streamlit keeps it in memory)."""
+
+    def __init__(self, app: ASGIApp, held: Callable[[], int] = held_bytes) -> None:
         self.app = app
+        self.held = held
         self.lock = threading.Lock()
         self.sessions: dict[str, list[int]] = {}  # session id -> [files, bytes]
         self.recent: deque[tuple[float, int]] = deque()  # (when, bytes) for the server cap
+        self.arriving = 0  # bytes of uploads still streaming in (not yet held)
 
     def _server_bytes(self, now: float) -> int:
         while self.recent and now - self.recent[0][0] > 600:
@@ -74,6 +91,11 @@ class UploadQuota:
             await self.app(scope, receive, send)
             return
         session = path.split("/_stcore/upload_file/", 1)[1].split("/", 1)[0]
+        if not accounts.UPLOADERS.allowed(session):
+            # Streamlit would take any session's upload and keep it until the session ends
+            await PlainTextResponse("uploading needs a member's account: log in first",
+                                    status_code=403)(scope, receive, send)
+            return
         with self.lock:
             used = self.sessions.setdefault(session, [0, 0])
             if used[0] >= limits.MAX_FILES:
@@ -94,12 +116,15 @@ class UploadQuota:
                 n = len(message.get("body", b""))
                 this_file += n
                 now = time.monotonic()
+                held = self.held()
                 with self.lock:
                     used[1] += n
                     self.recent.append((now, n))
+                    self.arriving += n
                     over = (this_file > limits.MAX_FILE_MB * MB
                             or used[1] > limits.MAX_SESSION_MB * MB
-                            or self._server_bytes(now) > limits.MAX_SERVER_MB_PER_10_MIN * MB)
+                            or self._server_bytes(now) > limits.MAX_SERVER_MB_PER_10_MIN * MB
+                            or held + self.arriving > limits.MAX_HELD_MB * MB)
                 if over:
                     raise _OverQuota()
             return message
@@ -109,6 +134,9 @@ class UploadQuota:
         except _OverQuota:
             await PlainTextResponse("upload limit passed: " + limits.upload_rules(),
                                     status_code=413)(scope, receive, send)
+        finally:
+            with self.lock:  # arrived: held by Streamlit now, or refused and dropped
+                self.arriving -= this_file
 
 
 def allowed_hosts() -> list[str]:

@@ -131,6 +131,34 @@ def _out_of_memory(e: BaseException) -> bool:
     return isinstance(e, MemoryError) or "out of memory" in str(e).lower()
 
 
+def _ipc(batch: Any, pa: Any) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, batch.schema) as w:
+        w.write_batch(batch)
+    data: bytes = sink.getvalue().to_pybytes()
+    return data
+
+
+def _send_within(out: IO[bytes], batch: Any, room: int, pa: Any) -> tuple[int, int]:
+    """Send `batch`, or the longest head of it that fits `room` bytes (the caller stops
+    at its byte cap, so a batch of wide rows is not lost whole): (rows, bytes) sent."""
+    buf = _ipc(batch, pa)
+    if len(buf) > room:
+        lo, hi = 0, batch.num_rows - 1
+        while lo < hi:  # the rows that fit, found by halving (a slice costs nothing)
+            mid = (lo + hi + 1) // 2
+            if len(_ipc(batch.slice(0, mid), pa)) <= room:
+                lo = mid
+            else:
+                hi = mid - 1
+        if lo == 0:
+            return 0, 0
+        batch = batch.slice(0, lo)
+        buf = _ipc(batch, pa)
+    _send(out, b"B", buf)
+    return batch.num_rows, len(buf)
+
+
 def _stream(out: IO[bytes], rel: Any, request: dict[str, Any], pa: Any) -> int:
     """Send the rows of `rel` as Arrow IPC batches until a cap; returns the rows sent, or
     -1 when memory ran out before the first row went (then the caller may go piecewise)."""
@@ -142,18 +170,17 @@ def _stream(out: IO[bytes], rel: Any, request: dict[str, Any], pa: Any) -> int:
             cut = rows + batch.num_rows > request["max_rows"]
             if cut:
                 batch = batch.slice(0, request["max_rows"] - rows)
-            sink = pa.BufferOutputStream()
-            with pa.ipc.new_stream(sink, batch.schema) as w:
-                w.write_batch(batch)
-            buf = sink.getvalue().to_pybytes()
-            sent += len(buf)
-            _send(out, b"B", buf)
-            rows += batch.num_rows
+            n, size = _send_within(out, batch, request["max_bytes"] - sent, pa)
+            sent += size
+            rows += n
+            if n < batch.num_rows:  # the byte cap fell inside this batch
+                _send(out, b"T", BY_BYTES)
+                break
             if rows >= request["max_rows"] or sent >= request["max_bytes"]:
                 more = cut or rows < request["max_rows"] or \
                     next(iter(reader), None) is not None
                 if more:
-                    _send(out, b"T")
+                    _send(out, b"T", BY_BYTES if sent >= request["max_bytes"] else b"")
                 break
     except Exception as e:
         if rows == 0 and _out_of_memory(e):
@@ -162,6 +189,7 @@ def _stream(out: IO[bytes], rel: Any, request: dict[str, Any], pa: Any) -> int:
     return rows
 
 
+BY_BYTES = b"bytes"  # a cut's reason, sent with the T message (none: the row cap)
 PIECE_ROWS = (64, 1)  # rows per piece when the whole result did not fit in memory
 
 
@@ -183,17 +211,16 @@ def _stream_in_pieces(out: IO[bytes], con: Any, request: dict[str, Any], pa: Any
         more = table.num_rows > want
         table = table.slice(0, want)
         for batch in table.to_batches():
-            sink = pa.BufferOutputStream()
-            with pa.ipc.new_stream(sink, batch.schema) as w:
-                w.write_batch(batch)
-            buf = sink.getvalue().to_pybytes()
-            sent += len(buf)
-            _send(out, b"B", buf)
-        rows += table.num_rows
+            n, size = _send_within(out, batch, request["max_bytes"] - sent, pa)
+            sent += size
+            rows += n
+            if n < batch.num_rows:  # the byte cap fell inside this piece
+                _send(out, b"T", BY_BYTES)
+                return
         del table
         if not more:
             return
-    _send(out, b"T")
+    _send(out, b"T", BY_BYTES if sent >= request["max_bytes"] else b"")
 
 
 def worker_main() -> None:
@@ -489,6 +516,8 @@ def _collect(stream: IO[bytes], limits: Limits, stopped: list[str],
             tables.append(table)
         elif kind == b"T":
             truncated = True
+            if payload == BY_BYTES:
+                note = cut_note
         elif kind == b"E":
             raise ConsoleError(one_line(payload.decode(errors="replace")))
         elif kind == b"Z":

@@ -16,11 +16,16 @@ st.caption("Upload or paste one log: a disputed score is named first, with how t
 
 def render() -> None:
     upload_tab, paste_tab = st.tabs(["Upload a file", "Paste the log"])
+    up = None
     with upload_tab:
-        up = st.file_uploader("Log file (.jsonl or .jsonl.gz)", type=["jsonl", "gz"],
-                              key="verify_file", max_upload_size=limits.MAX_FILE_MB)
-        st.caption(f"One file of at most {limits.MAX_FILE_MB} MB (a log may unpack to "
-                   f"{limits.MAX_LOG_MB} MB).")
+        if auth.visitor().may_write:  # the server takes uploads from writers only
+            up = st.file_uploader("Log file (.jsonl or .jsonl.gz)", type=["jsonl", "gz"],
+                                  key="verify_file", max_upload_size=limits.MAX_FILE_MB)
+            st.caption(f"One file of at most {limits.MAX_FILE_MB} MB (a log may unpack to "
+                       f"{limits.MAX_LOG_MB} MB).")
+        else:
+            st.info("Uploading a file needs a member's account on this server: log in from "
+                    "the sidebar, or paste the log instead.")
     with paste_tab:
         text = st.text_area("Log lines", height=200, key="verify_text",
                             placeholder='{"format": "trickledger/1", "game": "plotters", ...}')

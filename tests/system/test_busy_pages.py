@@ -69,3 +69,22 @@ def test_a_page_run_on_a_held_file_waits_once_and_names_no_path(held, monkeypatc
         [e.value for e in at.error]
     assert any("The database is busy" in w for w in shown), shown
     assert not any("club-secret-folder" in w or "held.duckdb" in w for w in shown), shown
+
+
+def test_a_failed_write_names_no_server_path(tmp_path, monkeypatch):
+    """A write job's error quotes the database's path (a busy file, a full disk): the
+    visitor gets the words, not the server's folders."""
+    from dashboard import data
+    from ingest import jobs
+
+    path = str(tmp_path / "club-secret-folder" / "d.duckdb")
+
+    def failing(*args, **kwargs):
+        raise jobs.JobFailed(f"{path}: could not write (disk full in {Path(path).parent})")
+
+    monkeypatch.setattr(jobs, "upload", failing)
+    with dashboard_database(path):
+        with pytest.raises(data.WriteFailed) as failed:
+            data.load([("a.jsonl", b"{}")])
+    assert "club-secret-folder" not in str(failed.value)
+    assert "could not write" in str(failed.value) and "the database" in str(failed.value)

@@ -64,11 +64,18 @@ class Downstream:
         await send({"type": "http.response.body", "body": b""})
 
 
-def put(app, session: str, size: int, chunk: int = MB) -> int:
+def put(app, session: str, size: int, chunk: int = MB, member: bool = True,
+        read: list[int] | None = None) -> int:
+    """PUT `size` bytes to the guard as an upload of `session` (a member's session unless
+    `member` is false); `read` counts the body's chunks the guard took."""
+    from dashboard import accounts
+
     sent = {"left": size}
     status: list[int] = []
 
     async def receive():
+        if read is not None:
+            read.append(1)
         n = min(chunk, sent["left"])
         sent["left"] -= n
         return {"type": "http.request", "body": b"x" * n, "more_body": sent["left"] > 0}
@@ -79,7 +86,12 @@ def put(app, session: str, size: int, chunk: int = MB) -> int:
 
     scope = {"type": "http", "method": "PUT", "headers": [],
              "path": f"/_stcore/upload_file/{session}/file-{size}"}
-    asyncio.run(app(scope, receive, send))
+    if member:
+        accounts.UPLOADERS.allow(session)
+    try:
+        asyncio.run(app(scope, receive, send))
+    finally:
+        accounts.UPLOADERS.revoke(session)
     return status[0]
 
 
@@ -190,3 +202,75 @@ def test_another_loopback_address_warns_that_every_visitor_is_an_admin(tmp_path,
                 "everything" in err) is warned, (address, err)
         if warned:
             assert f"listens on {address}, a loopback address" in err and "admins" in err
+
+
+# ------------------------------------------------------------ uploads: who, and how much held
+
+
+class Keeping(Downstream):
+    """Streamlit behind the guard as it is: it keeps each uploaded file in memory until
+    the session ends."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kept: dict[str, int] = {}
+
+    async def __call__(self, scope, receive, send):
+        before = self.bytes
+        await super().__call__(scope, receive, send)
+        session = scope["path"].split("/_stcore/upload_file/", 1)[1].split("/", 1)[0]
+        self.kept[session] = self.kept.get(session, 0) + self.bytes - before
+
+    def held(self) -> int:
+        return sum(self.kept.values())
+
+
+def test_uploads_from_visitors_without_the_right_to_write_are_refused_unread():
+    """Streamlit takes any session's upload and keeps it until the session ends: the guard
+    lets in only sessions whose visitor may write, before reading a byte."""
+    down = Keeping()
+    guard = UploadQuota(down, held=down.held)
+    read: list[int] = []
+    assert put(guard, "anonymous", 5 * MB, member=False, read=read) == 403
+    assert read == [] and down.bytes == 0 and down.held() == 0
+    assert put(guard, "member", 5 * MB, read=read) == 204 and down.held() == 5 * MB
+
+
+def test_a_page_run_tells_the_guard_whether_its_visitor_may_write(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from dashboard import accounts, auth
+
+    users = tmp_path / "users.toml"
+    auth.add_user(str(users), "Ann", "correct horse", "member")
+    monkeypatch.setenv("TRICKLEDGER_LISTEN", "0.0.0.0")
+    monkeypatch.setenv("TRICKLEDGER_USERS", str(users))
+    ctx = SimpleNamespace(session_id="session-of-ann")
+    monkeypatch.setattr("streamlit.runtime.scriptrunner.get_script_run_ctx",
+                        lambda suppress_warning=False: ctx)
+    state: dict[str, object] = {}
+    monkeypatch.setattr(auth.st, "session_state", state)
+    try:
+        assert not auth.visitor().may_write
+        assert not accounts.UPLOADERS.allowed("session-of-ann")
+        state[auth.SESSION_KEY] = auth.users()["ann"]
+        assert auth.visitor().may_write and accounts.UPLOADERS.allowed("session-of-ann")
+        state.pop(auth.SESSION_KEY)  # logged out: the next run takes the right back
+        assert not auth.visitor().may_write
+        assert not accounts.UPLOADERS.allowed("session-of-ann")
+    finally:
+        accounts.UPLOADERS.revoke("session-of-ann")
+
+
+def test_bytes_held_across_sessions_are_capped(monkeypatch):
+    """Not only bytes per ten minutes: the bytes the server holds at once, every session
+    together (here 3 MB; the window's cap set out of the way)."""
+    monkeypatch.setattr(limits, "MAX_HELD_MB", 3)
+    monkeypatch.setattr(limits, "MAX_SERVER_MB_PER_10_MIN", 10_000)
+    down = Keeping()
+    guard = UploadQuota(down, held=down.held)
+    statuses = [put(guard, f"member-{i}", MB, chunk=256 * 1024) for i in range(4)]
+    assert statuses == [204, 204, 204, 413]
+    assert down.held() <= 3 * MB + 256 * 1024
+    del down.kept["member-0"]  # a session ends: Streamlit lets its files go
+    assert put(guard, "member-4", MB, chunk=256 * 1024) == 204
