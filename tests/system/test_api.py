@@ -203,6 +203,18 @@ def test_the_examples_of_docs_python_md_run_as_written(tmp_path, monkeypatch):
     assert (tmp_path / "games.duckdb").is_file() and (tmp_path / "lake" / "_manifest").is_dir()
 
 
+def test_the_readme_python_example_runs(tmp_path, monkeypatch):
+    blocks = python_blocks(ROOT / "README.md")
+    assert len(blocks) == 1
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sample_logs").symlink_to(SAMPLES)  # the README runs in a checkout
+    namespace: dict[str, object] = {}
+    exec(compile(blocks[0], "README.md, python block", "exec"), namespace)
+    assert trickledger.verify(SAMPLES / "plotters" / "plotters-5p-claims.jsonl").winners == ["Yan"]
+    assert trickledger.connect("trickledger.duckdb").sql(
+        "SELECT player, second_share FROM split_stats ORDER BY 2 DESC LIMIT 3").height == 3
+
+
 # ------------------------------------------------------------------ start-up
 
 
