@@ -243,6 +243,7 @@ def test_import_trickledger_is_light_and_the_api_loads_on_first_use():
     assert not [m for m in names if m.split(".")[0] in HEAVY + ("replay", "ingest")]
     names, _ = imported_modules("-c", "import trickledger; trickledger.verify")
     assert "trickledger.api" in names and "duckdb" in names
+    assert f"trickledger {trickledger.__version__} (" in trickledger.version_text()
 
 
 def test_a_command_parses_the_same_from_the_partial_and_the_whole_parser():
