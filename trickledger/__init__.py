@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    __version__: str
     from .api import (
         SAMPLES,
         IngestSummary,
@@ -29,8 +30,8 @@ if TYPE_CHECKING:
         verify,
     )
 
-__all__ = ["SAMPLES", "IngestSummary", "Replay", "Source", "Store", "Verdict", "build_parser",
-           "connect", "ingest", "main", "replay", "verify", "version_text"]
+__all__ = ["__version__", "SAMPLES", "IngestSummary", "Replay", "Source", "Store", "Verdict",
+           "build_parser", "connect", "ingest", "main", "replay", "verify", "version_text"]
 _API = {"SAMPLES", "IngestSummary", "Replay", "Source", "Store", "Verdict", "connect", "ingest",
         "replay", "verify"}
 
@@ -40,11 +41,13 @@ def __getattr__(name: str) -> Any:
         from . import api
 
         return getattr(api, name)
+    if name == "__version__":
+        return _version()
     raise AttributeError(f"module 'trickledger' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _API)
+    return sorted(set(globals()) | _API | {"__version__"})
 
 
 def _replay_commands(sub: argparse._SubParsersAction) -> None:
@@ -115,16 +118,20 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def version_text() -> str:
-    """'trickledger 0.1.0 (engine compiled with mypyc)', or '... (engine interpreted)'."""
+def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
+    try:
+        return version("trickledger")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def version_text() -> str:
+    """'trickledger 0.1.0 (engine compiled with mypyc)', or '... (engine interpreted)'."""
     from replay import compiled_modules, engine_build
 
-    try:
-        v = version("trickledger")
-    except PackageNotFoundError:
-        v = "unknown"
+    v = _version()
     build = engine_build()
     if build == "compiled":
         engine = "engine compiled with mypyc"

@@ -168,9 +168,11 @@ def test_a_lake_table_is_scanned_in_place_from_the_listed_files_only(tmp_path):
     state = read_state(str(lake), index=False)
     assert any("remove" in orjson.loads(p.read_bytes()) for p in (lake / "_manifest").iterdir())
     listed = state.files["plays"]
-    # a file no manifest lists, where a crashed commit leaves one: a glob reads it too
-    stray = lake / Path(listed[0]).parent / "part-stray.parquet"
-    shutil.copy(lake / listed[0], stray)
+    # a file no manifest lists, where a crashed commit leaves one: a glob reads it too (a
+    # copy of the biggest listed file: a table's first file may hold no row)
+    biggest = max(listed, key=lambda p: (lake / p).stat().st_size)
+    stray = lake / Path(biggest).parent / "part-stray.parquet"
+    shutil.copy(lake / biggest, stray)
     store = trickledger.connect(lake=lake)
     plays = store.table("plays")
     assert isinstance(plays, pl.LazyFrame)
@@ -180,12 +182,13 @@ def test_a_lake_table_is_scanned_in_place_from_the_listed_files_only(tmp_path):
     assert globbed.select(pl.len()).collect().item() > n  # what the listing avoids
     plan = plays.explain()
     assert "stray" not in plan
-    # a table without a file yet is still a frame with the schema's columns
-    empty = [t for t in schema.TABLES if not state.files.get(t)]
-    assert empty
-    for name in empty:
+    # every table of the schema, with rows or without (claims, ingest_errors, the derived
+    # tables here), has the schema's columns and DuckDB's count
+    for name in schema.TABLES:
         frame = store.table(name).collect()
-        assert frame.height == 0 and frame.columns == [c for c, _ in schema.TABLES[name]]
+        assert frame.columns == [c for c, _ in schema.TABLES[name]], name
+        assert frame.height == store.sql(f"SELECT count(*) AS n FROM {name}")["n"][0], name
+    assert store.table("hand_estimates").collect().height == 0
 
 
 def test_the_examples_of_docs_python_md_run_as_written(tmp_path, monkeypatch):
@@ -201,6 +204,18 @@ def test_the_examples_of_docs_python_md_run_as_written(tmp_path, monkeypatch):
     assert isinstance(leaderboard, pl.DataFrame) and leaderboard.height > 5
     assert type(namespace["fig"]).__name__ == "Figure"
     assert (tmp_path / "games.duckdb").is_file() and (tmp_path / "lake" / "_manifest").is_dir()
+
+
+def test_the_readme_python_example_runs(tmp_path, monkeypatch):
+    blocks = python_blocks(ROOT / "README.md")
+    assert len(blocks) == 1
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sample_logs").symlink_to(SAMPLES)  # the README runs in a checkout
+    namespace: dict[str, object] = {}
+    exec(compile(blocks[0], "README.md, python block", "exec"), namespace)
+    assert trickledger.verify(SAMPLES / "plotters" / "plotters-5p-claims.jsonl").winners == ["Yan"]
+    assert trickledger.connect("trickledger.duckdb").sql(
+        "SELECT player, second_share FROM split_stats ORDER BY 2 DESC LIMIT 3").height == 3
 
 
 # ------------------------------------------------------------------ start-up
@@ -231,6 +246,7 @@ def test_import_trickledger_is_light_and_the_api_loads_on_first_use():
     assert not [m for m in names if m.split(".")[0] in HEAVY + ("replay", "ingest")]
     names, _ = imported_modules("-c", "import trickledger; trickledger.verify")
     assert "trickledger.api" in names and "duckdb" in names
+    assert f"trickledger {trickledger.__version__} (" in trickledger.version_text()
 
 
 def test_a_command_parses_the_same_from_the_partial_and_the_whole_parser():
