@@ -202,3 +202,21 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return stat[stat.rindex(b")") + 2:][:1] not in (b"Z", b"X")
+
+
+def test_a_console_dropped_without_closing_stops_its_spare_worker():
+    import gc
+
+    from ingest.console import Console
+
+    console = Console(spares=1)
+    console._take().proc.kill()  # the one a query would use; the spare stays ready
+    spare = console.ready[0].proc
+    assert _alive(spare.pid)
+    del console
+    gc.collect()
+    deadline = time.monotonic() + 60  # a safety net; the condition is the spare's end
+    while _alive(spare.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(spare.pid)
+    spare.wait()
