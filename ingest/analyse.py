@@ -85,9 +85,13 @@ def cached_hands(path: str, playouts: int, seed: int) -> int:
 _raw: dict[str, bytes] = {}
 
 
-def _init(raw: dict[str, bytes]) -> None:
+def _init(raw: dict[str, bytes], owner: int | None = None) -> None:
     global _raw
     _raw = raw
+    if owner is not None:
+        from .executors import die_with
+
+        die_with(owner)  # a killed `analyse` leaves no worker (docs/reliability.md)
 
 
 def _estimate(args: tuple[RoundTask, int, int]) -> tuple[RoundTask, list[HandEstimate] | str]:
@@ -149,7 +153,8 @@ def _run(tasks: list[RoundTask], raw: dict[str, bytes], playouts: int, seed: int
         yield from map(_estimate, work)
         return
     # forkserver, not fork: the caller may hold threads (Streamlit, DuckDB)
-    with get_context("forkserver").Pool(jobs, initializer=_init, initargs=(raw,)) as pool:
+    with get_context("forkserver").Pool(jobs, initializer=_init,
+                                         initargs=(raw, os.getpid())) as pool:
         yield from pool.imap_unordered(_estimate, work)
 
 
