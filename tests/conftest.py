@@ -47,7 +47,7 @@ def pytest_collection_modifyitems(config, items):
 # is orphaned later; its parent may be long gone. At the end of the session each one left
 # fails the run, named, and is killed.
 SESSION_TOKEN = "TRICKLEDGER_TEST_SESSION"
-LEFTOVER_GRACE_S = 60.0  # a safety net for processes that are ending; the check is a condition
+LEFTOVER_GRACE_S = 120.0  # a safety net for processes that are ending; the check is a condition
 
 
 def _run_processes(token: str) -> dict[int, str]:
