@@ -116,16 +116,20 @@ def cached_hands(path: str, playouts: int, seed: int) -> int:
 _raw: dict[str, bytes] = {}
 
 
-def _init(raw: dict[str, bytes]) -> None:
+def _init(raw: dict[str, bytes], owner: int | None = None) -> None:
     global _raw
     _raw = raw
+    if owner is not None:
+        from .executors import die_with
+
+        die_with(owner)  # a killed `analyse` leaves no worker (docs/reliability.md)
 
 
-def _worker_init(raw: dict[str, bytes]) -> None:
+def _worker_init(raw: dict[str, bytes], owner: int | None = None) -> None:
     # Ctrl-C reaches every process of the terminal's group: the parent stops the pool and
     # keeps what is done, so a worker ignores it rather than dying mid-hand with a traceback
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _init(raw)
+    _init(raw, owner)
 
 
 def _estimate(args: tuple[RoundTask, int, int]) -> tuple[RoundTask, list[HandEstimate] | str]:
@@ -237,7 +241,7 @@ def _run(tasks: list[RoundTask], raw: dict[str, bytes], playouts: int, seed: int
         return
     # forkserver, not fork: the caller may hold threads (Streamlit, DuckDB)
     with get_context("forkserver").Pool(jobs, initializer=_worker_init,
-                                        initargs=(raw,)) as pool:
+                                        initargs=(raw, os.getpid())) as pool:
         yield from pool.imap_unordered(_estimate, work)
 
 

@@ -34,6 +34,7 @@ import sys
 import tempfile
 import threading
 import time
+import weakref
 from collections import deque
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -293,6 +294,10 @@ class Console:
         # lives here between queries, so a console that is never closed (the dashboard's,
         # dropped with Streamlit's cache) leaves no folder behind.
         self.temp_root = temp_root  # None: the system's temporary folder
+        # A console dropped without close() (the dashboard's, when Streamlit's cache is
+        # cleared) still stops its spares: a dropped Popen keeps its pipe open, so a spare
+        # waiting for a request would otherwise wait for ever.
+        weakref.finalize(self, _stop_spares, self.ready)
 
     def _start(self) -> _Spare:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -357,6 +362,11 @@ class Console:
         with self.lock:
             while self.ready:
                 _kill(self.ready.popleft().proc)
+
+
+def _stop_spares(ready: deque[_Spare]) -> None:
+    while ready:
+        _kill(ready.popleft().proc)
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:

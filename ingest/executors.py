@@ -48,7 +48,10 @@ def die_with(pid: int) -> None:
                     os._exit(1)
                 except PermissionError:
                     pass  # alive, another user's: cannot be ours, but keep waiting
-        select.select([fd], [], [])  # readable once the process has ended
+        watch_fd = select.poll()  # not select(): a descriptor may be numbered past 1024
+        watch_fd.register(fd, select.POLLIN)
+        while not watch_fd.poll():  # readable once the process has ended
+            pass
         os._exit(1)
 
     threading.Thread(target=watch, name=f"die-with-{pid}", daemon=True).start()

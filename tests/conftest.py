@@ -47,7 +47,7 @@ def pytest_collection_modifyitems(config, items):
 # is orphaned later; its parent may be long gone. At the end of the session each one left
 # fails the run, named, and is killed.
 SESSION_TOKEN = "TRICKLEDGER_TEST_SESSION"
-LEFTOVER_GRACE_S = 60.0  # a safety net for processes that are ending; the check is a condition
+LEFTOVER_GRACE_S = 120.0  # a safety net for processes that are ending; the check is a condition
 
 
 def _run_processes(token: str) -> dict[int, str]:
@@ -82,16 +82,20 @@ def _run_processes(token: str) -> dict[int, str]:
 
 
 def _release_cached_consoles() -> None:
-    """The dashboard's console (a Streamlit cached resource in this process, from the
-    AppTest runs) keeps a spare worker; dropping the cache lets it end as in a server
-    whose cache is cleared."""
-    if "streamlit" in sys.modules:
-        import gc
+    """The dashboard's console, made in this process by the AppTest runs, keeps a spare
+    worker until it is cleared (as a server clears it when it stops): cleared here, before
+    the processes are counted, not at this process's exit."""
+    import gc
 
+    data = sys.modules.get("dashboard.data")
+    clear = getattr(getattr(data, "_console", None), "clear", None)
+    if callable(clear):
+        clear()
+    if "streamlit" in sys.modules:
         import streamlit as st
 
         st.cache_resource.clear()
-        gc.collect()
+    gc.collect()
 
 
 def pytest_sessionfinish(session, exitstatus):

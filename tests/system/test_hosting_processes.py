@@ -202,3 +202,51 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return stat[stat.rindex(b")") + 2:][:1] not in (b"Z", b"X")
+
+
+def test_a_console_dropped_without_closing_stops_its_spare_worker():
+    import gc
+
+    from ingest.console import Console
+
+    console = Console(spares=1)
+    console._take().proc.kill()  # the one a query would use; the spare stays ready
+    spare = console.ready[0].proc
+    assert _alive(spare.pid)
+    del console
+    gc.collect()
+    deadline = time.monotonic() + 60  # a safety net; the condition is the spare's end
+    while _alive(spare.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(spare.pid)
+    spare.wait()
+
+
+WATCHER = """
+import sys, time
+from ingest.executors import die_with
+die_with(int(sys.argv[1]))
+print("watching", flush=True)
+time.sleep(3600)
+"""
+
+
+def test_a_process_that_dies_with_its_owner_ends_when_the_owner_is_killed():
+    """The watch that pool workers and dashboard jobs (ingest.jobs) keep on their owner."""
+    owner = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+    watcher = subprocess.Popen([sys.executable, "-c", WATCHER, str(owner.pid)], cwd=ROOT,
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert watcher.stdout is not None and watcher.stdout.readline() == "watching\n"
+        assert watcher.poll() is None
+        owner.kill()
+        owner.wait()
+        watcher.wait(timeout=120)  # a safety net; without the watch it sleeps an hour
+        assert watcher.returncode == 1
+    finally:
+        for proc in (owner, watcher):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        if watcher.stdout is not None:
+            watcher.stdout.close()
