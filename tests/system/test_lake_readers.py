@@ -129,7 +129,7 @@ def small_files(tmp_path_factory) -> tuple[str, dict[str, int]]:
 def listed_files_are_the_files_on_disk(d: str) -> None:
     st = lakes.read_state(d)
     listed = {p for paths in st.files.values() for p in paths}
-    on_disk = {os.path.relpath(os.path.join(dp, n), d) for t in TABLES
+    on_disk = {os.path.relpath(os.path.join(dp, n), d) for t in lakes.every_table()
                for dp, _, names in os.walk(os.path.join(d, t)) for n in names}
     assert listed == on_disk
 
