@@ -18,9 +18,9 @@ or not at all, and two committers can never take the same number. A batch is par
 the lake exactly when its manifest is: readers build their views from the files the
 manifests list, and the logs the manifests list are the ones already loaded. Files no
 manifest lists (a crashed batch's) and everything in `_staging/` are deleted by the next
-committer before it starts. Every table has a file from the first commit on (an empty
-one until it has rows), so a plain glob of any table reads; compaction swaps a
-partition's files in one rename, so a plain glob never counts a row twice.
+committer before it starts. Every table has a file once its first committer closes
+(an empty one until it has rows), so a plain glob of any table reads; compaction swaps
+a partition's files in one rename, so a plain glob never counts a row twice.
 """
 
 from __future__ import annotations
@@ -163,10 +163,13 @@ class LakeWriter:
                             f"to it") from None
         self.state = read_state(self.lake, pending=False)
         self.recover()
-        self._every_table()
 
     def close(self) -> None:
-        self._lock.close()
+        try:
+            # after the batches, so that a table that got rows needs no empty file
+            self._every_table()
+        finally:
+            self._lock.close()
 
     def recover(self) -> list[str]:
         """Before this committer's first batch: settle a crashed committer's compaction,
