@@ -24,6 +24,7 @@ from typing import Any
 from . import ratings
 from .db import DatabaseBusy, db_path, reading, writing
 from .hands import DEFAULT_PLAYOUTS, METHOD, HandEstimate, estimate_round
+from .lake import Analysis, LakeError
 
 # the settled bids without an estimate for (method, seed, playouts)
 MISSING_SQL = """
@@ -35,6 +36,18 @@ MISSING_SQL = """
       AND (? OR list_contains(?, g.game_id))
     GROUP BY g.sha256, g.game_id, b.round
     ORDER BY g.game_id, b.round"""
+
+
+# where the analyses read and write: a database file (its path), or a lake (`--lake`)
+Target = str | Analysis
+
+
+def _reading(target: Target) -> Any:
+    return target.reading() if isinstance(target, Analysis) else reading(target)
+
+
+def _writing(target: Target) -> Any:
+    return target.writing() if isinstance(target, Analysis) else writing(target)
 
 
 @dataclass(frozen=True)
@@ -98,16 +111,16 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def missing_rounds(path: str, playouts: int, seed: int,
+def missing_rounds(path: Target, playouts: int, seed: int,
                    game_ids: list[str] | None = None) -> list[RoundTask]:
-    with reading(path) as con:
+    with _reading(path) as con:
         rows = con.execute(MISSING_SQL, [METHOD, seed, playouts, game_ids is None,
                                          game_ids or [""]]).fetchall()
     return [RoundTask(sha, gid, rnd, tuple(players)) for sha, gid, rnd, players in rows]
 
 
-def cached_hands(path: str, playouts: int, seed: int) -> int:
-    with reading(path) as con:
+def cached_hands(path: Target, playouts: int, seed: int) -> int:
+    with _reading(path) as con:
         row = con.execute("SELECT count(*) FROM hand_estimates WHERE method = ? AND seed = ? "
                           "AND playouts = ?", [METHOD, seed, playouts]).fetchone()
     return int(row[0]) if row else 0
@@ -141,9 +154,9 @@ def _estimate(args: tuple[RoundTask, int, int]) -> tuple[RoundTask, list[HandEst
         return task, f"{task.game_id} round {task.round}: {type(e).__name__}: {e}"
 
 
-def seconds_per_hand(path: str, playouts: int) -> float | None:
+def seconds_per_hand(path: Target, playouts: int) -> float | None:
     """The CPU seconds one hand took in earlier runs with this many playouts, if any."""
-    with reading(path) as con:
+    with _reading(path) as con:
         row = con.execute("SELECT avg(seconds) FROM hand_estimates WHERE method = ? AND "
                           "playouts = ?", [METHOD, playouts]).fetchone()
     return float(row[0]) if row and row[0] is not None else None
@@ -164,7 +177,7 @@ def first_hands(tasks: list[RoundTask], limit: int | None) -> list[RoundTask]:
     return picked
 
 
-def estimate_hands(path: str, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0,
+def estimate_hands(path: Target, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0,
                    jobs: int | None = None, game_ids: list[str] | None = None,
                    limit: int | None = None,
                    progress: Callable[[int, int], None] | None = None,
@@ -180,7 +193,7 @@ def estimate_hands(path: str, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0,
     total = sum(len(t.players) for t in tasks)
     tasks = first_hands(tasks, limit)
     now_total = sum(len(t.players) for t in tasks)  # what this call will estimate
-    with reading(path) as con:
+    with _reading(path) as con:
         shas = sorted({t.sha256 for t in tasks})
         raw = {sha: text.encode("utf-8") for sha, text in con.execute(
             "SELECT sha256, raw_text FROM logs WHERE list_contains(?, sha256)", [shas]
@@ -245,12 +258,12 @@ def _run(tasks: list[RoundTask], raw: dict[str, bytes], playouts: int, seed: int
         yield from pool.imap_unordered(_estimate, work)
 
 
-def _write(path: str, done: list[tuple[RoundTask, list[HandEstimate]]], seed: int) -> None:
+def _write(path: Target, done: list[tuple[RoundTask, list[HandEstimate]]], seed: int) -> None:
     now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
     rows = [(t.sha256, t.game_id, e.round, e.player, METHOD, seed, e.playouts,
              e.expected_tricks, e.expected_sd, list(e.tricks_seen), e.seconds, now)
             for t, estimates in done for e in estimates]
-    with writing(path) as con:
+    with _writing(path) as con:
         con.execute("BEGIN TRANSACTION")
         try:
             for sha, rnd, player in {(r[0], r[2], r[3]) for r in rows}:
@@ -263,8 +276,8 @@ def _write(path: str, done: list[tuple[RoundTask, list[HandEstimate]]], seed: in
             raise
 
 
-def refresh_ratings(path: str) -> ratings.RatingsRun:
-    with writing(path) as con:
+def refresh_ratings(path: Target) -> ratings.RatingsRun:
+    with _writing(path) as con:
         return ratings.refresh(con)
 
 
@@ -303,14 +316,45 @@ class Progress:
 
 
 def cmd_analyse(args: argparse.Namespace) -> int:
-    path = db_path(args.db)
     if args.playouts < 1:
         print("trickledger analyse: --playouts must be at least 1", file=sys.stderr)
         return 2
+    if args.lake is not None:
+        return _analyse_lake(args)
+    path = db_path(args.db)
     from .commands import refuse_database
 
     if refuse_database("analyse", path, must_exist=True):
         return 2
+    return _analyse(args, path)
+
+
+def _analyse_lake(args: argparse.Namespace) -> int:
+    """`--lake DIR`: the same analyses, their tables committed into the lake."""
+    if args.db is not None:
+        print("trickledger analyse: give --db or --lake, not both", file=sys.stderr)
+        return 2
+    from .lake import is_lake
+
+    if not is_lake(args.lake):
+        print(f"trickledger analyse: {args.lake}: not a trickledger lake (make one with "
+              f"trickledger ingest SOURCE --lake {args.lake})", file=sys.stderr)
+        return 2
+    try:
+        target = Analysis(args.lake)
+    except LakeError as e:
+        print(f"trickledger analyse: {e}", file=sys.stderr)
+        return 2
+    try:
+        return _analyse(args, target)
+    except LakeError as e:
+        print(f"trickledger analyse: {e}", file=sys.stderr)
+        return 2
+    finally:
+        target.close()
+
+
+def _analyse(args: argparse.Namespace, path: Target) -> int:
     summary = AnalyseSummary()
     try:
         summary.ratings = refresh_ratings(path)
@@ -357,6 +401,9 @@ def add_command(sub: Any) -> None:
                     "terminal.")
     a.add_argument("--db", default=None, help="database file (default: $TRICKLEDGER_DB or "
                    "trickledger.duckdb)")
+    a.add_argument("--lake", default=None, metavar="DIR",
+                   help="analyse a lake (ingest --lake) instead: the ratings and hand "
+                        "estimates are committed into it")
     a.add_argument("--playouts", type=int, default=DEFAULT_PLAYOUTS,
                    help=f"Monte-Carlo playouts per hand (default {DEFAULT_PLAYOUTS})")
     a.add_argument("--seed", type=int, default=0, help="seed of the playouts (default 0)")

@@ -46,10 +46,29 @@ _WILSON = """CASE WHEN n > 0 THEN {bound}(0.0 + {limit},
     ((CAST(k AS DOUBLE) / n + 1.9208 / n) {sign} 1.96 * sqrt((CAST(k AS DOUBLE) / n)
       * (1 - CAST(k AS DOUBLE) / n) / n + 0.9604 / (n * n))) / (1 + 3.8416 / n)) END"""
 
+# A figure shown to a user must not depend on the reader (DuckDB versions round a
+# double's tie differently: 0.45625 is 0.4562 in one, 0.4563 in another) nor on the order
+# in which a sum met its rows (a sum of doubles differs in its last bits). So shares and
+# means are integer sums divided and rounded once, in integers, by `ratio` (halves away
+# from zero); a sum of 1/n (shared wins, chance baselines) is a sum of 27720 // n, exact
+# for every n up to 12, and only then divided.
+UNITS = 27720  # the least common multiple of 1..12
+
+_RATIO = """CASE WHEN den <> 0 THEN
+    sign(num) * sign(den) * ((2 * abs(CAST(num AS HUGEINT)) * CAST(pow(10, places) AS HUGEINT)
+        + abs(CAST(den AS HUGEINT))) // (2 * abs(CAST(den AS HUGEINT))))
+    / pow(10, places) END"""
+
 # (kind, name, body) in creation order: later objects use earlier ones.
 OBJECTS: list[tuple[str, str, str]] = [
     ("macro", "wilson_low(k, n)", _WILSON.format(bound="greatest", limit=0, sign="-")),
     ("macro", "wilson_high(k, n)", _WILSON.format(bound="least", limit=1, sign="+")),
+    # num / den rounded to `places` decimals, for integer num and den (see UNITS)
+    ("macro", "ratio(num, den, places)", _RATIO),
+    # standard error of the mean from exact integer sums (x: HUGEINT-safe), order-free
+    ("macro", "se_of(sx, sxx, n)", """CASE WHEN n > 1 THEN
+        sqrt((n * CAST(sxx AS HUGEINT) - CAST(sx AS HUGEINT) * sx) / (CAST(n AS HUGEINT) * n * (n - 1)))
+        END"""),
     ("view", "game_counting", """
         SELECT g.game_id, g.game, g.edition, g.variants, g.n_players, g.played_on, g.status,
                coalesce(g.claims_mismatched, 0) > 0 AS disputed,
@@ -80,6 +99,7 @@ OBJECTS: list[tuple[str, str, str]] = [
         )
         SELECT game_id, game, n_players, played_on, player, seat, total, is_winner,
                CASE WHEN is_winner THEN 1.0 / n_winners ELSE 0.0 END AS win_share,
+               CASE WHEN is_winner THEN 27720 // n_winners ELSE 0 END AS win_units,
                direction * total AS standing,
                CAST(rank() OVER (PARTITION BY game_id ORDER BY direction * total DESC)
                     AS INTEGER) AS finish
@@ -87,15 +107,15 @@ OBJECTS: list[tuple[str, str, str]] = [
     ("macro", "results_of(ids)", """
         SELECT game, player, count(*) AS games,
                count(*) FILTER (WHERE is_winner) AS wins,
-               round(sum(win_share), 3) AS win_share,
-               round(sum(1.0 / n_players), 3) AS expected_wins,
-               round(sum(win_share) / count(*), 4) AS win_rate,
-               round(avg(1.0 / n_players), 4) AS baseline_rate,
-               round(sum(win_share) / sum(1.0 / n_players), 3) AS vs_baseline,
-               round(wilson_low(sum(win_share), count(*)), 4) AS win_rate_low,
-               round(wilson_high(sum(win_share), count(*)), 4) AS win_rate_high,
-               round(avg(total), 2) AS mean_total,
-               round(avg(finish), 2) AS mean_finish,
+               ratio(sum(win_units), 27720, 3) AS win_share,
+               ratio(sum(27720 // n_players), 27720, 3) AS expected_wins,
+               ratio(sum(win_units), 27720 * count(*), 4) AS win_rate,
+               ratio(sum(27720 // n_players), 27720 * count(*), 4) AS baseline_rate,
+               ratio(sum(win_units), sum(27720 // n_players), 3) AS vs_baseline,
+               round(wilson_low(sum(win_units) / 27720, count(*)), 4) AS win_rate_low,
+               round(wilson_high(sum(win_units) / 27720, count(*)), 4) AS win_rate_high,
+               ratio(sum(total), count(total), 2) AS mean_total,
+               ratio(sum(finish), count(finish), 2) AS mean_finish,
                min(total) AS lowest_total, max(total) AS highest_total
         FROM finishes WHERE game_id IN (SELECT unnest(ids))
         GROUP BY game, player"""),
@@ -182,10 +202,10 @@ OBJECTS: list[tuple[str, str, str]] = [
         WITH sp AS (
             SELECT player, count(DISTINCT game_id) AS games, count(*) AS tricks_played,
                    count(*) FILTER (WHERE took_first) AS first_picks,
-                   sum(1.0 / n_players) AS expected_first,
+                   sum(27720 // n_players) AS expected_first,
                    count(*) FILTER (WHERE split) AS splits_played,
                    count(*) FILTER (WHERE took_second) AS second_halves,
-                   coalesce(sum(1.0 / n_players) FILTER (WHERE split), 0) AS expected_second
+                   coalesce(sum(27720 // n_players) FILTER (WHERE split), 0) AS expected_second
             FROM split_tricks WHERE game_id IN (SELECT unnest(ids)) GROUP BY player
         ), tk AS (
             SELECT player,
@@ -204,13 +224,13 @@ OBJECTS: list[tuple[str, str, str]] = [
             GROUP BY p.player
         )
         SELECT sp.player, sp.games, sp.tricks_played, sp.first_picks,
-               round(sp.expected_first, 2) AS expected_first_picks,
-               round(sp.first_picks / sp.tricks_played, 4) AS first_share,
-               round(sp.expected_first / sp.tricks_played, 4) AS first_baseline,
+               ratio(sp.expected_first, 27720, 2) AS expected_first_picks,
+               ratio(sp.first_picks, sp.tricks_played, 4) AS first_share,
+               ratio(sp.expected_first, 27720 * sp.tricks_played, 4) AS first_baseline,
                sp.splits_played, sp.second_halves,
-               round(sp.expected_second, 2) AS expected_second_halves,
-               round(sp.second_halves / nullif(sp.splits_played, 0), 4) AS second_share,
-               round(sp.expected_second / nullif(sp.splits_played, 0), 4) AS second_baseline,
+               ratio(sp.expected_second, 27720, 2) AS expected_second_halves,
+               ratio(sp.second_halves, sp.splits_played, 4) AS second_share,
+               ratio(sp.expected_second, 27720 * sp.splits_played, 4) AS second_baseline,
                round(wilson_low(sp.second_halves, sp.splits_played), 4) AS second_share_low,
                round(wilson_high(sp.second_halves, sp.splits_played), 4) AS second_share_high,
                coalesce(u.unfinished_tricks, 0) AS unfinished_tricks,
@@ -243,21 +263,25 @@ OBJECTS: list[tuple[str, str, str]] = [
             SELECT s.player, count(*) AS rounds,
                    count(*) FILTER (WHERE e.could_not_play = s.player) AS could_not_play,
                    count(*) FILTER (WHERE e.caused_by = s.player) AS caused,
-                   sum(1.0 / e.n_players) FILTER (WHERE e.ended_early) AS expected_each,
-                   avg(s.score) FILTER (WHERE e.ended_early) AS mean_when_early,
-                   avg(s.score) FILTER (WHERE NOT e.ended_early) AS mean_when_full,
+                   sum(27720 // e.n_players) FILTER (WHERE e.ended_early) AS expected_each,
+                   sum(s.score) FILTER (WHERE e.ended_early) AS early_points,
+                   count(s.score) FILTER (WHERE e.ended_early) AS early_scored,
+                   sum(s.score) FILTER (WHERE NOT e.ended_early) AS full_points,
+                   count(s.score) FILTER (WHERE NOT e.ended_early) AS full_scored,
                    count(*) FILTER (WHERE e.ended_early) AS early_rounds
             FROM early_ends_of(ids) e
             JOIN round_scores s ON s.game_id = e.game_id AND s.round = e.round
             GROUP BY s.player
         )
         SELECT player, rounds, early_rounds, could_not_play, caused,
-               round(coalesce(expected_each, 0), 2) AS expected_each,
-               round(could_not_play / rounds, 4) AS could_not_play_rate,
-               round(caused / rounds, 4) AS caused_rate,
-               round(mean_when_early, 2) AS mean_when_early,
-               round(mean_when_full, 2) AS mean_when_full,
-               round(mean_when_full - mean_when_early, 2) AS points_lost
+               ratio(coalesce(expected_each, 0), 27720, 2) AS expected_each,
+               ratio(could_not_play, rounds, 4) AS could_not_play_rate,
+               ratio(caused, rounds, 4) AS caused_rate,
+               ratio(early_points, early_scored, 2) AS mean_when_early,
+               ratio(full_points, full_scored, 2) AS mean_when_full,
+               -- the difference of the two exact means, as one fraction
+               ratio(full_points * early_scored - early_points * full_scored,
+                     full_scored * early_scored, 2) AS points_lost
         FROM sat"""),
     ("view", "early_end_players", "SELECT * FROM early_end_players_of(counted_ids())"),
 
@@ -279,15 +303,15 @@ OBJECTS: list[tuple[str, str, str]] = [
     ("view", "bid_rounds", "SELECT * FROM bid_rounds_of(counted_ids())"),
     ("macro", "bid_accuracy_of(ids)", """
         SELECT player, count(*) AS rounds, count(*) FILTER (WHERE exact) AS exact,
-               round(avg(CASE WHEN exact THEN 1 ELSE 0 END), 4) AS exact_rate,
+               ratio(count(*) FILTER (WHERE exact), count(exact), 4) AS exact_rate,
                round(wilson_low(count(*) FILTER (WHERE exact), count(*)), 4) AS exact_rate_low,
                round(wilson_high(count(*) FILTER (WHERE exact), count(*)), 4)
                    AS exact_rate_high,
-               round(avg(bid_error), 3) AS mean_bid_error,
-               round(avg(abs(bid_error)), 3) AS mean_abs_error,
+               ratio(sum(bid_error), count(bid_error), 3) AS mean_bid_error,
+               ratio(sum(abs(bid_error)), count(bid_error), 3) AS mean_abs_error,
                count(*) FILTER (WHERE bid_error < 0) AS overbids,
                count(*) FILTER (WHERE bid_error > 0) AS underbids,
-               round(avg(score), 2) AS mean_round_score
+               ratio(sum(score), count(score), 2) AS mean_round_score
         FROM bid_rounds_of(ids)
         GROUP BY player"""),
     ("view", "bid_accuracy", "SELECT * FROM bid_accuracy_of(counted_ids())"),
@@ -298,7 +322,7 @@ OBJECTS: list[tuple[str, str, str]] = [
                round(h.expected_sd / sqrt(h.playouts), 3) AS expected_se,
                round(br.bid - h.expected_tricks, 3) AS bidding_error,
                round(br.won - h.expected_tricks, 3) AS play_error,
-               round(coalesce(h.tricks_seen[br.bid + 1], 0) / h.playouts, 3) AS bid_made_share,
+               ratio(coalesce(h.tricks_seen[br.bid + 1], 0), h.playouts, 3) AS bid_made_share,
                h.playouts, h.tricks_seen, br.hand_size, br.bidding, br.plus_minus_one,
                br.bid_position, h.method
         FROM bid_rounds_of(ids) br JOIN games g USING (game_id)
@@ -318,7 +342,10 @@ OBJECTS: list[tuple[str, str, str]] = [
                CAST((pl.seat - pd.seat + g.n_players) % g.n_players AS INTEGER) = 1
                    AS leader_left_of_dealer,
                s.score,
-               s.score - avg(s.score) OVER (PARTITION BY s.game_id, s.round) AS above_table
+               s.score - avg(s.score) OVER (PARTITION BY s.game_id, s.round) AS above_table,
+               -- the same in UNITS, an integer: score * n - the table's sum is n times it
+               (s.score * g.n_players - sum(s.score) OVER (PARTITION BY s.game_id, s.round))
+                   * (27720 // g.n_players) AS above_units
         FROM round_scores s JOIN rounds r USING (game_id, round) JOIN games g USING (game_id)
         JOIN players ps ON ps.game_id = s.game_id AND ps.player = s.player
         JOIN players pd ON pd.game_id = s.game_id AND pd.player = r.dealer
@@ -326,14 +353,16 @@ OBJECTS: list[tuple[str, str, str]] = [
         WHERE s.game_id IN (SELECT unnest(ids))"""),
     ("macro", "seat_effects_of(ids)", """
         SELECT game, seat_from_dealer, count(*) AS rounds,
-               round(avg(above_table), 3) AS mean_above_table,
-               round(stddev_samp(above_table) / sqrt(count(*)), 3) AS se
+               ratio(sum(above_units), 27720 * count(above_units), 3) AS mean_above_table,
+               round(se_of(sum(above_units), sum(above_units * above_units),
+                           count(above_units)) / 27720, 3) AS se
         FROM round_seats_of(ids) GROUP BY game, seat_from_dealer"""),
     ("view", "seat_effects", "SELECT * FROM seat_effects_of(counted_ids())"),
     ("macro", "leader_effects_of(ids)", """
         SELECT game, round = 1 AS first_round, leader_left_of_dealer, count(*) AS rounds,
-               round(avg(above_table), 3) AS mean_above_table,
-               round(stddev_samp(above_table) / sqrt(count(*)), 3) AS se
+               ratio(sum(above_units), 27720 * count(above_units), 3) AS mean_above_table,
+               round(se_of(sum(above_units), sum(above_units * above_units),
+                           count(above_units)) / 27720, 3) AS se
         FROM round_seats_of(ids) WHERE first_leader
         GROUP BY game, round = 1, leader_left_of_dealer"""),
     ("view", "leader_effects", "SELECT * FROM leader_effects_of(counted_ids())"),

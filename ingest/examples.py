@@ -6,7 +6,7 @@ from __future__ import annotations
 EXAMPLES: tuple[tuple[str, str], ...] = (
     ('Who gets stuck with the rest most often, against chance?',
      """SELECT player, games, splits_played, second_halves,
-       round(expected_second_halves, 1) AS by_chance,
+       expected_second_halves AS by_chance,
        round(second_halves / expected_second_halves, 2) AS times_chance
 FROM split_stats
 WHERE games >= 5
@@ -18,7 +18,7 @@ FROM early_end_players
 ORDER BY could_not_play DESC, caused DESC, player
 LIMIT 10;"""),
     ('Who overbids when holding many trumps?',
-     """SELECT player, count(*) AS rounds, round(avg(bid_error), 2) AS mean_bid_error
+     """SELECT player, count(*) AS rounds, ratio(sum(bid_error), count(bid_error), 2) AS mean_bid_error
 FROM bid_rounds
 WHERE trumps_held >= 3
 GROUP BY player
@@ -33,8 +33,8 @@ ORDER BY exact_rate DESC, mean_abs_error ASC, player
 LIMIT 10;"""),
     ('Are bids more accurate when they are hidden, secret or under plus_minus_one?',
      """SELECT bidding, plus_minus_one, count(*) AS bids,
-       round(avg(CASE WHEN exact THEN 1 ELSE 0 END), 3) AS exact_rate,
-       round(avg(bid_error), 2) AS mean_bid_error
+       ratio(count(*) FILTER (WHERE exact), count(*), 3) AS exact_rate,
+       ratio(sum(bid_error), count(bid_error), 2) AS mean_bid_error
 FROM bid_rounds
 GROUP BY bidding, plus_minus_one
 ORDER BY bidding, plus_minus_one;"""),
@@ -64,8 +64,8 @@ LIMIT 10;"""),
     ('How often do plotters rounds end early at each table size, and when?',
      """SELECT n_players,
        count(*) AS rounds,
-       round(avg(CASE WHEN ended_early THEN 1 ELSE 0 END), 3) AS early_share,
-       round(avg(early_end_trick), 1) AS mean_early_trick
+       ratio(count(*) FILTER (WHERE ended_early), count(*), 3) AS early_share,
+       ratio(sum(early_end_trick), count(early_end_trick), 1) AS mean_early_trick
 FROM early_ends
 GROUP BY n_players
 ORDER BY n_players;"""),
@@ -76,8 +76,9 @@ WHERE early_rounds >= 3
 ORDER BY points_lost DESC, player
 LIMIT 10;"""),
     ('Is first pick worth more than the rest?',
-     """SELECT role, count(*) AS takes, round(avg(n_cards), 2) AS cards,
-       round(avg(placed_open), 2) AS placed_open, round(avg(kept_cards), 2) AS kept
+     """SELECT role, count(*) AS takes, ratio(sum(n_cards), count(n_cards), 2) AS cards,
+       ratio(sum(placed_open), count(placed_open), 2) AS placed_open,
+       ratio(sum(kept_cards), count(kept_cards), 2) AS kept
 FROM split_takes JOIN game_counting USING (game_id)
 WHERE counted_as IN ('complete', 'disputed', 'sheet')
 GROUP BY role
@@ -88,16 +89,18 @@ FROM seat_effects
 ORDER BY game, seat_from_dealer;"""),
     ('Did they bid badly or play badly?',
      """SELECT player, count(*) AS bids,
-       round(avg(bidding_error), 2) AS bid_minus_expected,
-       round(avg(play_error), 2) AS won_minus_expected
+       ratio(sum(CAST(bidding_error * 1000 AS BIGINT)), 1000 * count(*), 2)
+           AS bid_minus_expected,
+       ratio(sum(CAST(play_error * 1000 AS BIGINT)), 1000 * count(*), 2)
+           AS won_minus_expected
 FROM bid_vs_hand
 GROUP BY player
 HAVING count(*) >= 10
-ORDER BY abs(avg(bidding_error)) DESC, player
+ORDER BY abs(bid_minus_expected) DESC, player
 LIMIT 10;"""),
     ('In color_stacks, does ending the game pay off?',
      """SELECT r.ender AS player, count(*) AS games_ended,
-       round(avg(s.score), 2) AS mean_score_when_ending
+       ratio(sum(s.score), count(s.score), 2) AS mean_score_when_ending
 FROM rounds r
 JOIN round_scores s ON s.game_id = r.game_id AND s.round = r.round AND s.player = r.ender
 JOIN game_counting c ON c.game_id = r.game_id

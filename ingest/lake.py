@@ -8,7 +8,8 @@
       plays/game=rage/ingest_date=2026-11-26/part-....parquet
       ...
 
-Every table of docs/schema.md is a folder, hive-partitioned by game and ingest date
+Every table of docs/schema.md is a folder (the derived ones, which `analyse --lake`
+replaces whole, too), hive-partitioned by game and ingest date
 (a log without a game, an unreadable one, sits in `game=__HIVE_DEFAULT_PARTITION__`).
 Workers write their files in `_staging/`; the committer moves a batch's files into the
 table folders and then writes the batch's manifest: it is written under a temporary
@@ -17,9 +18,9 @@ or not at all, and two committers can never take the same number. A batch is par
 the lake exactly when its manifest is: readers build their views from the files the
 manifests list, and the logs the manifests list are the ones already loaded. Files no
 manifest lists (a crashed batch's) and everything in `_staging/` are deleted by the next
-committer before it starts. Every table has a file from the first commit on (an empty
-one until it has rows), so a plain glob of any table reads; compaction swaps a
-partition's files in one rename, so a plain glob never counts a row twice.
+committer before it starts. Every table has a file once its first committer closes
+(an empty one until it has rows), so a plain glob of any table reads; compaction swaps
+a partition's files in one rename, so a plain glob never counts a row twice.
 """
 
 from __future__ import annotations
@@ -41,14 +42,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from . import analytics, schema
-from .batch import ARROW_SCHEMAS, NO_GAME, STAGING, Done, Outcome, Recorded, write_parquet
+from .batch import NO_GAME, STAGING, Done, Outcome, Recorded, write_parquet
 
 MANIFEST = "_manifest"
 COMPACT_MIN_FILES = 16  # a partition with this many small files is merged into one
 COMPACT_SMALL_BYTES = 64 * 1024 * 1024
 LOCK = "_lock"
+SWAPS = ("compact-", "derived-")  # staged folders (and intents) of folder swaps
 LOADED = ("complete", "incomplete", "illegal", "sheet")  # a log whose facts are in
 FORMAT = "trickledger-lake/1"
 
@@ -136,7 +140,7 @@ def read_state(lake: str, index: bool = True, pending: bool = True) -> State:
     staging = os.path.join(lake, STAGING)
     if pending and os.path.isdir(staging):
         for n in sorted(os.listdir(staging)):
-            if n.startswith("compact-") and n.endswith(".json"):
+            if n.startswith(SWAPS) and n.endswith(".json"):
                 body = _pending(lake, os.path.join(staging, n), st)
                 if body is not None:
                     st.apply(body)
@@ -159,10 +163,13 @@ class LakeWriter:
                             f"to it") from None
         self.state = read_state(self.lake, pending=False)
         self.recover()
-        self._every_table()
 
     def close(self) -> None:
-        self._lock.close()
+        try:
+            # after the batches, so that a table that got rows needs no empty file
+            self._every_table()
+        finally:
+            self._lock.close()
 
     def recover(self) -> list[str]:
         """Before this committer's first batch: settle a crashed committer's compaction,
@@ -174,7 +181,7 @@ class LakeWriter:
         self._settle()
         live = {p for paths in self.state.files.values() for p in paths}
         removed: list[str] = []
-        for table in schema.TABLES:
+        for table in every_table():
             root = os.path.join(self.lake, table)
             for dirpath, _, names in os.walk(root):
                 for n in names:
@@ -200,12 +207,11 @@ class LakeWriter:
         """Give each table with no file yet an empty one (its columns, no row), so that
         a plain glob of any table reads on a fresh lake: DuckDB, polars and pyarrow
         refuse a pattern that matches no file."""
-        empty = [t for t in schema.TABLES if not self.state.files.get(t)]
+        empty = [t for t in every_table() if not self.state.files.get(t)]
         if not empty:
             return
         day = dt.datetime.now(dt.UTC).date().isoformat()
-        parts = [write_parquet(ARROW_SCHEMAS[t].empty_table(), self.lake, t, None, day, True)
-                 for t in empty]
+        parts = [write_parquet(_empty(t), self.lake, t, None, day, True) for t in empty]
         self.commit([Done(-1, [], parts, day)])
 
     def commit(self, dones: list[Done]) -> int:
@@ -320,14 +326,20 @@ class LakeWriter:
                              "bytes": os.path.getsize(os.path.join(work, name))}]},
             "remove": {table: paths}, "logs": [],
             "compaction": {"id": cid, "merged": rel}}
+        return self._swap(work, partition, body)
+
+    def _swap(self, work: str, folder: str, body: dict[str, Any]) -> bool:
+        """Steps 1-4 of `_compact_partition`: `work` (in `_staging/`) takes the place of
+        `folder`, and `body` (its manifest, naming `compaction.merged`, a file that is in
+        `work`) is published. False when the filesystem cannot exchange folders."""
         intent = work + ".json"
         _write_whole(intent, body)
         try:
-            _exchange(work, partition)
+            _exchange(work, folder)
         except OSError:
             _drop_staged(work, intent)
             return False
-        _fsync_dir(os.path.dirname(partition))
+        _fsync_dir(os.path.dirname(folder))
         _fsync_dir(os.path.dirname(work))
         body["seq"] = self._publish(body)
         self.state.apply(body)
@@ -336,6 +348,35 @@ class LakeWriter:
         _drop_staged(work, intent)
         return True
 
+    def replace_derived(self, table: str, rows: pa.Table) -> None:
+        """Make `rows` the whole of a derived table (ratings, hand estimates: what
+        `analyse --lake` computes), swapped in like a compaction: one file in the table's
+        folder instead of the old ones, which no reader sees together."""
+        cid = uuid.uuid4().hex
+        work = os.path.join(self.lake, STAGING, f"derived-{cid}")
+        day = dt.datetime.now(dt.UTC).date().isoformat()
+        inner = os.path.join(f"game={NO_GAME}", f"ingest_date={day}")
+        os.makedirs(os.path.join(work, inner))
+        tmp = os.path.join(work, "rows.tmp")
+        pq.write_table(rows, tmp, compression="zstd")
+        name = f"part-{_file_sha256(tmp)[:32]}.parquet"
+        os.rename(tmp, os.path.join(work, inner, name))
+        _fsync_dir(os.path.join(work, inner))
+        rel = os.path.join(table, inner, name)
+        folder = os.path.join(self.lake, table)
+        os.makedirs(folder, exist_ok=True)
+        body: dict[str, Any] = {
+            "format": FORMAT, "schema_version": schema.SCHEMA_VERSION, "kind": "derived",
+            "committed_at": time.time(),
+            "add": {table: [{"path": rel, "rows": rows.num_rows,
+                             "bytes": os.path.getsize(os.path.join(work, inner, name))}]},
+            "remove": {table: list(self.state.files.get(table, []))}, "logs": [],
+            "compaction": {"id": cid, "merged": rel}}
+        if not self._swap(work, folder, body):
+            raise LakeError(f"{self.lake}: this filesystem cannot swap folders in one step "
+                            f"(renameat2 RENAME_EXCHANGE), which replacing a derived table "
+                            f"needs")
+
     def _settle(self) -> None:
         """Finish or undo the compactions a crashed committer left (see
         `_compact_partition`): published, or swapped in (its merged file is in place):
@@ -343,7 +384,7 @@ class LakeWriter:
         folder."""
         staging = os.path.join(self.lake, STAGING)
         for n in sorted(os.listdir(staging)):
-            if not (n.startswith("compact-") and n.endswith(".json")):
+            if not (n.startswith(SWAPS) and n.endswith(".json")):
                 continue
             intent = os.path.join(staging, n)
             body = _pending(self.lake, intent, self.state)
@@ -449,13 +490,27 @@ def discard(lake: str, done: Done) -> None:
 # ------------------------------------------------------------------ reading
 
 
+def every_table() -> dict[str, list[tuple[str, str]]]:
+    """The loader's tables and the analyses' (derived) ones: every folder of a lake."""
+    return {**schema.TABLES, **analytics.DERIVED_TABLES}
+
+
+def _empty(table: str) -> pa.Table:
+    """A table's columns with no row, typed as DuckDB types them."""
+    con = duckdb.connect(":memory:")
+    try:
+        return con.sql(_typed_nulls(table)).to_arrow_table()
+    finally:
+        con.close()
+
+
 def _sql_list(paths: Iterable[str]) -> str:
     return "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"
 
 
 def _typed_nulls(table: str) -> str:
     cols = ", ".join(f'CAST(NULL AS {ty.removesuffix(" PRIMARY KEY")}) AS "{c}"'
-                     for c, ty in schema.TABLES[table])
+                     for c, ty in every_table()[table])
     return f"SELECT {cols} WHERE false"
 
 
@@ -492,8 +547,16 @@ def console_connection(lake: str, config: dict[str, Any]) -> duckdb.DuckDBPyConn
             con.execute(f"CREATE VIEW {table} AS {_typed_nulls(table)}")
     con.execute(f"CREATE VIEW schema_version AS SELECT {schema.SCHEMA_VERSION} AS version, "
                 f"CAST(NULL AS TIMESTAMP) AS applied_at")
-    # the analytics layer as in a database file; its derived tables (ratings, bid
-    # strength) start empty here: `trickledger analyse` fills them in a database file
+    # the derived tables (ratings, hand estimates) that `analyse --lake` committed, as
+    # in-memory tables (the analytics layer's CREATE TABLE IF NOT EXISTS then leaves
+    # them; without any, they start empty); then the analytics layer as in a file
+    for table, cols in analytics.DERIVED_TABLES.items():
+        files = st.files.get(table)
+        if files:
+            names = ", ".join(f'"{c}"' for c, _ in cols)
+            con.execute(f"CREATE TABLE {table} AS SELECT {names} FROM read_parquet("
+                        f"{_sql_list(os.path.join(lake, p) for p in files)}, "
+                        f"hive_partitioning=false)")
     for sql in analytics.statements():
         con.execute(sql)
     con.execute("SET allowed_directories = $1", [[lake + "/"]])
@@ -532,3 +595,59 @@ class Reader:
                 self.con = connect(self.lake)
                 self.seq = seq
             return self.con
+
+
+class Analysis:
+    """`analyse --lake`: the lake as a reader sees it, with its derived tables writable in
+    memory; each `writing()` block commits the derived tables into the lake when it ends
+    (so an interrupted run keeps what it committed, as in a database file). Holds the
+    lake's `_lock`: no ingest runs meanwhile."""
+
+    def __init__(self, lake: str) -> None:
+        self.writer = LakeWriter(lake)
+        try:
+            self.con = connect(lake)
+        except BaseException:
+            self.writer.close()
+            raise
+
+    @contextmanager
+    def reading(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        cur = self.con.cursor()
+        try:
+            yield cur
+        finally:
+            cur.close()
+
+    @contextmanager
+    def writing(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        before = self._fingerprints()
+        cur = self.con.cursor()
+        try:
+            yield cur
+        finally:
+            cur.close()
+        for table, fp in self._fingerprints().items():
+            if fp != before[table]:
+                cur = self.con.cursor()
+                try:
+                    rows = cur.sql(f"SELECT * FROM {table}").to_arrow_table()
+                finally:
+                    cur.close()
+                self.writer.replace_derived(table, rows)
+
+    def _fingerprints(self) -> dict[str, tuple[int, int]]:
+        out = {}
+        cur = self.con.cursor()
+        try:
+            for table in analytics.DERIVED_TABLES:
+                n, h = cur.execute(f"SELECT count(*), coalesce(sum(hash(t)), 0) FROM {table} t"
+                                   ).fetchall()[0]
+                out[table] = (int(n), int(h))
+        finally:
+            cur.close()
+        return out
+
+    def close(self) -> None:
+        self.con.close()
+        self.writer.close()

@@ -129,7 +129,7 @@ def small_files(tmp_path_factory) -> tuple[str, dict[str, int]]:
 def listed_files_are_the_files_on_disk(d: str) -> None:
     st = lakes.read_state(d)
     listed = {p for paths in st.files.values() for p in paths}
-    on_disk = {os.path.relpath(os.path.join(dp, n), d) for t in TABLES
+    on_disk = {os.path.relpath(os.path.join(dp, n), d) for t in lakes.every_table()
                for dp, _, names in os.walk(os.path.join(d, t)) for n in names}
     assert listed == on_disk
 
@@ -174,3 +174,22 @@ def test_compaction_killed_at_each_step_never_counts_a_row_twice(step, small_fil
     names = [json.loads(Path(d, "_manifest", n).read_text()).get("kind")
              for n in lakes.manifests(d)]
     assert "compact" in names
+
+
+def test_the_next_committer_deletes_every_leftover(tmp_path):
+    """A killed worker's `.tmp`, a killed committer's staged Parquet (just written, not an
+    hour old) and an unlisted file in a table folder: the next ingest deletes them all."""
+    d = str(tmp_path / "lake")
+    found, _ = expand([str(SAMPLES / "rage")])
+    ingest(found[:1], lake=d, jobs=1)
+    want = manifest_counts(d)
+    staging = Path(d, lakes.STAGING)
+    (staging / "0123abcd.tmp").write_bytes(b"half a file")
+    plays = max(Path(d, "plays").rglob("*.parquet"), key=lambda p: p.stat().st_size)
+    shutil.copy(plays, staging / "plays-0123abcd.parquet")
+    shutil.copy(plays, plays.with_name("part-unlisted.parquet"))
+    assert glob_counts(d)["duckdb"]["plays"] == 2 * want["plays"]
+    ingest(found[:1], lake=d, jobs=1)  # the next run: loads nothing new
+    assert list(staging.iterdir()) == []
+    listed_files_are_the_files_on_disk(d)
+    assert glob_counts(d) == {"polars": want, "pyarrow": want, "duckdb": want}
