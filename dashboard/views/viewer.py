@@ -113,11 +113,11 @@ def render() -> None:
     if key not in st.session_state:
         st.session_state[key] = 0
     prev, label, nxt = st.columns([1, 3, 1])
-    if prev.button("◀ previous", key=f"prev_{key}", disabled=st.session_state[key] == 0):
-        st.session_state[key] -= 1
-    if nxt.button("next ▶", key=f"next_{key}",
-                  disabled=st.session_state[key] >= len(steps) - 1):
-        st.session_state[key] += 1
+    at = st.session_state[key]
+    prev.button("◀ previous", key=f"prev_{key}", on_click=_move, args=(tl, gid, rnd, -1, param),
+                disabled=at == 0 and rnd == rounds[0])
+    nxt.button("next ▶", key=f"next_{key}", on_click=_move, args=(tl, gid, rnd, 1, param),
+               disabled=at >= len(steps) - 1 and rnd == rounds[-1])
     step = steps[min(st.session_state[key], len(steps) - 1)]
     label.markdown(f"**Round {rnd}, {step.label[:1].lower() + step.label[1:]}** "
                    f"({step.number} of {len(steps)})")
@@ -125,6 +125,37 @@ def render() -> None:
     st.query_params[param] = str(step.number)
     _show_step(step, g, gid, step_word)
     _scores(gid, rnd)
+
+
+def _move(tl: Timeline, gid: str, rnd: int, delta: int, param: str) -> None:
+    """One step on or back; past a round's last step into the next round's first, before its
+    first into the previous round's last. A button's callback: it runs before the page is
+    drawn again, so it may change the round chosen in the selectbox."""
+    key = f"step_{gid}_{rnd}"
+    at = st.session_state.get(key, 0) + delta
+    here = tl.in_round(rnd)
+    if 0 <= at < len(here):
+        st.session_state[key] = at
+        # the URL names the new step at once, so the link read on the next run agrees
+        st.session_state[f"{key}_from_url"] = here[at].number
+        st.query_params[param] = str(here[at].number)
+        return
+    rounds = tl.rounds()
+    to = rounds.index(rnd) + (1 if delta > 0 else -1)
+    if not 0 <= to < len(rounds):
+        return
+    new = rounds[to]
+    steps = tl.in_round(new)
+    index = 0 if delta > 0 else max(len(steps) - 1, 0)
+    rnd_key = f"round_{gid}"
+    st.session_state[rnd_key] = new
+    st.session_state[f"step_{gid}_{new}"] = index
+    # the URL then names the new place, so the link read on the next run does not undo it
+    st.session_state[f"{rnd_key}_from_url"] = new
+    st.query_params["round"] = str(new)
+    if steps:
+        st.session_state[f"step_{gid}_{new}_from_url"] = steps[index].number
+        st.query_params[param] = str(steps[index].number)
 
 
 def _round_notes(tl: Timeline, rnd: int) -> None:
