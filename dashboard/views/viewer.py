@@ -73,8 +73,10 @@ def render() -> None:
     param = "trick" if step_word == "trick" else "step"
     asked_step, bad_step = _int_param(param)
     if bad_round is not None or (asked_round is not None and asked_round not in rounds):
-        st.warning(ui.plain(f"This game has no round {bad_round or asked_round} (rounds "
-                            f"{rounds[0]}-{rounds[-1]}); showing round {rounds[0]}."))
+        which = (f"round {rounds[0]} only" if len(rounds) == 1
+                 else f"rounds {rounds[0]}-{rounds[-1]}")
+        st.warning(ui.plain(f"This game has no round {bad_round or asked_round} ({which}); "
+                            f"showing round {rounds[0]}."))
         asked_round = None
     if asked_round is None and g["status"] == "illegal":
         bad = tl.step_of_line(int(g["error_line"]))
@@ -103,8 +105,9 @@ def render() -> None:
     key = f"step_{gid}_{rnd}"
     if asked_step is not None or bad_step is not None:
         if bad_step is not None or asked_step not in numbers:
+            which = (f"{param} 1 only" if numbers[-1] == 1 else f"{param}s 1-{numbers[-1]}")
             st.warning(ui.plain(f"Round {rnd} has no {param} {bad_step or asked_step} "
-                                f"({param}s 1-{numbers[-1]}); showing the first."))
+                                f"({which}); showing the first."))
             asked_step = None
         marker = f"{key}_from_url"
         if asked_step is not None and st.session_state.get(marker) != asked_step:
@@ -212,20 +215,22 @@ def _scores(gid: str, rnd: int) -> None:
     scores = data.query("""
         SELECT round, player, score, running_total AS "running total", derivation FROM round_scores
         WHERE game_id = ? ORDER BY round, player""", (gid,))
-    claims = data.query("""SELECT line, coalesce(CAST(round AS VARCHAR), 'totals') AS round,
-                                  player, claimed AS "sheet says", computed, derivation
+    claims = data.query("""SELECT coalesce(CAST(round AS VARCHAR), 'totals') AS round,
+                                  player, claimed AS "sheet says", computed, derivation, line
                            FROM claims WHERE game_id = ? AND NOT match ORDER BY line""", (gid,))
+    wide = {"derivation": st.column_config.TextColumn("derivation", width="large")}
     st.subheader("Running scores")
     if not claims.empty:
         st.warning(f"{ui.count(len(claims), 'claimed score')} on the score sheet "
                    f"{'does' if len(claims) == 1 else 'do'} not match:")
-        st.dataframe(claims, hide_index=True, width="stretch")
+        st.dataframe(claims, hide_index=True, width="stretch", column_config=wide)
     if scores.empty:
         st.info("No round has finished yet.")
     else:
         ui.chart(st, px.line(scores, x="round", y="running total", color="player",
                                 markers=True, title="Running totals"), width="stretch")
-        st.dataframe(scores[scores["round"] == rnd], hide_index=True, width="stretch")
+        st.dataframe(scores[scores["round"] == rnd], hide_index=True, width="stretch",
+                     column_config=wide)
 
 
 ui.guarded(render)
