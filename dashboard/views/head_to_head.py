@@ -58,9 +58,9 @@ def render() -> None:
                            # of "never met"
                            color_continuous_scale=[(0.0, "#c0392b"), (0.5, "#f2b233"),
                                                    (1.0, "#2f6fdb")],
-                           labels={"x": "opponent", "y": "player", "color": "share ahead"},
-                           title="Share of games the row player finished ahead of the "
-                                 "column player")
+                           labels={"x": "opponent", "y": "player", "color": "share ahead"})
+        # a heading of the page's own, not plotly's title: it wraps on a phone
+        st.markdown("**Share of games the row player finished ahead of the column player**")
         matrix.update_layout(height=max(420, 24 * len(grid) + 160))
         matrix.update_xaxes(tickangle=-45, dtick=1)
         matrix.update_yaxes(dtick=1)
