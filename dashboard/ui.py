@@ -263,6 +263,9 @@ def chart(where: Any, fig: Any, **kw: Any) -> Any:
     _integer_axes(fig)
     # a reference line's words stay readable where they cross a bar
     fig.update_annotations(bgcolor="rgba(255,255,255,0.85)")
+    # the legend above the plot, across: beside it, it takes half a phone's width
+    fig.update_layout(legend={"orientation": "h", "yanchor": "bottom", "y": 1.02,
+                              "xanchor": "left", "x": 0})
     return where.plotly_chart(fig, **kw)
 
 
