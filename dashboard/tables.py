@@ -65,6 +65,8 @@ def show(df: pd.DataFrame, columns: Mapping[str, str], *, players: tuple[str, ..
             frame[c] = frame[c] * 100
             config[c] = st.column_config.NumberColumn(label, format="%.1f%%")
         elif decimals and c in decimals:
+            # rounded first, and + 0.0 turns -0.0 into 0.0: no "-0.00" for a tiny negative
+            frame[c] = pd.to_numeric(frame[c], errors="coerce").round(decimals[c]) + 0.0
             config[c] = st.column_config.NumberColumn(label, format=f"%.{decimals[c]}f")
         else:
             config[c] = st.column_config.Column(label)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import logging
+import math
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -298,7 +299,38 @@ def chart(where: Any, fig: Any, **kw: Any) -> Any:
             if isinstance(template, str):
                 trace[attr] = _literal_template(template)
     _literal_titles(fig)
+    _integer_axes(fig)
+    # a reference line's words stay readable where they cross a bar
+    fig.update_annotations(bgcolor="rgba(255,255,255,0.85)")
+    # the legend above the plot, across: beside it, it takes half a phone's width
+    fig.update_layout(legend={"orientation": "h", "yanchor": "bottom", "y": 1.02,
+                              "xanchor": "left", "x": 0})
     return where.plotly_chart(fig, **kw)
+
+
+def _whole(value: Any) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value) and float(value).is_integer())
+
+
+def _integer_axes(fig: Any) -> None:
+    """An axis whose every value is a whole number (a round, a trick, a count) gets whole
+    ticks only: no 'round 0.5' or 'trick 13.6'."""
+    for axis in ("x", "y"):
+        values: list[Any] = []
+        for trace in fig.data:
+            if trace.type not in ("bar", "scatter", "histogram"):
+                return  # heatmaps place their own ticks
+            if trace.type == "histogram" and getattr(trace, axis) is None:
+                continue  # the counted axis of a histogram: counts are whole
+            got = getattr(trace, axis)
+            if got is not None:
+                values.extend(got.tolist() if hasattr(got, "tolist") else list(got))
+        if not values or not all(_whole(v) for v in values):
+            continue
+        span = max(values) - min(values)
+        update = fig.update_xaxes if axis == "x" else fig.update_yaxes
+        update(tickformat=",d", **({"dtick": 1} if span <= 20 else {}))
 
 
 def metric(where: Any, label: object, value: object, delta: object = None,

@@ -87,6 +87,11 @@ def render() -> None:
         WHERE {{players}} AND {where} GROUP BY bid, won""", f,
         player_column="player", params=own)
     grid = heat.pivot_table(index="won", columns="bid", values="rounds", fill_value=0)
+    if not grid.empty:
+        # every count from 0 up, each cell 0 when it never happened: a number nobody won
+        # is a row of zeros, not a blank row beside them
+        grid = grid.reindex(index=range(0, int(max(grid.index)) + 1),
+                            columns=range(0, int(max(grid.columns)) + 1), fill_value=0)
     ui.chart(st, px.imshow(grid, origin="lower", text_auto=True, aspect="auto",
                               labels={"x": "bid", "y": "tricks won", "color": "rounds"},
                               title="Bid against tricks won"), width="stretch")

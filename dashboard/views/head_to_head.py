@@ -53,14 +53,20 @@ def render() -> None:
         grid = regulars.assign(share=regulars["ahead"] / regulars["games"]).pivot_table(
             index="player", columns="opponent", values="share")
         matrix = px.imshow(grid, text_auto=".0%" if len(grid) <= 12 else False, aspect="auto",
-                           zmin=0, zmax=1, color_continuous_scale="RdBu",
-                           labels={"x": "opponent", "y": "player", "color": "share ahead"},
-                           title="Share of games the row player finished ahead of the column "
-                                 "player (blank: never met)")
+                           zmin=0, zmax=1,
+                           # an even record (0.5) is a colour of its own, never the white
+                           # of "never met"
+                           color_continuous_scale=[(0.0, "#c0392b"), (0.5, "#f2b233"),
+                                                   (1.0, "#2f6fdb")],
+                           labels={"x": "opponent", "y": "player", "color": "share ahead"})
+        # a heading of the page's own, not plotly's title: it wraps on a phone
+        st.markdown("**Share of games the row player finished ahead of the column player**")
         matrix.update_layout(height=max(420, 24 * len(grid) + 160))
         matrix.update_xaxes(tickangle=-45, dtick=1)
         matrix.update_yaxes(dtick=1)
         ui.chart(st, matrix, width="stretch")
+        st.caption("Red: always behind; amber: even (half the games ahead); blue: always "
+                   "ahead; blank: never met at this minimum.")
 
 
 def _title(name: str) -> str:

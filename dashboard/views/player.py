@@ -240,9 +240,11 @@ def _disputes(player: str) -> None:
     claims["open"] = [tables.viewer_url(g, int(r) if r.isdigit() else None,
                                         text=f"round {r}" if r.isdigit() else "totals")
                       for g, r in zip(claims["game_id"], claims["round"])]
-    tables.show(claims, {"game_id": "game", "file_name": "file", "line": "line",
-                         "open": "round", "claimed": "sheet says", "computed": "replay says",
-                         "derivation": "how the replay's score is made up"},
+    # the derivation is what settles the argument: it comes before the file's details, so
+    # a 1400 px screen shows it without scrolling sideways
+    tables.show(claims, {"open": "round", "claimed": "sheet says", "computed": "replay says",
+                         "derivation": "how the replay's score is made up",
+                         "file_name": "file", "line": "line", "game_id": "game"},
                 games=("game_id",), links=("open",))
 
 

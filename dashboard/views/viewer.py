@@ -73,8 +73,10 @@ def render() -> None:
     param = "trick" if step_word == "trick" else "step"
     asked_step, bad_step = _int_param(param)
     if bad_round is not None or (asked_round is not None and asked_round not in rounds):
-        st.warning(ui.plain(f"This game has no round {bad_round or asked_round} (rounds "
-                            f"{rounds[0]}-{rounds[-1]}); showing round {rounds[0]}."))
+        which = (f"round {rounds[0]} only" if len(rounds) == 1
+                 else f"rounds {rounds[0]}-{rounds[-1]}")
+        st.warning(ui.plain(f"This game has no round {bad_round or asked_round} ({which}); "
+                            f"showing round {rounds[0]}."))
         asked_round = None
     if asked_round is None and g["status"] == "illegal":
         bad = tl.step_of_line(int(g["error_line"]))
@@ -103,8 +105,9 @@ def render() -> None:
     key = f"step_{gid}_{rnd}"
     if asked_step is not None or bad_step is not None:
         if bad_step is not None or asked_step not in numbers:
+            which = (f"{param} 1 only" if numbers[-1] == 1 else f"{param}s 1-{numbers[-1]}")
             st.warning(ui.plain(f"Round {rnd} has no {param} {bad_step or asked_step} "
-                                f"({param}s 1-{numbers[-1]}); showing the first."))
+                                f"({which}); showing the first."))
             asked_step = None
         marker = f"{key}_from_url"
         if asked_step is not None and st.session_state.get(marker) != asked_step:
@@ -113,11 +116,11 @@ def render() -> None:
     if key not in st.session_state:
         st.session_state[key] = 0
     prev, label, nxt = st.columns([1, 3, 1])
-    if prev.button("◀ previous", key=f"prev_{key}", disabled=st.session_state[key] == 0):
-        st.session_state[key] -= 1
-    if nxt.button("next ▶", key=f"next_{key}",
-                  disabled=st.session_state[key] >= len(steps) - 1):
-        st.session_state[key] += 1
+    at = st.session_state[key]
+    prev.button("◀ previous", key=f"prev_{key}", on_click=_move, args=(tl, gid, rnd, -1, param),
+                disabled=at == 0 and rnd == rounds[0])
+    nxt.button("next ▶", key=f"next_{key}", on_click=_move, args=(tl, gid, rnd, 1, param),
+               disabled=at >= len(steps) - 1 and rnd == rounds[-1])
     step = steps[min(st.session_state[key], len(steps) - 1)]
     label.markdown(f"**Round {rnd}, {step.label[:1].lower() + step.label[1:]}** "
                    f"({step.number} of {len(steps)})")
@@ -125,6 +128,37 @@ def render() -> None:
     st.query_params[param] = str(step.number)
     _show_step(step, g, gid, step_word)
     _scores(gid, rnd)
+
+
+def _move(tl: Timeline, gid: str, rnd: int, delta: int, param: str) -> None:
+    """One step on or back; past a round's last step into the next round's first, before its
+    first into the previous round's last. A button's callback: it runs before the page is
+    drawn again, so it may change the round chosen in the selectbox."""
+    key = f"step_{gid}_{rnd}"
+    at = st.session_state.get(key, 0) + delta
+    here = tl.in_round(rnd)
+    if 0 <= at < len(here):
+        st.session_state[key] = at
+        # the URL names the new step at once, so the link read on the next run agrees
+        st.session_state[f"{key}_from_url"] = here[at].number
+        st.query_params[param] = str(here[at].number)
+        return
+    rounds = tl.rounds()
+    to = rounds.index(rnd) + (1 if delta > 0 else -1)
+    if not 0 <= to < len(rounds):
+        return
+    new = rounds[to]
+    steps = tl.in_round(new)
+    index = 0 if delta > 0 else max(len(steps) - 1, 0)
+    rnd_key = f"round_{gid}"
+    st.session_state[rnd_key] = new
+    st.session_state[f"step_{gid}_{new}"] = index
+    # the URL then names the new place, so the link read on the next run does not undo it
+    st.session_state[f"{rnd_key}_from_url"] = new
+    st.query_params["round"] = str(new)
+    if steps:
+        st.session_state[f"step_{gid}_{new}_from_url"] = steps[index].number
+        st.query_params[param] = str(steps[index].number)
 
 
 def _round_notes(tl: Timeline, rnd: int) -> None:
@@ -181,20 +215,22 @@ def _scores(gid: str, rnd: int) -> None:
     scores = data.query("""
         SELECT round, player, score, running_total AS "running total", derivation FROM round_scores
         WHERE game_id = ? ORDER BY round, player""", (gid,))
-    claims = data.query("""SELECT line, coalesce(CAST(round AS VARCHAR), 'totals') AS round,
-                                  player, claimed AS "sheet says", computed, derivation
+    claims = data.query("""SELECT coalesce(CAST(round AS VARCHAR), 'totals') AS round,
+                                  player, claimed AS "sheet says", computed, derivation, line
                            FROM claims WHERE game_id = ? AND NOT match ORDER BY line""", (gid,))
+    wide = {"derivation": st.column_config.TextColumn("derivation", width="large")}
     st.subheader("Running scores")
     if not claims.empty:
         st.warning(f"{ui.count(len(claims), 'claimed score')} on the score sheet "
                    f"{'does' if len(claims) == 1 else 'do'} not match:")
-        st.dataframe(claims, hide_index=True, width="stretch")
+        st.dataframe(claims, hide_index=True, width="stretch", column_config=wide)
     if scores.empty:
         st.info("No round has finished yet.")
     else:
         ui.chart(st, px.line(scores, x="round", y="running total", color="player",
                                 markers=True, title="Running totals"), width="stretch")
-        st.dataframe(scores[scores["round"] == rnd], hide_index=True, width="stretch")
+        st.dataframe(scores[scores["round"] == rnd], hide_index=True, width="stretch",
+                     column_config=wide)
 
 
 ui.guarded(render)

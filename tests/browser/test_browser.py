@@ -20,7 +20,8 @@ PAGES = {
     "verify": "Verify a log", "upload": "Upload logs", "sql": "SQL console",
 }
 
-NO_CHART = {"verify", "upload"}  # forms: nothing to chart until a log is given
+# forms: nothing to chart until a log is given (verify, upload) or columns are picked (sql)
+NO_CHART = {"verify", "upload", "sql"}
 
 
 @pytest.fixture(scope="module")

@@ -470,3 +470,12 @@ def test_failed_logins_lock_the_name_out():
     # an unknown name gets the very same answer as a wrong password
     assert check_login(users, Limiter(), "zed", "x", None) == (None, "Wrong name or password.")
     assert check_login(users, Limiter(), "Ann", "right", None)[0] == users["ann"]
+
+
+def test_a_minimum_kept_from_a_wider_filter_is_lowered_to_fit(db):
+    at = page("results")
+    at.session_state["results_min_games"] = 10_000  # more games than anyone has here
+    ok(at)
+    slider = at.slider(key="results_min_games")
+    assert slider.value == slider.max < 10_000
+    assert not [e.value for e in at.error if "Something went wrong" in e.value]

@@ -151,3 +151,28 @@ def test_upload_accounts_for_every_file_and_gives_a_conflict_in_full(one_game):
     assert "clash" in refused and "give the log another" in refused.replace("\\", "")
     table = at.dataframe[0].value.set_index("file")
     assert table.at["fresh.jsonl", "result"] == "complete, disputed"
+
+
+def test_the_viewers_next_goes_on_into_the_next_round_and_previous_back(one_game):
+    from ingest.db import reading
+
+    with reading(one_game) as con:
+        gid, last = con.execute("SELECT game_id, max(trick) FROM tricks WHERE round = 1 "
+                                "GROUP BY game_id").fetchone()
+    at = AppTest.from_file(str(PAGES / "viewer.py"), default_timeout=90)
+    at.query_params["game"] = gid
+    at.query_params["round"] = "1"
+    at.query_params["trick"] = str(last)
+    at.run()
+    text = " ".join(m.value for m in at.markdown)
+    assert f"Round 1, trick {last}" in text
+    at.button(key=f"next_step_{gid}_1").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Round 2, trick 1" in " ".join(m.value for m in at.markdown)
+    assert at.selectbox(key=f"round_{gid}").value == 2
+    at.button(key=f"next_step_{gid}_2").click().run()
+    assert "Round 2, trick 2" in " ".join(m.value for m in at.markdown)
+    at.button(key=f"prev_step_{gid}_2").click().run()
+    at.button(key=f"prev_step_{gid}_2").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert f"Round 1, trick {last}" in " ".join(m.value for m in at.markdown)
