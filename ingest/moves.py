@@ -11,6 +11,7 @@ decision gets its marker too, and is not judged again.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -151,7 +152,8 @@ def _write(path: str, task: GameTask, judged: list[Judgement], seed: int,
            samples: int) -> None:
     now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
     rows = [(task.sha256, task.game_id, j.round, j.step, j.line, j.player, j.move,
-             j.best_move, j.value, j.best_value, j.cost, j.cost_se, j.samples,
+             j.best_move, j.value, j.best_value, j.cost,
+             None if math.isnan(j.cost_se) else j.cost_se, j.samples,
              j.alternatives, j.band, METHOD, seed, now) for j in judged]
     key = cache_key(seed, samples)
     with writing(path) as con:

@@ -25,7 +25,8 @@ Bands (`band_of`): `best` when the cost is within one standard error of the best
 accuracy count), otherwise the lower end of the cost's 95 % interval (cost − 2 SE) against
 the game's thresholds in points (`THRESHOLDS`): `good`, `inaccuracy`, `mistake`, `blunder`.
 Noise cannot make a blunder: a cost that is not at least two standard errors above the
-blunder threshold is not one.
+blunder threshold is not one, and a decision with a single fitting sample (no error to
+measure; `cost_se` is NaN) is never called worse than `good`.
 
 Each decision's random streams are seeded by (seed, the log's SHA-256, the decision's line):
 the same log gives the same judgements in any order, on any number of processes.
@@ -353,11 +354,16 @@ def judge_decision(d: Decision, samples: int, seed: int, sha256: str,
     best = max(range(len(means)), key=lambda a: (sign * means[a], -a))
     diffs = [sign * (values[best][k] - values[0][k]) for k in range(n)]
     cost = sum(diffs) / n
-    var = sum((x - cost) ** 2 for x in diffs) / (n - 1) if n > 1 else 0.0
-    se = math.sqrt(var / n)
+    if n > 1:
+        se = math.sqrt(sum((x - cost) ** 2 for x in diffs) / (n - 1) / n)
+        band = band_of(game, cost, se, best == 0)
+    else:
+        # one sample has no error to measure: never called worse than good on its word
+        se = math.nan
+        band = "best" if best == 0 or cost == 0 else "good"
     return Judgement(d.round.number, d.step, d.line, d.player, move_label(d.made),
                      move_label(d.alternatives[best]), means[0], means[best], cost, se, n,
-                     len(d.alternatives), band_of(game, cost, se, best == 0))
+                     len(d.alternatives), band)
 
 
 def judge_log(raw: bytes, samples: int = DEFAULT_SAMPLES, seed: int = 0, sha256: str = "",

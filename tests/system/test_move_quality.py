@@ -1,0 +1,139 @@
+"""`trickledger analyse --moves` and `move_quality` on real database files: the table and
+its views, caching, --game/--limit, the same table whatever --jobs, bad options; and the
+statistics of the judge on simulated games (greedy bots cost less than random bots in every
+game; two seeds agree within their errors)."""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+
+import pytest
+from helpers import NAMES, header
+
+from ingest.db import reading
+from ingest.load import Source, ingest
+from replay.bots import GreedyBot, RandomBot
+from replay.judge import judge_log
+from replay.simulate import SimOptions, play_game, simulate_one
+from replay.writer import dump_lines
+from trickledger import main
+
+COLUMNS = ("game_id, round, step, line, player, move, best_move, value, best_value, cost, "
+           "cost_se, samples, alternatives, band, method, seed")
+
+
+def _sim(game: str, n: int, seed: int, prefix: str, **kw) -> bytes:
+    opts = SimOptions(game=game, games=1, players=(n, n), seed=seed,
+                      bots=("greedy", "random"), id_prefix=prefix, **kw)
+    return simulate_one(opts, 0)[1]
+
+
+def rows(db: str, sql: str, params: list | None = None) -> list[tuple]:
+    with reading(db) as con:
+        return con.execute(sql, params or []).fetchall()
+
+
+@pytest.fixture(scope="module")
+def logs() -> dict[str, bytes]:
+    return {"r1": _sim("rage", 3, 1, "r1", rounds=1),
+            "u1": _sim("under_the_radar", 3, 2, "u1", rounds=1),
+            "x1": _sim("rage", 3, 7, "x1", rounds=1, illegal=1.0)}
+
+
+def load(tmp_path, logs: dict[str, bytes], name: str) -> str:
+    db = str(tmp_path / f"{name}.duckdb")
+    ingest([Source(f"{k}.jsonl", data=v) for k, v in logs.items()], db, jobs=1)
+    return db
+
+
+def test_analyse_moves_fills_caches_and_is_the_same_whatever_jobs(logs, tmp_path, capsys):
+    one, two = load(tmp_path, logs, "one"), load(tmp_path, logs, "two")
+    args = ["analyse", "--moves", "--samples", "3", "--seed", "5"]
+    assert main([*args, "--db", one, "--jobs", "1", "--limit", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "move quality: 1 games judged" in out and "1 left" in out  # x1 is illegal: not judged
+    assert main([*args, "--db", one, "--jobs", "1"]) == 0
+    assert "1 games judged" in (out := capsys.readouterr().out) and "1 already cached" in out
+    assert main([*args, "--db", one, "--jobs", "1"]) == 0
+    assert "0 games judged" in capsys.readouterr().out  # all cached: nothing to do
+    assert main([*args, "--db", two, "--jobs", "2"]) == 0
+    capsys.readouterr()
+    sql = f"SELECT {COLUMNS} FROM move_quality ORDER BY game_id, line"
+    a, b = rows(one, sql), rows(two, sql)
+    assert a == b and len(a) > 20
+    assert {r[0] for r in a} == {"r1-s1-000000", "u1-s2-000000"}
+    # under_the_radar's rule rejects many samples: a decision may keep fewer than asked
+    assert all(1 <= r[11] <= 3 and r[14] == "greedy-crn-v1" and r[15] == 5 for r in a)
+    # the views count per player, accuracy being the share of decisions in band 'best'
+    got = rows(one, "SELECT player, decisions, accuracy, blunders FROM decision_quality "
+                    "WHERE game = 'rage' ORDER BY player")
+    by_hand = {}
+    for r in a:
+        if r[0].startswith("r1"):
+            d = by_hand.setdefault(r[4], [0, 0, 0])
+            d[0] += 1
+            d[1] += r[13] == "best"
+            d[2] += r[13] == "blunder"
+    assert [(p, n, round(b / n, 3), bl) for p, (n, b, bl) in sorted(by_hand.items())] == \
+        [(p, n, acc, bl) for p, n, acc, bl in got]
+    per_game = rows(one, "SELECT count(*) FROM game_decisions WHERE game_id = 'r1-s1-000000'")
+    assert per_game == [(3,)]
+
+
+def test_analyse_moves_narrows_to_a_game_and_rejects_bad_options(logs, tmp_path, capsys):
+    db = load(tmp_path, logs, "g")
+    assert main(["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1",
+                 "--game", "u1-s2-000000"]) == 0
+    assert rows(db, "SELECT DISTINCT game_id FROM move_quality") == [("u1-s2-000000",)]
+    capsys.readouterr()
+    assert main(["analyse", "--moves", "--db", db, "--samples", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--samples must be at least 2" in err[0]
+
+
+# ------------------------------------------------------------------ statistics
+
+
+GAMES = [("plotters", 4, {"rounds": 1}), ("rage", 3, {"rounds": 1}),
+         ("color_stacks", 2, {"suits": ["R", "Y", "G", "B"]}),
+         ("under_the_radar", 3, {"rounds": 1})]
+
+
+@pytest.mark.parametrize("game,n,extra", GAMES, ids=[g for g, _, _ in GAMES])
+def test_greedy_bots_cost_less_than_random_bots_on_the_same_deals(game, n, extra):
+    """Each seat greedy or random by turns over the games, so both kinds see the same
+    deals; the greedy decisions' mean cost is below the random ones' by more than two
+    standard errors of the difference (Welch)."""
+    cost: dict[str, list[float]] = {"greedy": [], "random": []}
+    h = header(game, n, **extra)
+    for seed in range(4):
+        bots = {p: (GreedyBot() if (i + seed) % 2 == 0 else RandomBot())
+                for i, p in enumerate(NAMES[:n])}
+        _, events = play_game(h, bots, random.Random(seed))
+        for j in judge_log(dump_lines(h, events), samples=4, seed=seed, sha256=str(seed)):
+            cost[bots[j.player].name].append(j.cost)
+    g, r = cost["greedy"], cost["random"]
+    diff = statistics.fmean(r) - statistics.fmean(g)
+    se = math.sqrt(statistics.variance(g) / len(g) + statistics.variance(r) / len(r))
+    assert diff > 2 * se, (game, statistics.fmean(g), statistics.fmean(r), se)
+
+
+def test_two_seeds_agree_within_their_errors():
+    """The same decisions judged with two seeds: at least 95 % of the costs lie within two
+    combined standard errors of each other (where both errors are zero the costs must be
+    equal: all samples agreed)."""
+    h = header("rage", 3, rounds=1)
+    close = total = 0
+    for seed in range(2):
+        _, events = play_game(h, {p: GreedyBot() for p in NAMES[:3]}, random.Random(seed))
+        raw = dump_lines(h, events)
+        a = judge_log(raw, samples=12, seed=1, sha256="x")
+        b = judge_log(raw, samples=12, seed=2, sha256="x")
+        assert [j.line for j in a] == [j.line for j in b]
+        for x, y in zip(a, b):
+            bound = 2 * math.sqrt(x.cost_se ** 2 + y.cost_se ** 2)
+            close += abs(x.cost - y.cost) <= bound + 1e-9
+            total += 1
+    assert close >= 0.95 * total, (close, total)
