@@ -15,7 +15,10 @@ that player's information at that moment:
 2. **Common random numbers.** Every legal alternative is applied to a branch
    (`GameState.clone`) of each sample, then the round is played out by the greedy bot in
    every seat with the same random stream per sample, so the alternatives differ only by
-   the move.
+   the move. In an endgame, where the rest of the round of a sample has at most
+   `ENDGAME_BUDGET` positions, the sample is searched instead (replay/search.py: every
+   player plays perfectly for themselves, the sample's hands known): the playout policy
+   is the greedy bot, or better where better is affordable.
 3. **Value** of a move = the player's mean round score over the samples, in the game's own
    points. "Better" is higher, lower in games where the lowest total wins.
    `cost` = value of the best alternative − value of the move made (turned so that a
@@ -48,11 +51,13 @@ from .engine import replay_bytes
 from .errors import FormatError, RuleError
 from .events import Event
 from .registry import registry
+from .search import BudgetExceeded, Unsearchable, exact_values
 from .state import GameState, Move
 
 METHOD: Final = "greedy-crn-v1"
 DEFAULT_SAMPLES: Final = 16
 MAX_MOVES: Final = 100_000  # a playout that does not end is a bug, not a hang
+ENDGAME_BUDGET: Final = 400  # positions: a rest of the round this small is searched
 REJECTIONS: Final = 40  # attempts per wanted sample before settling for fewer
 BANDS: Final = ("best", "good", "inaccuracy", "mistake", "blunder")
 
@@ -331,39 +336,65 @@ def play_round_out(state: GameState, rng: random.Random,
     raise RuntimeError("a playout did not end")
 
 
-def judge_decision(d: Decision, samples: int, seed: int, sha256: str,
-                   ) -> Judgement | None:
-    """The judgement of one decision, or None when no sample of the hidden cards fits
-    what the player saw (which a legal log cannot cause, but a budget can)."""
+def evaluate(d: Decision, samples: int, seed: int, sha256: str) -> list[list[float]]:
+    """The player's round score after each alternative (in `d.alternatives`' order, the move
+    made first) on each sample of the hidden cards: values[alternative][sample]. Empty
+    when no sample fits what the player saw."""
     rng = random.Random(f"trickledger-judge:{METHOD}:{seed}:{sha256}:{d.line}")
     states = sample_states(d, samples, rng)
-    if not states:
-        return None
-    game = d.round.before_deal.info.name
-    sign = better_sign(game)
     values = [[0.0] * len(states) for _ in d.alternatives]
+    search = True  # an endgame: every sample is searched to the round's end instead
     for k, base in enumerate(states):
         stream = rng.random()  # one stream per sample, the same for every alternative
+        if search:
+            try:
+                exact = exact_values(base, d.seat, d.alternatives, ENDGAME_BUDGET)
+            except (BudgetExceeded, Unsearchable):
+                search = False
+            else:
+                for a, v in enumerate(exact):
+                    values[a][k] = float(v)
+                continue
         for a, move in enumerate(d.alternatives):
             branch = base.clone()
             branch.apply(Event(d.line, str(move["type"]), move))
             play_round_out(branch, random.Random(stream))
             values[a][k] = float(round_score(branch, d.round.number, d.seat))
-    n = len(states)
+    return values if states else []
+
+
+def cost_of(values: list[list[float]], chosen: int, sign: int) -> tuple[int, float, float]:
+    """(the best alternative, the cost of `chosen` against it, its standard error) from
+    `evaluate`'s values; the standard error is NaN with a single sample."""
+    n = len(values[0])
     means = [sum(v) / n for v in values]
     best = max(range(len(means)), key=lambda a: (sign * means[a], -a))
-    diffs = [sign * (values[best][k] - values[0][k]) for k in range(n)]
+    diffs = [sign * (values[best][k] - values[chosen][k]) for k in range(n)]
     cost = sum(diffs) / n
+    if n < 2:
+        return best, cost, math.nan
+    return best, cost, math.sqrt(sum((x - cost) ** 2 for x in diffs) / (n - 1) / n)
+
+
+def judge_decision(d: Decision, samples: int, seed: int, sha256: str,
+                   ) -> Judgement | None:
+    """The judgement of one decision, or None when no sample of the hidden cards fits
+    what the player saw (which a legal log cannot cause, but a budget can)."""
+    values = evaluate(d, samples, seed, sha256)
+    if not values:
+        return None
+    game = d.round.before_deal.info.name
+    sign = better_sign(game)
+    best, cost, se = cost_of(values, 0, sign)
+    n = len(values[0])
     if n > 1:
-        se = math.sqrt(sum((x - cost) ** 2 for x in diffs) / (n - 1) / n)
         band = band_of(game, cost, se, best == 0)
     else:
         # one sample has no error to measure: never called worse than good on its word
-        se = math.nan
         band = "best" if best == 0 or cost == 0 else "good"
     return Judgement(d.round.number, d.step, d.line, d.player, move_label(d.made),
-                     move_label(d.alternatives[best]), means[0], means[best], cost, se, n,
-                     len(d.alternatives), band)
+                     move_label(d.alternatives[best]), sum(values[0]) / n,
+                     sum(values[best]) / n, cost, se, n, len(d.alternatives), band)
 
 
 def judge_log(raw: bytes, samples: int = DEFAULT_SAMPLES, seed: int = 0, sha256: str = "",
