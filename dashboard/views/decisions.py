@@ -30,7 +30,9 @@ def render() -> None:
             st.info("None of the games the sidebar counts has judged decisions.")
         return
     most = int(board["games"].max())
-    min_games = ui.minimum("Minimum games judged", most, key="decisions_min_games")
+    # a slider from 1 to 1 is refused by Streamlit: with one judged game there is no choice
+    min_games = ui.minimum("Minimum games judged", most, key="decisions_min_games") \
+        if most > 1 else 1
     games = sorted(board["game"].unique())
     for game, tab in zip(games, st.tabs([_title(g) for g in games])):
         with tab:

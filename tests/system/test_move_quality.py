@@ -93,6 +93,45 @@ def test_analyse_moves_narrows_to_a_game_and_rejects_bad_options(logs, tmp_path,
     assert len(err) == 1 and "--samples must be at least 2" in err[0]
 
 
+def test_the_pages_show_the_judgements(logs, tmp_path):
+    """The Decisions page ranks the players, the viewer shows each move's verdict, cost and
+    best alternative, the Player page the accuracy and the costliest decisions."""
+    from pathlib import Path
+
+    from helpers import dashboard_database
+    from streamlit.testing.v1 import AppTest
+
+    views = Path(__file__).resolve().parents[2] / "dashboard" / "views"
+    db = load(tmp_path, logs, "pages")
+
+    def run(name: str, **params: str) -> AppTest:
+        at = AppTest.from_file(str(views / f"{name}.py"), default_timeout=90)
+        for k, v in params.items():
+            at.query_params[k] = v
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        return at
+
+    with dashboard_database(db):
+        at = run("decisions")
+        assert any("analyse --moves" in i.value for i in at.info)  # nothing judged yet
+    assert main(["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1"]) == 0
+    (gid, rnd, player), = rows(db, "SELECT game_id, round, player FROM move_quality "
+                                   "WHERE game_id LIKE 'r1%' ORDER BY cost DESC, line LIMIT 1")
+    with dashboard_database(db):
+        at = run("decisions")  # one judged game each: no minimum to choose
+        assert not at.slider
+        assert [t.label for t in at.tabs] == ["Rage", "Under the Radar"]
+        assert "Most accurate in Rage" in [m.label for m in at.metric]
+        at = run("viewer", game=gid, round=str(rnd), trick="1")
+        assert any("The judge on this trick" in m.value for m in at.markdown)
+        shown = at.dataframe[0].value
+        assert {"verdict", "cost ± SE (points)", "best alternative"} <= set(shown.columns)
+        at = run("player", player=player)
+        assert "Decisions" in [h.value for h in at.subheader]
+        assert any("costliest decisions" in c.value for c in at.caption)
+
+
 # ------------------------------------------------------------------ statistics
 
 
