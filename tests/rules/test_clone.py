@@ -35,10 +35,12 @@ def snapshot(value: Any) -> Any:
         return {k: snapshot(v) for k, v in value.items()}
     if t is set:
         return frozenset(value)
-    slots = getattr(t, "__slots__", None)
+    # compiled with mypyc a class lists its attributes in __mypyc_attrs__, not __slots__
+    slots = getattr(t, "__mypyc_attrs__", None) or getattr(t, "__slots__", None)
     if slots and not hasattr(value, "__dataclass_fields__") and t.__module__.startswith(
             "replay.games"):
-        return (t.__name__, tuple(snapshot(getattr(value, s)) for s in slots))
+        return (t.__name__, tuple(snapshot(getattr(value, s)) for s in slots
+                                  if s != "__dict__" and hasattr(value, s)))
     return value
 
 
