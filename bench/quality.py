@@ -1,11 +1,13 @@
 """Figures of decision quality (docs/performance.md): playouts per second per game, and the
 time to judge one game of each game at its common table size, on one core.
 
-    python -m bench.quality [--games 3] [--samples 16] [--out FILE]
+    python -m bench.quality [--games 1] [--samples 16] [--out FILE]
 
-A playout is what the hand estimates and the judge repeat: branch a state at the start
-of a round (`GameState.clone`) and let the greedy bot play the round out. Games are
-simulated with a fixed seed, so two runs measure the same positions.
+Times are CPU time of this process (`time.process_time`), so a machine busy with other
+work does not inflate them. A playout is what the hand estimates and the judge repeat:
+branch a state at the start of a round (`GameState.clone`) and let the greedy bot play
+the round out. Games are simulated with a fixed seed, so two runs measure the same
+positions.
 """
 
 from __future__ import annotations
@@ -55,13 +57,13 @@ def round_starts(game: str, seed: int) -> tuple[bytes, list[GameState]]:
 
 def playouts_per_second(starts: list[GameState], branch: str, seconds: float = 3.0) -> float:
     rng = random.Random(0)
-    done, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    done, t0 = 0, time.process_time()
+    while time.process_time() - t0 < seconds:
         for st in starts:
             s = st.clone() if branch == "clone" else copy.deepcopy(st)
             play_round_out(s, rng)
             done += 1
-    return done / (time.perf_counter() - t0)
+    return done / (time.process_time() - t0)
 
 
 def main() -> None:
@@ -79,9 +81,9 @@ def main() -> None:
         judged = []
         for seed in range(1, args.games + 1):
             raw, _ = round_starts(game, seed)
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             js = judge_log(raw, args.samples, 0, f"bench-{seed}")
-            judged.append((time.perf_counter() - t0, len(js), sum(j.alternatives for j in js)))
+            judged.append((time.process_time() - t0, len(js), sum(j.alternatives for j in js)))
         row["judge_seconds_per_game"] = round(sum(t for t, _, _ in judged) / len(judged), 1)
         row["decisions_per_game"] = sum(d for _, d, _ in judged) / len(judged)
         row["alternatives_per_decision"] = round(
