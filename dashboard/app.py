@@ -29,6 +29,8 @@ PAGES = [
             url_path="head_to_head"),
     st.Page("views/seats.py", title="Seat effects", icon=":material/event_seat:",
             url_path="seats"),
+    st.Page("views/decisions.py", title="Decisions", icon=":material/rule:",
+            url_path="decisions"),
     st.Page("views/player.py", title="Player", icon=":material/person:", url_path="player"),
     st.Page("views/viewer.py", title="Game viewer", icon=":material/search:", url_path="viewer"),
     st.Page("views/verify.py", title="Verify", icon=":material/gavel:", url_path="verify"),

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any
 
+from replay.judge import DEFAULT_SAMPLES as DEFAULT_SAMPLES_MOVES
+
 from . import ratings
 from .db import DatabaseBusy, db_path, reading, writing
 from .hands import DEFAULT_PLAYOUTS, METHOD, HandEstimate, estimate_round
@@ -320,12 +322,18 @@ def cmd_analyse(args: argparse.Namespace) -> int:
         print("trickledger analyse: --playouts must be at least 1", file=sys.stderr)
         return 2
     if args.lake is not None:
+        if args.moves:
+            print("trickledger analyse: --moves needs a database file (--db), not a lake",
+                  file=sys.stderr)
+            return 2
         return _analyse_lake(args)
     path = db_path(args.db)
     from .commands import refuse_database
 
     if refuse_database("analyse", path, must_exist=True):
         return 2
+    if args.moves:
+        return cmd_moves(args, path)
     return _analyse(args, path)
 
 
@@ -383,6 +391,33 @@ def positive_int(text: str) -> int:
     from .commands import positive
 
     return int(positive(int)(text))
+def cmd_moves(args: argparse.Namespace, path: str) -> int:
+    """`trickledger analyse --moves`: that step alone (ingest/moves.py)."""
+    from tqdm import tqdm
+
+    from .moves import judge_games
+
+    if args.samples < 2:
+        print("trickledger analyse: --samples must be at least 2 (a standard error needs "
+              "two)", file=sys.stderr)
+        return 2
+    bar = tqdm(unit="game", desc="moves", disable=not sys.stderr.isatty())
+
+    def progress(done: int, total: int) -> None:
+        bar.total = total
+        bar.update(done - bar.n)
+
+    try:
+        moves = judge_games(path, args.samples, args.seed, args.jobs, args.game or None,
+                            args.limit, progress)
+    except DatabaseBusy as e:
+        print(f"trickledger analyse: {e}", file=sys.stderr)
+        return 2
+    finally:
+        bar.close()
+    for line in moves.lines():
+        print(line)
+    return 1 if moves.failures else 0
 
 
 def add_command(sub: Any) -> None:
@@ -415,4 +450,10 @@ def add_command(sub: Any) -> None:
                    help="estimate about this many hands now (whole rounds, so a few more "
                         "may be done); a later run does the rest")
     a.add_argument("--no-hands", action="store_true", help="ratings only")
+    a.add_argument("--moves", action="store_true",
+                   help="only judge every decision of the complete games (move_quality; "
+                        "--game, --limit in games, --seed, --jobs and --samples apply)")
+    a.add_argument("--samples", type=int, default=DEFAULT_SAMPLES_MOVES,
+                   help=f"--moves: samples of the hidden cards per decision (default "
+                        f"{DEFAULT_SAMPLES_MOVES})")
     a.set_defaults(fn=cmd_analyse)

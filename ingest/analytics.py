@@ -38,6 +38,14 @@ DERIVED_TABLES: dict[str, list[tuple[str, str]]] = {
     "analysis_runs": [
         ("analysis", "VARCHAR"), ("fingerprint", "VARCHAR"), ("rows", "INTEGER"),
         ("detail", "VARCHAR"), ("computed_at", "TIMESTAMP"),
+    ],    # every decision of a complete game judged against its alternatives (ingest/moves.py)
+    "move_quality": [
+        ("sha256", "VARCHAR"), ("game_id", "VARCHAR"), ("round", "INTEGER"),
+        ("step", "INTEGER"), ("line", "INTEGER"), ("player", "VARCHAR"), ("move", "VARCHAR"),
+        ("best_move", "VARCHAR"), ("value", "DOUBLE"), ("best_value", "DOUBLE"),
+        ("cost", "DOUBLE"), ("cost_se", "DOUBLE"), ("samples", "INTEGER"),
+        ("alternatives", "INTEGER"), ("band", "VARCHAR"), ("method", "VARCHAR"),
+        ("seed", "INTEGER"), ("computed_at", "TIMESTAMP"),
     ],
 }
 
@@ -358,6 +366,32 @@ OBJECTS: list[tuple[str, str, str]] = [
                            count(above_units)) / 27720, 3) AS se
         FROM round_seats_of(ids) GROUP BY game, seat_from_dealer"""),
     ("view", "seat_effects", "SELECT * FROM seat_effects_of(counted_ids())"),
+
+    # ---------------------------------------------------------------- decision quality
+    # the judged decisions of the games (move_quality, keyed by the log's bytes); accuracy
+    # is the share of decisions within one standard error of the best (band 'best')
+    ("macro", "move_quality_of(ids)", """
+        SELECT g.game_id, g.game, g.played_on, m.round, m.step, m.line, m.player, m.move,
+               m.best_move, m.value, m.best_value, m.cost, m.cost_se, m.samples,
+               m.alternatives, m.band
+        FROM move_quality m JOIN games g ON g.sha256 = m.sha256
+        WHERE g.game_id IN (SELECT unnest(ids))"""),
+    ("macro", "game_decisions_of(ids)", """
+        SELECT game_id, game, played_on, player, count(*) AS decisions,
+               round(avg(CASE WHEN band = 'best' THEN 1.0 ELSE 0.0 END), 3) AS accuracy,
+               round(avg(cost), 3) AS avg_cost,
+               count(*) FILTER (WHERE band = 'blunder') AS blunders
+        FROM move_quality_of(ids) GROUP BY game_id, game, played_on, player"""),
+    ("macro", "decision_quality_of(ids)", """
+        SELECT game, player, count(DISTINCT game_id) AS games, count(*) AS decisions,
+               round(avg(CASE WHEN band = 'best' THEN 1.0 ELSE 0.0 END), 3) AS accuracy,
+               round(avg(cost), 3) AS avg_cost,
+               count(*) FILTER (WHERE band = 'inaccuracy') AS inaccuracies,
+               count(*) FILTER (WHERE band = 'mistake') AS mistakes,
+               count(*) FILTER (WHERE band = 'blunder') AS blunders
+        FROM move_quality_of(ids) GROUP BY game, player"""),
+    ("view", "decision_quality", "SELECT * FROM decision_quality_of(counted_ids())"),
+    ("view", "game_decisions", "SELECT * FROM game_decisions_of(counted_ids())"),
     ("macro", "leader_effects_of(ids)", """
         SELECT game, round = 1 AS first_round, leader_left_of_dealer, count(*) AS rounds,
                ratio(sum(above_units), 27720 * count(above_units), 3) AS mean_above_table,

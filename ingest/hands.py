@@ -6,9 +6,10 @@ For one player's hand in one round of a bidding game, a seeded Monte-Carlo:
    after the deal (the log's own `trump` events); every other card of the game's deck
    (its module's `DECK`) is unseen;
 2. each playout redeals the unseen cards at random to the other players (the rest stays
-   in the pile), replays the log's earlier rounds, this deal and its trump events with
-   the engine (`replay_bytes` for the header, then `GameState.apply`), and plays the
-   round out with the project's greedy bot in every seat, through `state.choices()`;
+   in the pile), branches the state before the deal (`GameState.clone`; the log's
+   earlier rounds are replayed once per hand, `replay_bytes` for the header, then
+   `GameState.apply`), applies this deal and its trump events, and plays the round out
+   with the project's greedy bot in every seat, through `state.choices()`;
 3. the tricks the player took are counted from the facts the engine emitted (the step
    facts whose `winner` is the player's seat).
 
@@ -19,9 +20,10 @@ by the bot as well, so the expectation does not lean on the real bid. The random
 stream of a hand is seeded by (seed, the log's SHA-256, round, player): the same log
 gives the same numbers on any machine, in any order, on any number of processes.
 
-Earlier rounds are replayed in every playout because the engine reaches round r only
-by playing rounds 1 to r-1 (a round's hand size follows from its number); that replay
-is most of the cost of a late round (docs/analytics.md has the figures).
+The engine reaches round r only by playing rounds 1 to r-1 (a round's hand size follows
+from its number): that replay is done once per hand, and every playout branches from it
+with `GameState.clone`, a copy of the state's containers (docs/performance.md has the
+figures).
 """
 
 from __future__ import annotations
@@ -36,10 +38,11 @@ from typing import Any
 
 import orjson
 
-from replay.bots import GreedyBot
+from replay.bots import Bot, GreedyBot
 from replay.engine import replay_bytes
 from replay.events import Event
 from replay.registry import registry
+from replay.state import GameState
 
 METHOD = "greedy-redeal-v1"
 DEFAULT_PLAYOUTS = 200
@@ -121,7 +124,8 @@ def estimate_round(raw: bytes, round_no: int, players: list[str] | None = None,
     deck = _deck(game)
     names = [str(p) for p in log.header["players"]]
     hands: dict[str, list[str]] = deal["hands"]
-    prefix = log.events[:at]
+    # the state before this round's deal, replayed once: every playout branches from it
+    before_deal = replay_prefix(log, log.events[:at])
     out = []
     for player in players or names:
         t0 = time.perf_counter()
@@ -143,7 +147,7 @@ def estimate_round(raw: bytes, round_no: int, players: list[str] | None = None,
                 else:
                     dealt[p] = pool[i:i + len(hand)]
                     i += len(hand)
-            won = _playout(log, info, prefix, (deal_line, {"type": "deal", "hands": dealt}),
+            won = _playout(info, before_deal, (deal_line, {"type": "deal", "hands": dealt}),
                            turned, seat, rng)
             counts[won] += 1
         mean = sum(k * c for k, c in enumerate(counts)) / playouts
@@ -154,30 +158,41 @@ def estimate_round(raw: bytes, round_no: int, players: list[str] | None = None,
     return out
 
 
-def _playout(log: ParsedLog, info: Any, prefix: list[tuple[int, dict[str, Any]]],
-             deal: tuple[int, dict[str, Any]], turned: list[tuple[int, dict[str, Any]]],
-             seat: int, rng: random.Random) -> int:
-    """One playout: the tricks `seat` takes when the bots play the round out."""
+def replay_prefix(log: ParsedLog, events: list[tuple[int, dict[str, Any]]]) -> GameState:
+    """The state after the log's header and `events`, replayed with the engine."""
     start = replay_bytes(log.header_line, "<playout>")
     state = start.state
     if state is None:
         raise ValueError(f"the header does not replay: {start.error}")
-    for line, ev in (*prefix, deal, *turned):
+    for line, ev in events:
+        state.apply(Event(line, ev["type"], ev))
+    return state
+
+
+def _playout(info: Any, before_deal: GameState, deal: tuple[int, dict[str, Any]],
+             turned: list[tuple[int, dict[str, Any]]], seat: int, rng: random.Random) -> int:
+    """One playout: the tricks `seat` takes when the bots play the round out."""
+    state = before_deal.clone()
+    for line, ev in (deal, *turned):
         state.apply(Event(line, ev["type"], ev))
     first = len(state.facts)
-    bot = GreedyBot()
-    line = 10 ** 9
-    for _ in range(MAX_MOVES):
-        if state.is_over():
-            break
-        chance = state.next_chance()
-        if chance == "deal":
-            break  # the round is over
-        ev = state.draw_chance(rng) if chance is not None else bot.choose(state, rng)
-        line += 1
-        state.apply(Event(line, ev["type"], ev))
-    else:
-        raise RuntimeError("a playout did not end")
+    play_round_out(state, GreedyBot(), rng)
     steps = info.step_facts
     return sum(1 for f in state.facts[first:]
                if type(f) in steps and getattr(f, "winner", None) == seat)
+
+
+def play_round_out(state: GameState, bot: Bot, rng: random.Random) -> None:
+    """Play `state` to the end of its round (or of the game): `bot` in every seat, chance
+    events drawn from `rng`."""
+    line = 10 ** 9
+    for _ in range(MAX_MOVES):
+        if state.is_over():
+            return
+        chance = state.next_chance()
+        if chance == "deal":
+            return  # the round is over
+        ev = state.draw_chance(rng) if chance is not None else bot.choose(state, rng)
+        line += 1
+        state.apply(Event(line, ev["type"], ev))
+    raise RuntimeError("a playout did not end")

@@ -351,6 +351,34 @@ class GameState(ABC):
             setattr(new, name, copy.deepcopy(value, memo))
         return new
 
+    # -- branching: a cheap copy to try moves on (playouts, the judge, the search)
+    def clone(self) -> GameState:
+        """A copy that can diverge from this state: the core's mutable containers are
+        copied one level (their items, facts and scored rounds, are immutable and shared),
+        then `clone_into` copies the game's own. Far cheaper than `copy.deepcopy`, which
+        walks every card and fact."""
+        new = type(self)(self.header)
+        new.round_no = self.round_no
+        new.dealer = self.dealer
+        new.rounds = self.rounds.copy()
+        new.totals = self.totals.copy()
+        new.claims = self.claims.copy()
+        new.facts = self.facts.copy()
+        new.over = self.over
+        new.in_round = self.in_round
+        self.clone_into(new)
+        return new
+
+    def clone_into(self, new: Any) -> None:
+        """Copy the game's own attributes into `new` (a fresh state of the same game, the
+        core's attributes already copied). A game overrides this with a hand-written copy;
+        this default copies every container it finds, nested lists, sets and dicts
+        included, and shares everything else (cards and facts are immutable)."""
+        core = _CORE_ATTRIBUTES
+        for name, value in self._attributes().items():
+            if name not in core:
+                setattr(new, name, _copy_containers(value))
+
     def _attributes(self) -> dict[str, Any]:
         names: tuple[str, ...] | None = getattr(type(self), "__mypyc_attrs__", None)
         if names is None:  # interpreted
@@ -499,6 +527,26 @@ class GameState(ABC):
             fact = ClaimChecked(round_no, s, v, c, v == c, derivs[s], ev.line)
             self.claims.append(fact)
             self.facts.append(fact)
+
+
+_CORE_ATTRIBUTES: Final = frozenset({
+    "header", "players", "n", "seat", "rounds_total", "round_no", "dealer", "rounds",
+    "totals", "claims", "facts", "over", "in_round", "dispatch"})
+
+
+def _copy_containers(value: Any) -> Any:
+    """`value` with every list, set, dict and tuple in it copied, and every other object
+    shared: the default `clone_into`'s copy."""
+    t = type(value)
+    if t is list:
+        return [_copy_containers(v) for v in value]
+    if t is dict:
+        return {k: _copy_containers(v) for k, v in value.items()}
+    if t is set:
+        return set(value)
+    if t is tuple:
+        return tuple(_copy_containers(v) for v in value)
+    return value
 
 
 def handler_table(cls: type[GameState]) -> dict[str, Callable[[Any, Event], None]]:

@@ -35,6 +35,7 @@ def render() -> None:
     _head_to_head(player, me)
     _splits_and_early_ends(player, me)
     _bidding(player, me)
+    _decisions(player, me)
     _disputes(player)
 
 
@@ -246,6 +247,42 @@ def _disputes(player: str) -> None:
                          "derivation": "how the replay's score is made up",
                          "file_name": "file", "line": "line", "game_id": "game"},
                 games=("game_id",), links=("open",))
+
+
+def _decisions(player: str, me: tuple[str]) -> None:
+    st.subheader("Decisions")
+    per_game = data.filtered("""
+        SELECT game, game_id, played_on, decisions, accuracy, avg_cost, blunders
+        FROM game_decisions_of({game_list}) WHERE player = ?
+        ORDER BY played_on NULLS LAST, game_id""", f, params=me)
+    if per_game.empty:
+        st.caption(f"No decision of {ui.md(player)} has been judged under this filter yet "
+                   "(`trickledger analyse --moves` judges them; see the Decisions page).")
+        return
+    per_game["n"] = range(1, len(per_game) + 1)
+    per_game["game"] = [_title(g) for g in per_game["game"]]
+    ui.chart(st, px.line(per_game, x="n", y="accuracy", color="game", markers=True,
+                         hover_data=["game_id", "played_on", "decisions", "avg_cost",
+                                     "blunders"],
+                         labels={"n": "judged games, in played order",
+                                 "accuracy": "accuracy (share within 1 SE of the best)",
+                                 "game": "game"},
+                         title="Accuracy over time"), width="stretch")
+    worst = data.filtered("""
+        SELECT game_id, round, move, best_move, cost, cost_se, band
+        FROM move_quality_of({game_list}) WHERE player = ? AND band <> 'best'
+        ORDER BY cost DESC, game_id, line LIMIT 10""", f, params=me)
+    if worst.empty:
+        st.caption("Every judged decision was within one standard error of the best.")
+        return
+    worst["open"] = [tables.viewer_url(g, int(r), text=f"round {int(r)}")
+                     for g, r in zip(worst["game_id"], worst["round"])]
+    st.caption("The ten costliest decisions (cost in the game's points, ± one standard "
+               "error; the best move is the judge's, with the greedy bot playing on).")
+    tables.show(worst, {"game_id": "game", "open": "round", "move": "played",
+                        "best_move": "best", "cost": "cost", "cost_se": "± SE",
+                        "band": "verdict"},
+                games=("game_id",), links=("open",), decimals={"cost": 2, "cost_se": 2})
 
 
 def _title(name: str) -> str:

@@ -127,6 +127,7 @@ def render() -> None:
     st.query_params["round"] = str(rnd)
     st.query_params[param] = str(step.number)
     _show_step(step, g, gid, step_word)
+    _judged(gid, rnd, step, step_word)
     _scores(gid, rnd)
 
 
@@ -204,6 +205,36 @@ def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
                                       sort=False).reset_index()
             st.markdown(f"**Stacks after this {step_word}** (open colours and face-down cards)")
             st.dataframe(table, hide_index=True, width="stretch")
+
+
+BAND_ICONS = {"best": "✓ best", "good": "good", "inaccuracy": "?! inaccuracy",
+              "mistake": "? mistake", "blunder": "?? blunder"}
+
+
+def _judged(gid: str, rnd: int, step: Step, step_word: str) -> None:
+    """The judge's verdict on this step's moves, and on every decision of the round (bids
+    and trump choices come before the first trick)."""
+    judged = data.query("""
+        SELECT line, player, move, band, cost, cost_se, best_move, value, best_value, samples
+        FROM move_quality_of([?]) WHERE round = ? ORDER BY line""", (gid, rnd))
+    if judged.empty:
+        return
+    judged["verdict"] = [BAND_ICONS.get(b, b) for b in judged["band"]]
+    judged["cost ± SE"] = [f"{c:.2f} ± {e:.2f}" if e == e else f"{c:.2f}"
+                           for c, e in zip(judged["cost"], judged["cost_se"])]
+    judged["best"] = [("" if m == b else b) for m, b in zip(judged["move"], judged["best_move"])]
+    columns = {"player": "player", "move": "played", "verdict": "verdict",
+               "cost ± SE": "cost ± SE (points)", "best": "best alternative",
+               "value": "expected score", "best_value": "best's expected score"}
+    here = judged[judged["line"].isin([m.line for m in step.moves])]
+    if not here.empty:
+        st.markdown(f"**The judge on this {step_word}** (cost: the round points the move "
+                    f"gave away against the best alternative, with the greedy bot playing on)")
+        st.dataframe(here[list(columns)].rename(columns=columns), hide_index=True,
+                     width="stretch")
+    with st.expander(f"Every judged decision of round {rnd} ({len(judged)})"):
+        st.dataframe(judged[list(columns)].rename(columns=columns), hide_index=True,
+                     width="stretch")
 
 
 def _scores(gid: str, rnd: int) -> None:

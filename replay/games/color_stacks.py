@@ -369,6 +369,19 @@ class ColorStacksState(GameState):
             ev["aside"] = [rest[0].name]
         return ev
 
+    # ------------------------------------------------------------ branching
+    def clone_into(self, new: Any) -> None:
+        """`GameState.clone`'s copy of this game's own attributes (suits, deck and hand
+        size follow from the header and are set by `__init__`)."""
+        st: ColorStacksState = new
+        st.phase = self.phase
+        st.hands = [set(h) for h in self.hands]
+        st.stacks = self.stacks.copy()
+        st.pile = self.pile.copy()
+        st.turn = self.turn
+        st.turns = self.turns
+        st.seq = self.seq
+
 
 # ------------------------------------------------------------------- the greedy bot
 # Value the hand that stays after the turn: each card worth its stack if the

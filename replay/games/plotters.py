@@ -475,6 +475,26 @@ class PlottersState(GameState):
                  for i, p in enumerate(self.players)}
         return {"type": "deal", "hands": hands}
 
+    # ------------------------------------------------------------ branching
+    def clone_into(self, new: Any) -> None:
+        """`GameState.clone`'s copy of this game's own attributes (the deck and the pick
+        size follow from the header and are set by `__init__`)."""
+        st: PlottersState = new
+        st.phase = self.phase
+        st.hands = [set(h) for h in self.hands]
+        st.open = [o.copy() for o in self.open]
+        st.discards = self.discards.copy()
+        st.kept = self.kept.copy()
+        st.trick = self.trick.copy()
+        st.trick_colors = set(self.trick_colors)
+        st.trick_no = self.trick_no
+        st.leader = self.leader
+        st.turn = self.turn
+        st.keep_owed = self.keep_owed.copy()
+        st.first_winner = self.first_winner
+        st.second_winner = self.second_winner
+        st.round_leader = self.round_leader
+
 
 # ------------------------------------------------------------------- the greedy bot
 # Collect two colours: the two largest open stacks (ties: the colour held most

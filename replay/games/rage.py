@@ -592,6 +592,37 @@ class RageState(GameState):
                  for i, p in enumerate(self.players)}
         return {"type": "deal", "hands": hands}
 
+    # ------------------------------------------------------------ branching
+    def clone_into(self, new: Any) -> None:
+        """`GameState.clone`'s copy of this game's own attributes (the variants follow
+        from the header and are set by `__init__`)."""
+        st: RageState = new
+        st.phase = self.phase
+        st.trump_reason = self.trump_reason
+        st.hands = [h.copy() for h in self.hands]
+        st.used = self.used.copy()
+        st.trump = self.trump
+        st.round_trump = self.round_trump
+        st.trump_seq = self.trump_seq
+        st.hs = self.hs
+        st.bids = self.bids.copy()
+        st.bid_count = self.bid_count
+        st.next_bidder = self.next_bidder
+        st.trick = self.trick.copy()
+        st.led = self.led
+        st.notrump = self.notrump
+        st.change = self.change
+        st.trick_no = self.trick_no
+        st.leader = self.leader
+        st.turn = self.turn
+        st.won = self.won.copy()
+        st.plus5 = self.plus5.copy()
+        st.minus5 = self.minus5.copy()
+        st.trumps_held = self.trumps_held.copy()
+        st.jokers_held = self.jokers_held.copy()
+        st.played_any = self.played_any
+        st.trick_full = self.trick_full
+
 
 # ------------------------------------------------------------------- the greedy bot
 # Bid the expected tricks of the hand: Jokers and high trumps count fully,

@@ -99,6 +99,15 @@ class Trick:
             parts.append(f"{name} {vals}" + (" (closed)" if i in self.closed else ""))
         return ", ".join(parts)
 
+    def copy(self) -> Trick:
+        """A copy that can take cards without changing this one (`clone_into`)."""
+        new = Trick()
+        new.shown = (set(self.shown[0]), set(self.shown[1]), set(self.shown[2]))
+        new.completes = self.completes.copy()
+        new.closed = set(self.closed)
+        new.single_categories = set(self.single_categories)
+        return new
+
 
 def only_differing_category(a: UCard, b: UCard) -> int | None:
     """The one category in which two Completes differ, or None unless exactly one differs."""
@@ -418,6 +427,21 @@ class UnderTheRadarState(GameState):
         if removed:
             ev["removed"] = [c.name for c in removed]
         return ev
+
+    # ------------------------------------------------------------ branching
+    def clone_into(self, new: Any) -> None:
+        """`GameState.clone`'s copy of this game's own attributes (hand size and removed
+        count follow from the header and are set by `__init__`)."""
+        st: UnderTheRadarState = new
+        st.phase = self.phase
+        st.hands = [h.copy() for h in self.hands]
+        st.trick = self.trick.copy()
+        st.trick_cards = self.trick_cards.copy()
+        st.taken = self.taken.copy()
+        st.turn = self.turn
+        st.leader = self.leader
+        st.round_leader = self.round_leader
+        st.trick_no = self.trick_no
 
 
 # ------------------------------------------------------------------- the greedy bot

@@ -27,6 +27,7 @@ ENGINE_TESTS = [
     "tests/format/test_verify.py",
     "tests/units/test_simulate.py",
     "tests/rules/test_toy_game.py",
+    "tests/rules/test_clone.py",
 ]
 def in_target(target: Path, code: str) -> str:
     r = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(target)!r})\n"
