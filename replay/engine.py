@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import FormatError, IllegalLine, LogError, RuleError, UnreadableLog
 from .events import Event, Header, Status
 from .reader import Log, event_object, read_bytes, read_file
 from .registry import registry
 from .state import ClaimChecked, Fact, GameState, render
+
+if TYPE_CHECKING:
+    from .state import FoldWatcher
 
 # ------------------------------------------------------------------ replay
 
@@ -54,10 +57,11 @@ def new_state(header: Header, sheet: bool = False) -> GameState:
     return info.state_class(header)
 
 
-def replay_log(log: Log) -> Replay:
+def replay_log(log: Log, watcher: FoldWatcher | None = None) -> Replay:
     """Fold every event line of `log` through its game's state. The hot loop: each line is
     parsed into its dict, and one `Event` per log is pointed at it in turn (handlers read
-    the event during their call only), so no object is made per line."""
+    the event during their call only), so no object is made per line. A `watcher` (the
+    step viewer, `replay.timeline`) is told of every event before and after it is applied."""
     state = new_state(log.header, log.is_sheet())
     name = log.name
     lines = log.lines
@@ -73,7 +77,11 @@ def replay_log(log: Log) -> Replay:
             line = ev.line = i + 1
             ev.type = obj["type"]
             ev.data = obj
+            if watcher is not None:
+                watcher.before(state, ev)
             state.apply(ev)
+            if watcher is not None:
+                watcher.after(state, ev)
             count += 1
     except (RuleError, FormatError) as rule:
         error = IllegalLine(name, line, str(rule))

@@ -525,6 +525,20 @@ def check_rounds(header: Header, default: int, maximum: int | None = None) -> in
     return r
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
+class FoldWatcher:
+    """Told of every event the engine's fold (`replay.engine.replay_log`) applies, just
+    before and just after `GameState.apply`: a reader of the state between moves (the step
+    viewer, `replay.timeline`) watches the one fold instead of running its own. An event
+    that breaks a rule gets `before` and no `after`."""
+
+    def before(self, state: GameState, ev: Event) -> None:
+        return None
+
+    def after(self, state: GameState, ev: Event) -> None:
+        return None
+
+
 # --------------------------------------------------------------- rendering
 
 
