@@ -10,10 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Generic, TypeVar
 
+from mypy_extensions import mypyc_attr
+
 from .errors import FormatError
 from .events import Event, field_of
 
 
+# A game's cards may be a subclass (under_the_radar's shapes); a game that runs interpreted
+# on the compiled engine (one outside replay/games/, the tests' toy game) subclasses it too.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Card:
     """One card of a game. `color` is "" for cards without a colour (rage's action cards,
     under_the_radar's shapes); `index` is its place in the game's deck order."""

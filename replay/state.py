@@ -267,6 +267,13 @@ class GameState(ABC):
     round is scored. Handlers raise `FormatError` for a malformed field and `RuleError`
     for a broken rule; each legality rule is one predicate that both the handler and
     `legal_moves` use.
+
+    The engine may be compiled with mypyc (docs/games.md, "The compiled engine"): a
+    handler must not keep the `Event` it is given, which the engine reuses for every line
+    of a log (keep `ev.line` or values read from `ev.data`); a game module outside
+    `replay/games/` runs interpreted, and may subclass `GameState`, `Fact`,
+    `RoundOutcome`, `Card` and `SheetState`, which allow it, but no other class of the
+    engine.
     """
 
     info: ClassVar[GameInfo]

@@ -27,8 +27,16 @@ from replay.state import (
 
 NAME = "toy_high_card"
 HAND = 3
-CARDS: CardTable[Card] = CardTable((Card(f"{c}{v}", c, v) for c in "AB" for v in range(1, 7)),
-                                   NAME)
+
+
+class ToyCard(Card):
+    """The toy's own card class: an interpreted game may subclass the compiled `Card`."""
+
+    __slots__ = ()
+
+
+CARDS: CardTable[ToyCard] = CardTable(
+    (ToyCard(f"{c}{v}", c, v) for c in "AB" for v in range(1, 7)), NAME)
 
 
 def may_play(card: Card, hand: set[Card], led: str | None) -> bool:
