@@ -47,7 +47,18 @@ class GameInfo:
       (default "Trick 3"), the same in `replay` and the viewer;
     - `sheet_state`: the state a score sheet of the game is folded through (a
       `replay.sheet.SheetState` declared in the game's module), or None when the game has
-      no score sheet.
+      no score sheet;
+    - `events`: the event types of the game's move logs beside the shared `claim` (each
+      handled by the state's `on_<type>`: `register` refuses a handler for a type not
+      declared and a type declared without a handler), and `exact_numbers` those of them
+      whose integers count (read exactly even beyond 64 bits, as claims are);
+    - `injectable`: the move types `simulate --illegal` may change (player or card) to
+      break a rule;
+    - `tables`: the game's own database tables, by name, as (column, SQL type) pairs; the
+      schema creates them beside the shared ones (ingest.schema);
+    - `deck`: every card of the game with its number of copies, and `trick_winner`: the
+      seat that won the trick a fact closes, or None for any other fact (the hand
+      estimates of bidding games, ingest.hands, need both).
     """
 
     name: str
@@ -68,6 +79,12 @@ class GameInfo:
     step_label: Callable[[Any], str] | None = None
     aliases: tuple[str, ...] = field(default=())
     sheet_state: type[SheetState] | None = None
+    events: tuple[str, ...] = ()
+    exact_numbers: tuple[str, ...] = ()
+    injectable: tuple[str, ...] = ()
+    tables: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    deck: Mapping[Card, int] | None = None
+    trick_winner: Callable[[Any], int | None] | None = None
 
 
 
@@ -508,12 +525,18 @@ class GameState(ABC):
             self.facts.append(fact)
 
 
-def handler_table(cls: type[GameState]) -> dict[str, Callable[[Any, Event], None]]:
-    """A game's dispatch table: event type -> its `on_<type>` method. (Built when the game
-    registers rather than in `__init_subclass__`, which mypyc does not combine with copying
-    a native state.)"""
-    return {t: getattr(cls, f"on_{t}") for t in EVENT_TYPES
-            if callable(getattr(cls, f"on_{t}", None))}
+def handler_table(cls: type[GameState], types: Iterable[str]
+                  ) -> dict[str, Callable[[Any, Event], None]]:
+    """A state's dispatch table: each of its event `types` -> its `on_<type>` method (built
+    when the game registers, which checks that the two agree, rather than in
+    `__init_subclass__`, which mypyc does not combine with copying a native state)."""
+    return {t: getattr(cls, f"on_{t}") for t in types}
+
+
+def handled_types(cls: type[GameState]) -> set[str]:
+    """The event types a state class has an `on_<type>` method for."""
+    return {name[3:] for name in dir(cls)
+            if name.startswith("on_") and callable(getattr(cls, name, None))}
 
 
 def totals_derivation(rounds: Iterable[RoundScored], seat: int) -> str:

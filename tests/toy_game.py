@@ -173,5 +173,5 @@ def _heuristic(state: ToyState, move: Move) -> float:
 INFO = register(GameInfo(
     name=NAME, title="Toy high card", min_players=2, max_players=4, state_class=ToyState,
     cards=CARDS, render={ToyTrickWon: _render}, project={ToyTrickWon: _project},
-    heuristic=_heuristic, step_facts=(ToyTrickWon,),
+    heuristic=_heuristic, step_facts=(ToyTrickWon,), events=("deal", "play"), injectable=("play",),
 ))

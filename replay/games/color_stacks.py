@@ -666,5 +666,5 @@ INFO = register(GameInfo(
     project={PileSet: _project_pile, TurnTaken: _project_turn, HandScored: _project_hand,
              StacksSheetEntered: _project_sheet},
     heuristic=heuristic, step_facts=(TurnTaken,), step_label=step_label,
-    sheet_state=ColorStacksSheet,
+    sheet_state=ColorStacksSheet, events=("deal", "place", "draw"), injectable=("place",),
 ))

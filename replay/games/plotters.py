@@ -819,4 +819,5 @@ INFO = register(GameInfo(
     project={TrickFinished: _project_trick, ColorsKept: _project_kept,
              RoundEnded: _project_ended, PlottersSheetEntered: _project_sheet},
     heuristic=heuristic, step_facts=(TrickFinished,), sheet_state=PlottersSheet,
+    events=("deal", "play", "take", "keep"), injectable=("play", "take", "keep"),
 ))

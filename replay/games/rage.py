@@ -842,6 +842,11 @@ def _project_sheet(f: RageSheetEntered, sink: RowSink) -> None:
     bids are in the log's text (the `bids` table holds rounds replayed from their moves)."""
 
 
+def trick_winner(f: Fact) -> int | None:
+    """The seat that won the trick `f` closes (None for any other fact)."""
+    return f.winner if isinstance(f, RageTrickFinished) else None
+
+
 INFO = register(GameInfo(
     name="rage", title="Rage", min_players=3, max_players=8, state_class=RageState,
     cards=CARDS, variants=VARIANTS,
@@ -852,4 +857,6 @@ INFO = register(GameInfo(
              RageTrickFinished: _project_trick, BidSettled: _project_settled,
              RageSheetEntered: _project_sheet},
     heuristic=heuristic, step_facts=(RageTrickFinished,), sheet_state=RageSheet,
+    events=("deal", "trump", "bid", "play"), exact_numbers=("bid",), injectable=("bid", "play"),
+    deck=DECK, trick_winner=trick_winner,
 ))

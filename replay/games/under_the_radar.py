@@ -587,4 +587,5 @@ INFO = register(GameInfo(
     project={CompletesRemoved: _project_removed, UTRTrickFinished: _project_trick,
              UTRRoundEnded: _project_ended, RadarSheetEntered: _project_sheet},
     heuristic=heuristic, step_facts=(UTRTrickFinished,), sheet_state=RadarSheet,
+    events=("deal", "play"), injectable=("play",),
 ))
