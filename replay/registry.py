@@ -10,16 +10,18 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import sys
+from collections.abc import Callable
 from dataclasses import is_dataclass
 
 from .events import CLAIM_EVENT, EVENT_TYPES, EXACT_NUMBER_EVENTS, SHEET_EVENT
 from .state import Fact, GameInfo, GameState, Move, handled_types, handler_table
 
-__all__ = ["GameInfo", "Move", "game_info", "register", "registry"]
+__all__ = ["GameInfo", "Move", "game_info", "on_register", "register", "registry"]
 
 _REGISTRY: dict[str, GameInfo] = {}
 _ALIASES: dict[str, str] = {}
 _discovered = False
+_LISTENERS: list[Callable[[GameInfo], None]] = []
 
 
 def register(info: GameInfo) -> GameInfo:
@@ -65,7 +67,18 @@ def register(info: GameInfo) -> GameInfo:
     if info.sheet_state is not None:
         info.sheet_state.info = info
         info.sheet_state.handlers = handler_table(info.sheet_state, (SHEET_EVENT, CLAIM_EVENT))
+    for listener in _LISTENERS:
+        listener(info)
     return info
+
+
+def on_register(listener: Callable[[GameInfo], None]) -> None:
+    """Call `listener` with every game registered so far and with each one registered
+    later: how a higher layer (the schema, with a game's own tables) follows the games
+    without the registry knowing it."""
+    _LISTENERS.append(listener)
+    for info in list(_REGISTRY.values()):
+        listener(info)
 
 
 def check_handlers(info: GameInfo, cls: type[GameState], types: tuple[str, ...]) -> None:
