@@ -2,23 +2,20 @@
 
 `replay_log()` folds a log's events through `GameState.apply` (replay.state); the
 outcome is a `Replay` with the state, its facts and the error that stopped it, if any.
-`verdict()` is the object of FORMAT.md.
+`verdict()` is the object of docs/format.md, "The verdict".
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .errors import FormatError, IllegalLine, LogError, RuleError, UnreadableLog
 from .events import Event, Header, Status
 from .reader import Log, event_object, read_bytes, read_file
 from .registry import registry
-from .state import ClaimChecked, Fact, GameState, render
-
-if TYPE_CHECKING:
-    from .state import FoldWatcher
+from .state import ClaimChecked, Fact, FoldWatcher, GameState, render
 
 # ------------------------------------------------------------------ replay
 
@@ -130,7 +127,7 @@ def winners(r: Replay) -> list[str]:
 
 
 def verdict(r: Replay) -> dict[str, Any]:
-    """The verdict object of FORMAT.md (plus `id` and `sha256` to tie it to the bytes)."""
+    """The verdict object of docs/format.md (plus `id` and `sha256` to tie it to the bytes)."""
     st = r.state
     err = None
     if r.error is not None:

@@ -1,6 +1,6 @@
 """Reading trickledger/1 logs: bytes -> header + events, every event keeping its line.
 
-The reader knows the format (FORMAT.md), not the games: it checks the header's
+The reader knows the format (docs/format.md), not the games: it checks the header's
 generic keys and asks the registry whether the game, player count, edition
 and variants exist. Malformed event lines are reported lazily, in file order,
 so that a replay can report the rounds finished before the bad line.

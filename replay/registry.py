@@ -12,6 +12,7 @@ import pkgutil
 import sys
 from collections.abc import Callable
 from dataclasses import is_dataclass
+from pathlib import Path
 
 from .events import CLAIM_EVENT, EVENT_TYPES, EXACT_NUMBER_EVENTS, SHEET_EVENT
 from .state import Fact, GameInfo, GameState, Move, handled_types, handler_table
@@ -22,6 +23,8 @@ _REGISTRY: dict[str, GameInfo] = {}
 _ALIASES: dict[str, str] = {}
 _discovered = False
 _LISTENERS: list[Callable[[GameInfo], None]] = []
+GAMES_PACKAGE = f"{__package__}.games"
+GAMES_PATH = Path(__file__).resolve().parent / "games"
 
 
 def register(info: GameInfo) -> GameInfo:
@@ -102,10 +105,10 @@ def registry() -> dict[str, GameInfo]:
     global _discovered
     if not _discovered:
         _discovered = True
-        from . import games
-
-        for mod in pkgutil.iter_modules(games.__path__):
-            importlib.import_module(f"{games.__name__}.{mod.name}")
+        # by the folder's path: importing the package `replay` above it from here would
+        # close a cycle (replay -> replay.engine -> replay.registry -> replay)
+        for mod in pkgutil.iter_modules([str(GAMES_PATH)]):
+            importlib.import_module(f"{GAMES_PACKAGE}.{mod.name}")
     return _REGISTRY
 
 

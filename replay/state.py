@@ -15,16 +15,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from random import Random
-from typing import TYPE_CHECKING, Any, ClassVar, Final
+from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
 from .cards import Card, CardTable
 from .errors import FormatError, RuleError
 from .events import EVENT_TYPES, SHEET_EVENT, Event, Header, field_of, int_dict, kind
-
-if TYPE_CHECKING:
-    from .sheet import SheetState
 
 Move = dict[str, Any]
 Renderer = Callable[[Any, tuple[str, ...]], list[str]]
@@ -78,7 +75,8 @@ class GameInfo:
     step_facts: tuple[type, ...] = ()
     step_label: Callable[[Any], str] | None = None
     aliases: tuple[str, ...] = field(default=())
-    sheet_state: type[SheetState] | None = None
+    # a replay.sheet.SheetState (register checks it; replay.sheet.sheet_class reads it as one)
+    sheet_state: type[GameState] | None = None
     events: tuple[str, ...] = ()
     exact_numbers: tuple[str, ...] = ()
     injectable: tuple[str, ...] = ()

@@ -1,4 +1,4 @@
-"""`color_stacks` — shared colour stacks, the sixth-card end (RULES.md section 3).
+"""`color_stacks` — shared colour stacks, the sixth-card end (docs/rules.md section 3).
 
 Each turn a player puts two cards on the shared stacks; the turn that brings
 any stack to six or more ends the game. Cards left in a hand are worth their

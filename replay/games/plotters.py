@@ -1,4 +1,4 @@
-"""`plotters` — Plotters, Inc. / Mit List und Tücke (RULES.md section 1).
+"""`plotters` — Plotters, Inc. / Mit List und Tücke (docs/rules.md section 1).
 
 Split tricks: the highest card of the led colour picks ceil(n/2) cards, the
 lowest card of another colour gets the rest and leads next. A trick holds at

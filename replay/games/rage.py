@@ -1,4 +1,4 @@
-"""`rage` — bidding with trump changes, Jokers and action cards (RULES.md section 2).
+"""`rage` — bidding with trump changes, Jokers and action cards (docs/rules.md section 2).
 
 Ten rounds of 10, 9, ... 1 cards. The pile's turned card sets trump (action
 cards turned up are skipped); each player bids how many tricks they will win;

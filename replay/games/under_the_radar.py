@@ -1,4 +1,4 @@
-"""`under_the_radar` — trick avoidance with Singles and Completes (RULES.md section 4).
+"""`under_the_radar` — trick avoidance with Singles and Completes (docs/rules.md section 4).
 
 A trick goes round the table while players can play an acceptable card; the
 player who cannot plays any card and takes the trick (one point, and points
