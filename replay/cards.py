@@ -7,7 +7,7 @@ cost nothing in the hot loop.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Generic, TypeVar
 
 from mypy_extensions import mypyc_attr
@@ -91,6 +91,13 @@ class CardTable(Generic[C]):
 def card_order(c: Card) -> int:
     """Sort key: deck order."""
     return c.index
+
+
+def deal_hands(deck: Sequence[Card], players: Sequence[str], size: int) -> dict[str, list[str]]:
+    """A simulated deal: `size` cards for each player in seat order, cut in turn from the top
+    of the shuffled `deck`, each hand written in deck order (the `hands` of a `deal`)."""
+    return {p: [c.name for c in sorted(deck[i * size:(i + 1) * size], key=card_order)]
+            for i, p in enumerate(players)}
 
 
 def names(cards: Iterable[Card]) -> str:

@@ -440,10 +440,19 @@ class GameState(ABC):
     def left_of(self, s: int) -> int:
         return (s + 1) % self.n
 
-    def begin_deal(self, ev: Event) -> dict[str, list[str]]:
-        """Common checks of a `deal`: round number, dealer, hands keyed by every player."""
+    def why_no_deal(self) -> str | None:
+        """Why a deal cannot come now (the round is not finished), or None when it may. A game
+        may say more (which trick is being played, whose bid is missing)."""
         if self.in_round:
-            raise RuleError(f"a deal came before round {self.round_no} was finished")
+            return f"a deal came before round {self.round_no} was finished"
+        return None
+
+    def begin_deal(self, ev: Event) -> dict[str, list[str]]:
+        """Common checks of a `deal`: that one may come now (`why_no_deal`), round number,
+        dealer, hands keyed by every player."""
+        why = self.why_no_deal()
+        if why is not None:
+            raise RuleError(why)
         self.round_no += 1
         if self.round_no > 1:
             self.dealer = self.left_of(self.dealer)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from random import Random
 from typing import Any
 
-from replay.cards import Card, CardTable, card_order
+from replay.cards import Card, CardTable, card_order, deal_hands
 from replay.errors import RuleError
 from replay.events import Event, Header
 from replay.registry import GameInfo, Move, register
@@ -223,9 +223,7 @@ class ToyState(GameState):
     def draw_chance(self, rng: Random) -> Move:
         deck = sorted(CARDS, key=card_order)
         rng.shuffle(deck)
-        return {"type": "deal", "hands": {
-            p: [c.name for c in sorted(deck[i * HAND:(i + 1) * HAND], key=card_order)]
-            for i, p in enumerate(self.players)}}
+        return {"type": "deal", "hands": deal_hands(deck, self.players, HAND)}
 
 
 def _render(f: ToyTrickWon, players: tuple[str, ...]) -> list[str]:

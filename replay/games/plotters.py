@@ -15,7 +15,7 @@ from itertools import combinations
 from random import Random
 from typing import Any, Final
 
-from ..cards import Card, CardTable, card_order, names
+from ..cards import Card, CardTable, card_order, deal_hands, names
 from ..errors import FormatError, RuleError
 from ..events import Event, Header, str_list
 from ..registry import GameInfo, Move, register
@@ -185,12 +185,15 @@ class PlottersState(GameState):
         self.round_leader = 0
 
     # ------------------------------------------------------------ events
+    def why_no_deal(self) -> str | None:
+        if self.phase in ("play", "take") and self.in_round:
+            return (f"a deal came before round {self.round_no} was finished "
+                    f"(trick {self.trick_no + 1} is being played)")
+        return super().why_no_deal()
+
     def on_deal(self, ev: Event) -> None:
         if self.phase == "keep":
             self._missing_keep()
-        if self.phase in ("play", "take") and self.in_round:
-            raise RuleError(f"a deal came before round {self.round_no} was finished "
-                            f"(trick {self.trick_no + 1} is being played)")
         hands = self.begin_deal(ev)
         seen: set[Card] = set()
         for s, name in enumerate(self.players):
@@ -471,9 +474,7 @@ class PlottersState(GameState):
     def draw_chance(self, rng: Random) -> Move:
         deck = sorted(self.deck, key=card_order)
         rng.shuffle(deck)
-        hands = {p: [c.name for c in sorted(deck[i * HAND_SIZE:(i + 1) * HAND_SIZE], key=card_order)]
-                 for i, p in enumerate(self.players)}
-        return {"type": "deal", "hands": hands}
+        return {"type": "deal", "hands": deal_hands(deck, self.players, HAND_SIZE)}
 
 
 # ------------------------------------------------------------------- the greedy bot

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from random import Random
 from typing import Any, Final
 
-from ..cards import Card, CardTable, card_order, hand_cards, hand_of, remove_from_hand
+from ..cards import Card, CardTable, card_order, deal_hands, hand_cards, hand_of, remove_from_hand
 from ..errors import FormatError, RuleError
 from ..events import Event, Header, field_of, kind
 from ..registry import GameInfo, Move, register
@@ -233,8 +233,6 @@ class RageState(GameState):
 
     # ------------------------------------------------------------ deal, trump
     def on_deal(self, ev: Event) -> None:
-        if self.in_round:
-            raise RuleError(self._round_unfinished())
         hands = self.begin_deal(ev)
         self.hs = hs = hand_size(self.round_no)
         used: dict[Card, int] = {}
@@ -274,6 +272,9 @@ class RageState(GameState):
         self.trump_reason = "deal"
         self.emit(RoundDealt(self.round_no, self.dealer, left,
                              tuple(tuple(hand_cards(h)) for h in self.hands), ev.line))
+
+    def why_no_deal(self) -> str | None:
+        return self._round_unfinished() if self.in_round else None
 
     def _round_unfinished(self) -> str:
         if self.trick_no < self.hs:
@@ -587,10 +588,8 @@ class RageState(GameState):
             return {"type": "trump", "card": rng.choice(self.pile()).name}
         deck = [c for c, k in DECK.items() for _ in range(k)]
         rng.shuffle(deck)
-        hs = hand_size(self.round_no + 1)
-        hands = {p: [c.name for c in sorted(deck[i * hs:(i + 1) * hs], key=card_order)]
-                 for i, p in enumerate(self.players)}
-        return {"type": "deal", "hands": hands}
+        return {"type": "deal", "hands": deal_hands(deck, self.players,
+                                                     hand_size(self.round_no + 1))}
 
 
 # ------------------------------------------------------------------- the greedy bot

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from random import Random
 from typing import Any, Final
 
-from ..cards import Card, CardTable, card_order, hand_cards, hand_of, remove_from_hand
+from ..cards import Card, CardTable, deal_hands, hand_cards, hand_of, remove_from_hand
 from ..errors import RuleError
 from ..events import Event, Header, optional_str_list
 from ..registry import GameInfo, Move, register
@@ -243,8 +243,6 @@ class UnderTheRadarState(GameState):
         raise AssertionError("unreachable")  # pragma: no cover
 
     def on_deal(self, ev: Event) -> None:
-        if self.in_round:
-            raise RuleError(f"a deal came before round {self.round_no} was finished")
         leader = self.next_round_leader()
         hands = self.begin_deal(ev)
         if self.round_no == 1:
@@ -406,10 +404,7 @@ class UnderTheRadarState(GameState):
         removed = completes[:REMOVED[self.n]]
         deck = [c for c in SINGLES for _ in range(SINGLE_COPIES)] + completes[REMOVED[self.n]:]
         rng.shuffle(deck)
-        hs = self.hand_size
-        ev: Move = {"type": "deal", "hands": {
-            p: [c.name for c in sorted(deck[i * hs:(i + 1) * hs], key=card_order)]
-            for i, p in enumerate(self.players)}}
+        ev: Move = {"type": "deal", "hands": deal_hands(deck, self.players, self.hand_size)}
         if removed:
             ev["removed"] = [c.name for c in removed]
         return ev
