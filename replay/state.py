@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from random import Random
 from typing import Any, ClassVar, Final
@@ -439,6 +439,21 @@ class GameState(ABC):
 
     def left_of(self, s: int) -> int:
         return (s + 1) % self.n
+
+    def card_played(self, ev: Event, turn: int, cards: CardTable[Any], hands: Sequence[Any],
+                    trick_words: str, trick: int) -> tuple[int, Card]:
+        """The seat and card of a `play` to a trick: it is the player's turn (`turn`; the
+        message says "it is Ann's turn {trick_words} {trick}") and they hold the card
+        (`hands[seat]` holds it)."""
+        s = self.seat_of(ev)
+        name = self.players[s]
+        if s != turn:
+            raise RuleError(f"{name} plays out of turn: it is {self.players[turn]}'s turn "
+                            f"{trick_words} {trick}")
+        card: Card = cards.from_event(ev)
+        if card not in hands[s]:
+            raise RuleError(f"{name} cannot play {card}: it is not in {name}'s hand")
+        return s, card
 
     def why_no_deal(self) -> str | None:
         """Why a deal cannot come now (the round is not finished), or None when it may. A game

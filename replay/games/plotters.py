@@ -262,15 +262,10 @@ class PlottersState(GameState):
     def on_play(self, ev: Event) -> None:
         if self.phase != "play":
             self._not_now("no card may be played now")
-        s = self.seat_of(ev)
+        s, card = self.card_played(ev, self.turn, CARDS, self.hands, "to play to trick",
+                                   self.trick_no + 1)
         name = self.players[s]
-        if s != self.turn:
-            raise RuleError(f"{name} plays out of turn: it is {self.players[self.turn]}'s turn "
-                            f"to play to trick {self.trick_no + 1}")
-        card = CARDS.from_event(ev)
         hand = self.hands[s]
-        if card not in hand:
-            raise RuleError(f"{name} cannot play {card}: it is not in {name}'s hand")
         colors = self.trick_colors
         if not fits_trick(card, colors):
             legal = next(c for c in sorted(hand, key=card_order) if fits_trick(c, colors))

@@ -375,15 +375,10 @@ class RageState(GameState):
     def on_play(self, ev: Event) -> None:
         if self.phase != "play":
             self._not_now()
-        s = self.seat_of(ev)
+        s, card = self.card_played(ev, self.turn, CARDS, self.hands, "in trick",
+                                   self.trick_no + 1)
         name = self.players[s]
-        if s != self.turn:
-            raise RuleError(f"{name} plays out of turn: it is {self.players[self.turn]}'s turn "
-                            f"in trick {self.trick_no + 1}")
-        card = CARDS.from_event(ev)
         hand = self.hands[s]
-        if card not in hand:
-            raise RuleError(f"{name} cannot play {card}: it is not in {name}'s hand")
         as_color = None
         raw = ev.data.get("as")
         if "as" in ev.data and type(raw) is not str:  # on any card: a known key of the wrong kind
