@@ -2,7 +2,7 @@
 
 A trick goes round the table while players can play an acceptable card; the
 player who cannot plays any card and takes the trick (one point, and points
-are bad). `acceptable()` is the whole acceptability rule.
+are bad). `why_unacceptable()` is the whole acceptability rule.
 """
 
 from __future__ import annotations
@@ -106,24 +106,6 @@ def only_differing_category(a: UCard, b: UCard) -> int | None:
     return diff[0] if len(diff) == 1 else None
 
 
-def acceptable(card: UCard, trick: Trick) -> bool:
-    """Whether `card` may continue `trick` (the leader's card is not judged)."""
-    if card.cat != COMPLETE:
-        # A Single: its category is open and shows nothing but this value so far.
-        cat = card.cat
-        return cat not in trick.closed and trick.shown[cat] <= {card.values[cat]}
-    if not trick.completes:
-        # The first Complete must match every value shown by the Singles so far.
-        return all(trick.shown[i] <= {card.values[i]} for i in range(3))
-    # A later Complete matches each Complete in exactly two categories, and the
-    # third category holds no Single.
-    for other in trick.completes:
-        d = only_differing_category(card, other)
-        if d is None or d in trick.single_categories:
-            return False
-    return True
-
-
 def tricks_score(taken: int) -> tuple[int, str]:
     """A round's score: one point per trick taken (the lowest total wins)."""
     return taken, f"{taken} trick{'s' if taken != 1 else ''} taken -> {taken}"
@@ -137,24 +119,38 @@ def acceptable_cards(hand: dict[UCard, int], trick: Trick, led: bool) -> list[UC
     return [c for c in cards if acceptable(c, trick)]
 
 
-def why_unacceptable(card: UCard, trick: Trick) -> str:
-    """A sentence saying which part of the rule `card` breaks on `trick`."""
+def why_unacceptable(card: UCard, trick: Trick) -> str | None:
+    """Which part of the acceptability rule `card` breaks by continuing `trick`, or None
+    when it may (the leader's card is not judged). The whole rule: the handler, the legal
+    moves and the rendering of a trick all ask it."""
     if card.cat != COMPLETE:
+        # A Single: its category is open and shows nothing but this value so far.
         name = CATEGORIES[card.cat]
         if card.cat in trick.closed:
             return f"{name} is closed"
-        return f"the trick already shows {name} {'/'.join(sorted(trick.shown[card.cat]))}"
+        if not trick.shown[card.cat] <= {card.values[card.cat]}:
+            return f"the trick already shows {name} {'/'.join(sorted(trick.shown[card.cat]))}"
+        return None
     if not trick.completes:
+        # The first Complete must match every value shown by the Singles so far.
         for i in range(3):
             if not trick.shown[i] <= {card.values[i]}:
                 return f"it does not match {CATEGORIES[i]} {'/'.join(sorted(trick.shown[i]))}"
+        return None
+    # A later Complete matches each Complete in exactly two categories, and the third
+    # category holds no Single.
     for other in trick.completes:
         d = only_differing_category(card, other)
         if d is None:
             return f"it does not match {other} in exactly two categories"
         if d in trick.single_categories:
             return f"a {CATEGORIES[d]} Single was played, so {CATEGORIES[d]} cannot clash"
-    return "it is acceptable"  # pragma: no cover
+    return None
+
+
+def acceptable(card: UCard, trick: Trick) -> bool:
+    """Whether `card` may continue `trick`: it breaks no part of the rule."""
+    return why_unacceptable(card, trick) is None
 
 
 # ------------------------------------------------------------------- facts
@@ -316,16 +312,15 @@ class UnderTheRadarState(GameState):
         if card not in hand:
             raise RuleError(f"{name} cannot play {card}: it is not in {name}'s hand")
         trick = self.trick
-        ok = not self.trick_cards or acceptable(card, trick)
-        if not ok:
+        why = why_unacceptable(card, trick) if self.trick_cards else None
+        if why is not None:
             held = next((c for c in hand if acceptable(c, trick)), None)
             if held is not None:
                 raise RuleError(f"{name} cannot play {card}: it is not acceptable "
-                                f"({why_unacceptable(card, trick)}), and {name} holds {held}, "
-                                f"which is")
+                                f"({why}), and {name} holds {held}, which is")
         remove_from_hand(hand, card)
         self.trick_cards.append((s, card))
-        if not ok:
+        if why is not None:
             self._take(s, ev.line)
             return
         trick.add(card)
