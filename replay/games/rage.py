@@ -334,25 +334,33 @@ class RageState(GameState):
             return False
         return not self.played_any or (self.secret and self.phase == "after_tricks")
 
+    def why_no_bid(self, s: int) -> str | None:
+        """Why the player in seat `s` may not bid now, or None when they may: who may bid
+        now, for the handler and the legal moves alike."""
+        name = self.players[s]
+        if self.phase in ("deal", "trump"):
+            if self.phase == "deal" or self.trump_reason == "deal":
+                return f"{name} bids before the round's trump is turned"
+            return f"{name} bids while a trump must be turned"
+        if self.bids[s] is not None:
+            return f"{name} already bid {self.bids[s]} in round {self.round_no}"
+        if not self._bid_window_open():
+            if self.secret:
+                return (f"{name} bids in the middle of round {self.round_no}: with "
+                        f"secret_bid, bids come before the first play or after the last trick")
+            return f"{name} bids after the round's first play: all bids come before it"
+        if not self.any_order and s != self.next_bidder:
+            return (f"{name} bids out of turn: {self.players[self.next_bidder]} bids "
+                    f"next (bids go clockwise from the dealer's left)")
+        return None
+
     def on_bid(self, ev: Event) -> None:
         s = self.seat_of(ev)
         name = self.players[s]
         bid: int = field_of(ev, "bid", int, "a number of tricks")
-        if self.phase in ("deal", "trump"):
-            if self.phase == "deal" or self.trump_reason == "deal":
-                raise RuleError(f"{name} bids before the round's trump is turned")
-            raise RuleError(f"{name} bids while a trump must be turned")
-        if self.bids[s] is not None:
-            raise RuleError(f"{name} already bid {self.bids[s]} in round {self.round_no}")
-        if not self._bid_window_open():
-            if self.secret:
-                raise RuleError(f"{name} bids in the middle of round {self.round_no}: with "
-                                f"secret_bid, bids come before the first play or after the last "
-                                f"trick")
-            raise RuleError(f"{name} bids after the round's first play: all bids come before it")
-        if not self.any_order and s != self.next_bidder:
-            raise RuleError(f"{name} bids out of turn: {self.players[self.next_bidder]} bids "
-                            f"next (bids go clockwise from the dealer's left)")
+        why = self.why_no_bid(s)
+        if why is not None:
+            raise RuleError(why)
         if not bid_in_range(bid, self.hs):
             raise RuleError(f"{name} bids {bid}: a bid is 0 to {self.hs} in round "
                             f"{self.round_no}")
@@ -557,9 +565,8 @@ class RageState(GameState):
         moves: list[Move] = []
         if self.phase in ("deal", "trump") or self.over:
             return moves
-        if self._bid_window_open() and self.bid_count < self.n:
-            bidders = ([self.next_bidder] if not self.any_order else
-                       [s for s in range(self.n) if self.bids[s] is None])
+        bidders = [s for s in range(self.n) if self.why_no_bid(s) is None]
+        if bidders:
             bids = self.legal_bids()
             for s in bidders:
                 moves.extend({"type": "bid", "player": self.players[s], "bid": b} for b in bids)
