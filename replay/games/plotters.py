@@ -613,20 +613,19 @@ def keep_turns_two(face_down: int) -> bool:
     return face_down == 0 or face_down >= 2
 
 
-def take_splits(players: int, cards: int) -> list[tuple[int, int]]:
-    """The ways one player can have collected `cards` cards in a round, as (first picks,
-    second halves): every trick gives its first winner `pick_size` cards and its second
-    winner the rest, nobody is both, and a round has at most HAND_SIZE tricks."""
+def collectable(players: int, cards: int) -> bool:
+    """Whether one player can have collected `cards` cards in a round: every trick gives its
+    first winner `pick_size` cards and its second winner the rest, nobody is both, and a
+    round has at most HAND_SIZE tricks."""
     first = pick_size(players)
     second = players - first
-    return [(a, (cards - first * a) // second) for a in range(HAND_SIZE + 1)
-            if first * a <= cards and (cards - first * a) % second == 0
-            and a + (cards - first * a) // second <= HAND_SIZE]
-
-
-def collectable(players: int, cards: int) -> bool:
-    """Whether one player can have collected `cards` cards in a round (`take_splits`)."""
-    return bool(take_splits(players, cards))
+    for a in range(HAND_SIZE + 1):
+        rest = cards - a * first
+        if rest < 0:
+            break
+        if rest % second == 0 and a + rest // second <= HAND_SIZE:
+            return True
+    return False
 
 
 def shares_fit_tricks(players: int, totals: list[int]) -> bool:
@@ -636,9 +635,13 @@ def shares_fit_tricks(players: int, totals: list[int]) -> bool:
     most HAND_SIZE tricks — so the second winners' takes are no more than the first
     winners', and the first winners' no more than HAND_SIZE. (At 5 players 3 and 2 cards
     differ: five players with 2 cards each had no first winner, so no trick.)"""
+    first = pick_size(players)
+    second = players - first
     sums = {(0, 0)}  # (first picks, second halves) of the players so far
     for cards in totals:
-        ways = take_splits(players, cards)
+        ways = [(a, (cards - first * a) // second) for a in range(HAND_SIZE + 1)
+                if first * a <= cards and (cards - first * a) % second == 0
+                and a + (cards - first * a) // second <= HAND_SIZE]
         sums = {(f + a, g + b) for f, g in sums for a, b in ways
                 if f + a <= HAND_SIZE and g + b <= HAND_SIZE}
         if not sums:
