@@ -2,7 +2,7 @@
 
 All metadata stays in pyproject.toml; this file only adds the engine's extension modules.
 
-    pip install .                       the engine (ENGINE below) compiled with mypyc
+    pip install .                       the engine (replay/engine_modules.py) compiled with mypyc
     pip install -e .                    interpreted: an editable install is for editing
     TRICKLEDGER_PURE=1 pip install .    interpreted
     no C compiler, or mypyc fails       interpreted, with a warning (the .py files always ship)
@@ -14,31 +14,30 @@ All metadata stays in pyproject.toml; this file only adds the engine's extension
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-# The engine: the modules on the replay hot path. replay/__init__.py and
-# replay/games/__init__.py stay interpreted (a package's __init__ is where the compiled
-# modules are found from), and so does replay/registry.py (run once per process; it reads
-# each game module's namespace); the bots, the simulator, the timeline and the commands
-# run interpreted on top of the compiled engine.
-ENGINE = [
-    "replay/errors.py",
-    "replay/events.py",
-    "replay/cards.py",
-    "replay/state.py",
-    "replay/sheet.py",  # the games' score sheets subclass its SheetState
-    "replay/reader.py",
-    "replay/engine.py",
-    "replay/games/plotters.py",
-    "replay/games/rage.py",
-    "replay/games/color_stacks.py",
-    "replay/games/under_the_radar.py",
-]
+ROOT = Path(__file__).resolve().parent
+
+
+def engine_files() -> list[str]:
+    """The engine's modules, from the one list in replay/engine_modules.py (loaded by path:
+    nothing of trickledger is installed while it builds)."""
+    spec = importlib.util.spec_from_file_location("_engine_modules",
+                                                  ROOT / "replay" / "engine_modules.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    files: list[str] = module.engine_files(ROOT)
+    return files
+
+
 # Commands that build the package's files; metadata-only runs (egg_info, dist_info, sdist)
 # must not pay for mypyc's code generation.
 BUILDING = {"bdist_wheel", "build", "build_ext", "install", "bdist_egg"}
@@ -68,7 +67,7 @@ def engine_extensions() -> list[Any]:
         from mypyc.build import mypycify
 
         opt = os.environ.get("TRICKLEDGER_MYPYC_OPT", "3")
-        return mypycify(ENGINE, opt_level=opt, group_name="trickledger_engine")
+        return mypycify(engine_files(), opt_level=opt, group_name="trickledger_engine")
     except (Exception, SystemExit) as e:  # mypyc missing, or mypy found a type error
         if flag("TRICKLEDGER_REQUIRE_COMPILED"):
             raise

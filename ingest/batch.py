@@ -245,7 +245,10 @@ def _one(src: Source, task: Task, skip: frozenset[str], sinks: _Sinks, seen: set
 
 def to_arrow(table: str, columns: Columns) -> pa.Table:
     """Column lists (by name) -> a typed Arrow table; pyarrow builds each column in C."""
-    fields = ARROW_SCHEMAS[table]
+    fields = ARROW_SCHEMAS.get(table)
+    if fields is None:  # a game's own table, of a game registered after this module loaded
+        fields = ARROW_SCHEMAS[table] = pa.schema(
+            [(c, _ARROW_TYPES[ty.removesuffix(" PRIMARY KEY")]) for c, ty in schema.TABLES[table]])
     return pa.Table.from_arrays([pa.array(columns[f.name], type=f.type) for f in fields],
                                 schema=fields)
 

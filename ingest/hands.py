@@ -4,14 +4,14 @@ For one player's hand in one round of a bidding game, a seeded Monte-Carlo:
 
 1. what the player saw when bidding is kept: their own hand and the cards turned up
    after the deal (the log's own `trump` events); every other card of the game's deck
-   (its module's `DECK`) is unseen;
+   (its `GameInfo.deck`) is unseen;
 2. each playout redeals the unseen cards at random to the other players (the rest stays
    in the pile), branches the state before the deal (`GameState.clone`; the log's
    earlier rounds are replayed once per hand, `replay_bytes` for the header, then
    `GameState.apply`), applies this deal and its trump events, and plays the round out
    with the project's greedy bot in every seat, through `state.choices()`;
-3. the tricks the player took are counted from the facts the engine emitted (the step
-   facts whose `winner` is the player's seat).
+3. the tricks the player took are counted from the facts the engine emitted (those
+   whose `GameInfo.trick_winner` is the player's seat).
 
 The mean over the playouts is `expected_tricks`, their standard deviation
 `expected_sd` (how much the same hand varies with the others' cards and play);
@@ -28,7 +28,6 @@ figures).
 
 from __future__ import annotations
 
-import importlib
 import math
 import random
 import time
@@ -41,7 +40,7 @@ import orjson
 from replay.bots import Bot, GreedyBot
 from replay.engine import replay_bytes
 from replay.events import Event
-from replay.registry import registry
+from replay.registry import GameInfo, registry
 from replay.state import GameState
 
 METHOD = "greedy-redeal-v1"
@@ -96,11 +95,12 @@ class ParsedLog:
         return [i for i, (_, ev) in enumerate(self.events) if ev.get("type") == "deal"]
 
 
-def _deck(game: str) -> Counter[str]:
-    """Every card of the game's deck by name, with its copies (the module's `DECK`)."""
-    module = importlib.import_module(registry()[game].state_class.__module__)
-    deck: dict[Any, int] = module.DECK
-    return Counter({card.name: copies for card, copies in deck.items()})
+def _deck(info: GameInfo) -> Counter[str]:
+    """Every card of the game's deck by name, with its copies (`GameInfo.deck`)."""
+    if info.deck is None or info.trick_winner is None:
+        raise ValueError(f"{info.name} declares no deck and trick winner (GameInfo.deck, "
+                         f"GameInfo.trick_winner): its hands cannot be estimated")
+    return Counter({card.name: copies for card, copies in info.deck.items()})
 
 
 def estimate_round(raw: bytes, round_no: int, players: list[str] | None = None,
@@ -121,7 +121,7 @@ def estimate_round(raw: bytes, round_no: int, players: list[str] | None = None,
         turned.append((line, ev))
     game = str(log.header["game"])
     info = registry()[game]
-    deck = _deck(game)
+    deck = _deck(info)
     names = [str(p) for p in log.header["players"]]
     hands: dict[str, list[str]] = deal["hands"]
     # the state before this round's deal, replayed once: every playout branches from it
@@ -177,9 +177,9 @@ def _playout(info: Any, before_deal: GameState, deal: tuple[int, dict[str, Any]]
         state.apply(Event(line, ev["type"], ev))
     first = len(state.facts)
     play_round_out(state, GreedyBot(), rng)
-    steps = info.step_facts
-    return sum(1 for f in state.facts[first:]
-               if type(f) in steps and getattr(f, "winner", None) == seat)
+    won = info.trick_winner
+    assert won is not None  # _deck checked it
+    return sum(1 for f in state.facts[first:] if won(f) == seat)
 
 
 def play_round_out(state: GameState, bot: Bot, rng: random.Random) -> None:

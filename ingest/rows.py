@@ -13,9 +13,7 @@ from replay.engine import Replay, verdict
 from replay.reader import decompress
 from replay.state import RowSink, project
 
-from .schema import TABLES
-
-COLUMNS: dict[str, tuple[str, ...]] = {t: tuple(c for c, _ in cols) for t, cols in TABLES.items()}
+from .schema import COLUMNS  # every table's columns, games' own tables included
 
 
 def decode_text(data: bytes) -> str:

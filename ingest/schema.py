@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import duckdb
 
+from replay.registry import GameInfo, on_register, registry
+
 from . import analytics
 from .analytics import VIEWS
 
@@ -98,6 +100,25 @@ TABLES: dict[str, list[tuple[str, str]]] = {
     ],
 }
 
+SHARED_TABLES = frozenset(TABLES)
+# A game's own tables (`GameInfo.tables`) join TABLES when the game registers, by name ->
+# the game that declares it; `create` makes them on a new database and on an existing one.
+GAME_TABLES: dict[str, str] = {}
+# Each table's column names, in order: what a projection may fill (replay.state.RowSink).
+COLUMNS: dict[str, tuple[str, ...]] = {t: tuple(c for c, _ in cols) for t, cols in TABLES.items()}
+
+
+def _add_game_tables(info: GameInfo) -> None:
+    for name, cols in info.tables.items():
+        owner = GAME_TABLES.get(name, info.name)
+        if name in SHARED_TABLES or name in ADMIN_TABLES or owner != info.name:
+            raise ValueError(f"game {info.name!r} declares the table {name!r}, which "
+                             f"{'the schema' if owner == info.name else owner} already has")
+        TABLES[name] = list(cols)
+        COLUMNS[name] = tuple(c for c, _ in cols)
+        GAME_TABLES[name] = info.name
+
+
 # Written by the dashboard and the commands, never by a log: who wrote what (version 4).
 ADMIN_TABLES: dict[str, list[tuple[str, str]]] = {
     "audit_log": [
@@ -108,8 +129,12 @@ ADMIN_TABLES: dict[str, list[tuple[str, str]]] = {
 }
 
 
+on_register(_add_game_tables)
+
+
 def create(con: duckdb.DuckDBPyConnection) -> None:
     """Create (or migrate to) the current schema; idempotent."""
+    registry()  # every game registered: its own tables are in TABLES
     con.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER, applied_at TIMESTAMP)")
     row = con.execute("SELECT max(version) FROM schema_version").fetchone()
     current = row[0] if row else None
@@ -119,10 +144,15 @@ def create(con: duckdb.DuckDBPyConnection) -> None:
     if current == SCHEMA_VERSION:
         # in place: every short connection of the loader opens here. The analytics layer
         # is derived (views, macros): a newer definition replaces it without a migration
-        if not analytics.is_current(con):
+        missing = _missing_game_tables(con)
+        stale = not analytics.is_current(con)
+        if missing or stale:
             con.execute("BEGIN TRANSACTION")
             try:
-                analytics.install(con)
+                for name in missing:  # a game added since the database was made
+                    _create_table(con, name, TABLES[name])
+                if stale:
+                    analytics.install(con)
                 con.execute("COMMIT")
             except BaseException:
                 con.execute("ROLLBACK")
@@ -133,8 +163,7 @@ def create(con: duckdb.DuckDBPyConnection) -> None:
         if current == 1:
             _migrate_1_to_2(con)
         for name, cols in {**TABLES, **ADMIN_TABLES}.items():  # version 4: the audit log
-            body = ", ".join(f'"{c}" {t}' for c, t in cols)
-            con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({body})")
+            _create_table(con, name, cols)
         analytics.install(con)  # version 3: derived tables, macros and views
         con.execute("INSERT INTO schema_version VALUES (?, now())", [SCHEMA_VERSION])
         con.execute("COMMIT")
@@ -143,7 +172,22 @@ def create(con: duckdb.DuckDBPyConnection) -> None:
         raise
 
 
-__all__ = ["ADMIN_TABLES", "SCHEMA_VERSION", "STACKS", "TABLES", "VIEWS", "create"]
+__all__ = ["ADMIN_TABLES", "COLUMNS", "GAME_TABLES", "SCHEMA_VERSION", "STACKS", "TABLES",
+           "VIEWS", "create"]
+
+
+def _create_table(con: duckdb.DuckDBPyConnection, name: str, cols: list[tuple[str, str]]) -> None:
+    body = ", ".join(f'"{c}" {t}' for c, t in cols)
+    con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({body})")
+
+
+def _missing_game_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
+    if not GAME_TABLES:
+        return []
+    have = {name for (name,) in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+    ).fetchall()}
+    return [name for name in GAME_TABLES if name not in have]
 
 
 def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:

@@ -4,27 +4,19 @@ from __future__ import annotations
 
 import importlib
 from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
 
 from .engine import Replay, exit_status, replay_bytes, replay_path, verdict
+from .engine_modules import engine_files, module_name
 
 __all__ = ["ENGINE_MODULES", "Replay", "engine_build", "exit_status", "replay_bytes",
            "replay_path", "verdict"]
 
-# The modules that setup.py compiles with mypyc on a normal install (its ENGINE list; a
-# test checks that the two agree). Everything else in replay/ always runs interpreted.
-ENGINE_MODULES: tuple[str, ...] = (
-    "replay.errors",
-    "replay.events",
-    "replay.cards",
-    "replay.state",
-    "replay.sheet",
-    "replay.reader",
-    "replay.engine",
-    "replay.games.plotters",
-    "replay.games.rage",
-    "replay.games.color_stacks",
-    "replay.games.under_the_radar",
-)
+# The modules that setup.py compiles with mypyc on a normal install: the engine core and
+# every game module, from the one list in replay.engine_modules. Everything else in replay/
+# always runs interpreted.
+ENGINE_MODULES: tuple[str, ...] = tuple(
+    module_name(f) for f in engine_files(Path(__file__).resolve().parent.parent))
 
 
 def compiled_modules() -> list[str]:

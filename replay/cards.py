@@ -7,13 +7,18 @@ cost nothing in the hot loop.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Generic, TypeVar
+
+from mypy_extensions import mypyc_attr
 
 from .errors import FormatError
 from .events import Event, field_of
 
 
+# A game's cards may be a subclass (under_the_radar's shapes); a game that runs interpreted
+# on the compiled engine (one outside replay/games/, the tests' toy game) subclasses it too.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Card:
     """One card of a game. `color` is "" for cards without a colour (rage's action cards,
     under_the_radar's shapes); `index` is its place in the game's deck order."""
@@ -86,6 +91,13 @@ class CardTable(Generic[C]):
 def card_order(c: Card) -> int:
     """Sort key: deck order."""
     return c.index
+
+
+def deal_hands(deck: Sequence[Card], players: Sequence[str], size: int) -> dict[str, list[str]]:
+    """A simulated deal: `size` cards for each player in seat order, cut in turn from the top
+    of the shuffled `deck`, each hand written in deck order (the `hands` of a `deal`)."""
+    return {p: [c.name for c in sorted(deck[i * size:(i + 1) * size], key=card_order)]
+            for i, p in enumerate(players)}
 
 
 def names(cards: Iterable[Card]) -> str:

@@ -2,7 +2,7 @@
 
 `replay_log()` folds a log's events through `GameState.apply` (replay.state); the
 outcome is a `Replay` with the state, its facts and the error that stopped it, if any.
-`verdict()` is the object of FORMAT.md.
+`verdict()` is the object of docs/format.md, "The verdict".
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from .errors import FormatError, IllegalLine, LogError, RuleError, UnreadableLog
 from .events import Event, Header, Status
 from .reader import Log, event_object, read_bytes, read_file
 from .registry import registry
-from .state import ClaimChecked, Fact, GameState, render
+from .state import ClaimChecked, Fact, FoldWatcher, GameState, render
 
 # ------------------------------------------------------------------ replay
 
@@ -54,10 +54,11 @@ def new_state(header: Header, sheet: bool = False) -> GameState:
     return info.state_class(header)
 
 
-def replay_log(log: Log) -> Replay:
+def replay_log(log: Log, watcher: FoldWatcher | None = None) -> Replay:
     """Fold every event line of `log` through its game's state. The hot loop: each line is
     parsed into its dict, and one `Event` per log is pointed at it in turn (handlers read
-    the event during their call only), so no object is made per line."""
+    the event during their call only), so no object is made per line. A `watcher` (the
+    step viewer, `replay.timeline`) is told of every event before and after it is applied."""
     state = new_state(log.header, log.is_sheet())
     name = log.name
     lines = log.lines
@@ -73,7 +74,11 @@ def replay_log(log: Log) -> Replay:
             line = ev.line = i + 1
             ev.type = obj["type"]
             ev.data = obj
+            if watcher is not None:
+                watcher.before(state, ev)
             state.apply(ev)
+            if watcher is not None:
+                watcher.after(state, ev)
             count += 1
     except (RuleError, FormatError) as rule:
         error = IllegalLine(name, line, str(rule))
@@ -122,7 +127,7 @@ def winners(r: Replay) -> list[str]:
 
 
 def verdict(r: Replay) -> dict[str, Any]:
-    """The verdict object of FORMAT.md (plus `id` and `sha256` to tie it to the bytes)."""
+    """The verdict object of docs/format.md (plus `id` and `sha256` to tie it to the bytes)."""
     st = r.state
     err = None
     if r.error is not None:

@@ -14,11 +14,17 @@ from .errors import FormatError
 
 Status = Literal["complete", "incomplete", "illegal", "unreadable"]
 
-# Every event type the format knows; a game handles a subset of them. A move log holds moves
-# (and claims); a score sheet holds `sheet` events (and claims), never both (replay.sheet).
-EVENT_TYPES: Final[tuple[str, ...]] = ("deal", "play", "take", "keep", "trump", "bid", "place",
-                                       "draw", "claim", "sheet")
+# The event types of the format itself: every log may hold claims, and a score sheet holds
+# `sheet` events (and claims), never moves (replay.sheet). Every other type is a game's own,
+# declared in its `GameInfo.events`.
+CLAIM_EVENT: Final[str] = "claim"
 SHEET_EVENT: Final[str] = "sheet"
+# Every event type known so far: the format's, and those of every game registered (the
+# registry adds them), so that an error can tell "not part of this game" from "unknown".
+EVENT_TYPES: Final[set[str]] = {CLAIM_EVENT, SHEET_EVENT}
+# The event types whose integers count and are read exactly even beyond 64 bits: claims,
+# and those a game declares (`GameInfo.exact_numbers`; the registry adds them).
+EXACT_NUMBER_EVENTS: Final[set[str]] = {CLAIM_EVENT}
 
 
 class Event:

@@ -1,6 +1,6 @@
 """Reading trickledger/1 logs: bytes -> header + events, every event keeping its line.
 
-The reader knows the format (FORMAT.md), not the games: it checks the header's
+The reader knows the format (docs/format.md), not the games: it checks the header's
 generic keys and asks the registry whether the game, player count, edition
 and variants exist. Malformed event lines are reported lazily, in file order,
 so that a replay can report the rounds finished before the bad line.
@@ -23,7 +23,7 @@ from typing import Any, Final
 import orjson
 
 from .errors import IllegalLine, UnreadableLog
-from .events import SHEET_EVENT, Event, Header, kind
+from .events import EXACT_NUMBER_EVENTS, SHEET_EVENT, Event, Header, kind
 from .registry import game_info, registry
 
 FORMAT: Final = "trickledger/1"
@@ -180,7 +180,7 @@ def event_object(name: str, lineno: int, raw: bytes) -> dict[str, Any] | None:
         if etype is None:
             raise IllegalLine(name, lineno, "event has no 'type'")
         raise IllegalLine(name, lineno, f"'type' must be a string, got {kind(etype)}")
-    if (etype == "claim" or etype == "bid") and _LONG_NUMBER.search(raw):
+    if etype in EXACT_NUMBER_EVENTS and _LONG_NUMBER.search(raw):
         exact: dict[str, Any] = _json_line(name, lineno, raw, IllegalLine)
         return exact  # numbers that count, kept exact
     return obj

@@ -10,15 +10,21 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import sys
+from collections.abc import Callable
 from dataclasses import is_dataclass
+from pathlib import Path
 
-from .state import Fact, GameInfo, Move, handler_table
+from .events import CLAIM_EVENT, EVENT_TYPES, EXACT_NUMBER_EVENTS, SHEET_EVENT
+from .state import Fact, GameInfo, GameState, Move, handled_types, handler_table
 
-__all__ = ["GameInfo", "Move", "game_info", "register", "registry"]
+__all__ = ["GameInfo", "Move", "game_info", "on_register", "register", "registry"]
 
 _REGISTRY: dict[str, GameInfo] = {}
 _ALIASES: dict[str, str] = {}
 _discovered = False
+_LISTENERS: list[Callable[[GameInfo], None]] = []
+GAMES_PACKAGE = f"{__package__}.games"
+GAMES_PATH = Path(__file__).resolve().parent / "games"
 
 
 def register(info: GameInfo) -> GameInfo:
@@ -43,17 +49,55 @@ def register(info: GameInfo) -> GameInfo:
         if (old.__module__, old.__qualname__) != (info.state_class.__module__,
                                                   info.state_class.__qualname__):
             raise ValueError(f"two games are registered as {info.name!r}")
-    _REGISTRY[info.name] = info
-    for alias in info.aliases:
-        _ALIASES[alias] = info.name
-    info.state_class.info = info
-    info.state_class.handlers = handler_table(info.state_class)
+    types = (*info.events, CLAIM_EVENT)
+    check_handlers(info, info.state_class, types)
+    for what, named in (("exact_numbers", info.exact_numbers), ("injectable", info.injectable)):
+        if not set(named) <= set(types):
+            raise TypeError(f"game {info.name!r}: GameInfo.{what} names "
+                            f"{', '.join(sorted(set(named) - set(types)))}, which is not "
+                            f"one of its events")
     if info.sheet_state is not None:
         if not getattr(info.sheet_state, "is_sheet", False):
             raise TypeError(f"game {info.name!r}: sheet_state must be a replay.sheet.SheetState")
+        check_handlers(info, info.sheet_state, (SHEET_EVENT, CLAIM_EVENT))
+    _REGISTRY[info.name] = info
+    for alias in info.aliases:
+        _ALIASES[alias] = info.name
+    EVENT_TYPES.update(info.events)
+    EXACT_NUMBER_EVENTS.update(info.exact_numbers)
+    info.state_class.info = info
+    info.state_class.handlers = handler_table(info.state_class, types)
+    if info.sheet_state is not None:
         info.sheet_state.info = info
-        info.sheet_state.handlers = handler_table(info.sheet_state)
+        info.sheet_state.handlers = handler_table(info.sheet_state, (SHEET_EVENT, CLAIM_EVENT))
+    for listener in _LISTENERS:
+        listener(info)
     return info
+
+
+def on_register(listener: Callable[[GameInfo], None]) -> None:
+    """Call `listener` with every game registered so far and with each one registered
+    later: how a higher layer (the schema, with a game's own tables) follows the games
+    without the registry knowing it."""
+    _LISTENERS.append(listener)
+    for info in list(_REGISTRY.values()):
+        listener(info)
+
+
+def check_handlers(info: GameInfo, cls: type[GameState], types: tuple[str, ...]) -> None:
+    """A state handles exactly the event types it is declared with: an `on_<type>` for a type
+    not declared (a log of it would be refused as unknown) or a declared type without its
+    handler is an error at import."""
+    handled = handled_types(cls)
+    extra = sorted(handled - set(types))
+    if extra:
+        raise TypeError(f"game {info.name!r}: {cls.__name__} has "
+                        f"{', '.join(f'on_{t}' for t in extra)} for event types it does not "
+                        f"declare: add them to GameInfo.events ({', '.join(types)})")
+    missing = [t for t in types if t not in handled]
+    if missing:
+        raise TypeError(f"game {info.name!r}: {cls.__name__} has no handler for declared "
+                        f"event types {', '.join(missing)} (an on_<type> method each)")
 
 
 def registry() -> dict[str, GameInfo]:
@@ -61,10 +105,10 @@ def registry() -> dict[str, GameInfo]:
     global _discovered
     if not _discovered:
         _discovered = True
-        from . import games
-
-        for mod in pkgutil.iter_modules(games.__path__):
-            importlib.import_module(f"{games.__name__}.{mod.name}")
+        # by the folder's path: importing the package `replay` above it from here would
+        # close a cycle (replay -> replay.engine -> replay.registry -> replay)
+        for mod in pkgutil.iter_modules([str(GAMES_PATH)]):
+            importlib.import_module(f"{GAMES_PACKAGE}.{mod.name}")
     return _REGISTRY
 
 

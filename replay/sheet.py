@@ -32,7 +32,7 @@ from mypy_extensions import mypyc_attr
 from .cards import Card
 from .errors import FormatError, RuleError
 from .events import EVENT_TYPES, SHEET_EVENT, Event, Header, field_of, int_dict, kind
-from .state import ClaimChecked, Fact, GameState, Move, RoundOutcome, RoundScored
+from .state import ClaimChecked, Fact, GameInfo, GameState, Move, RoundOutcome, RoundScored
 
 SHEET_END = "score sheet"  # `rounds.end_reason` of a round entered on a score sheet
 
@@ -257,6 +257,16 @@ class SheetState(GameState):
 
     def draw_chance(self, rng: Random) -> Move:
         raise RuntimeError("a score sheet has no chance events")
+
+
+def sheet_class(info: GameInfo) -> type[SheetState] | None:
+    """A game's score sheet state (`GameInfo.sheet_state`, which `register` checked is a
+    SheetState), or None when the game has none."""
+    sheet = info.sheet_state
+    if sheet is None:
+        return None
+    assert issubclass(sheet, SheetState)
+    return sheet
 
 
 # ------------------------------------------------------------------- rendering

@@ -17,6 +17,7 @@ from typing import Any
 
 from .engine import Replay
 from .events import SHEET_EVENT
+from .sheet import sheet_class
 from .state import ClaimChecked, Fact, RoundDealt, RoundScored
 from .writer import dump_lines
 
@@ -33,7 +34,7 @@ def sheet_lines(r: Replay) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         raise NoSheet(f"{r.file} is unreadable: {r.error.message if r.error else ''}")
     if st.is_sheet:
         raise NoSheet(f"{r.file} is a score sheet already")
-    sheet = st.info.sheet_state
+    sheet = sheet_class(st.info)
     if sheet is None:
         raise NoSheet(f"{h.game} has no score sheet")
     players = st.players

@@ -169,13 +169,11 @@ def simulate_one(opts: SimOptions, index: int) -> tuple[str, bytes, dict[str, An
     return name, data, meta
 
 
-MOVE_TYPES = ("play", "place", "bid", "take", "keep")
-
-
 def inject_illegal(header: dict[str, Any], events: list[dict[str, Any]],
                    rng: random.Random) -> dict[str, Any] | None:
     """Change one move so that it breaks a rule; returns where and how, checked by a replay."""
-    candidates = [i for i, e in enumerate(events) if e["type"] in MOVE_TYPES]
+    moves = registry()[header["game"]].injectable
+    candidates = [i for i, e in enumerate(events) if e["type"] in moves]
     players = header["players"]
     for _ in range(20):
         i = rng.choice(candidates)

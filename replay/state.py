@@ -12,19 +12,16 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from random import Random
-from typing import TYPE_CHECKING, Any, ClassVar, Final
+from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
 from .cards import Card, CardTable
 from .errors import FormatError, RuleError
 from .events import EVENT_TYPES, SHEET_EVENT, Event, Header, field_of, int_dict, kind
-
-if TYPE_CHECKING:
-    from .sheet import SheetState
 
 Move = dict[str, Any]
 Renderer = Callable[[Any, tuple[str, ...]], list[str]]
@@ -47,7 +44,18 @@ class GameInfo:
       (default "Trick 3"), the same in `replay` and the viewer;
     - `sheet_state`: the state a score sheet of the game is folded through (a
       `replay.sheet.SheetState` declared in the game's module), or None when the game has
-      no score sheet.
+      no score sheet;
+    - `events`: the event types of the game's move logs beside the shared `claim` (each
+      handled by the state's `on_<type>`: `register` refuses a handler for a type not
+      declared and a type declared without a handler), and `exact_numbers` those of them
+      whose integers count (read exactly even beyond 64 bits, as claims are);
+    - `injectable`: the move types `simulate --illegal` may change (player or card) to
+      break a rule;
+    - `tables`: the game's own database tables, by name, as (column, SQL type) pairs; the
+      schema creates them beside the shared ones (ingest.schema);
+    - `deck`: every card of the game with its number of copies, and `trick_winner`: the
+      seat that won the trick a fact closes, or None for any other fact (the hand
+      estimates of bidding games, ingest.hands, need both).
     """
 
     name: str
@@ -67,7 +75,14 @@ class GameInfo:
     step_facts: tuple[type, ...] = ()
     step_label: Callable[[Any], str] | None = None
     aliases: tuple[str, ...] = field(default=())
-    sheet_state: type[SheetState] | None = None
+    # a replay.sheet.SheetState (register checks it; replay.sheet.sheet_class reads it as one)
+    sheet_state: type[GameState] | None = None
+    events: tuple[str, ...] = ()
+    exact_numbers: tuple[str, ...] = ()
+    injectable: tuple[str, ...] = ()
+    tables: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    deck: Mapping[Card, int] | None = None
+    trick_winner: Callable[[Any], int | None] | None = None
 
 
 
@@ -267,6 +282,13 @@ class GameState(ABC):
     round is scored. Handlers raise `FormatError` for a malformed field and `RuleError`
     for a broken rule; each legality rule is one predicate that both the handler and
     `legal_moves` use.
+
+    The engine may be compiled with mypyc (docs/games.md, "The compiled engine"): a
+    handler must not keep the `Event` it is given, which the engine reuses for every line
+    of a log (keep `ev.line` or values read from `ev.data`); a game module outside
+    `replay/games/` runs interpreted, and may subclass `GameState`, `Fact`,
+    `RoundOutcome`, `Card` and `SheetState`, which allow it, but no other class of the
+    engine.
     """
 
     info: ClassVar[GameInfo]
@@ -446,10 +468,34 @@ class GameState(ABC):
     def left_of(self, s: int) -> int:
         return (s + 1) % self.n
 
-    def begin_deal(self, ev: Event) -> dict[str, list[str]]:
-        """Common checks of a `deal`: round number, dealer, hands keyed by every player."""
+    def card_played(self, ev: Event, turn: int, cards: CardTable[Any], hands: Sequence[Any],
+                    trick_words: str, trick: int) -> tuple[int, Card]:
+        """The seat and card of a `play` to a trick: it is the player's turn (`turn`; the
+        message says "it is Ann's turn {trick_words} {trick}") and they hold the card
+        (`hands[seat]` holds it)."""
+        s = self.seat_of(ev)
+        name = self.players[s]
+        if s != turn:
+            raise RuleError(f"{name} plays out of turn: it is {self.players[turn]}'s turn "
+                            f"{trick_words} {trick}")
+        card: Card = cards.from_event(ev)
+        if card not in hands[s]:
+            raise RuleError(f"{name} cannot play {card}: it is not in {name}'s hand")
+        return s, card
+
+    def why_no_deal(self) -> str | None:
+        """Why a deal cannot come now (the round is not finished), or None when it may. A game
+        may say more (which trick is being played, whose bid is missing)."""
         if self.in_round:
-            raise RuleError(f"a deal came before round {self.round_no} was finished")
+            return f"a deal came before round {self.round_no} was finished"
+        return None
+
+    def begin_deal(self, ev: Event) -> dict[str, list[str]]:
+        """Common checks of a `deal`: that one may come now (`why_no_deal`), round number,
+        dealer, hands keyed by every player."""
+        why = self.why_no_deal()
+        if why is not None:
+            raise RuleError(why)
         self.round_no += 1
         if self.round_no > 1:
             self.dealer = self.left_of(self.dealer)
@@ -549,12 +595,18 @@ def _copy_containers(value: Any) -> Any:
     return value
 
 
-def handler_table(cls: type[GameState]) -> dict[str, Callable[[Any, Event], None]]:
-    """A game's dispatch table: event type -> its `on_<type>` method. (Built when the game
-    registers rather than in `__init_subclass__`, which mypyc does not combine with copying
-    a native state.)"""
-    return {t: getattr(cls, f"on_{t}") for t in EVENT_TYPES
-            if callable(getattr(cls, f"on_{t}", None))}
+def handler_table(cls: type[GameState], types: Iterable[str]
+                  ) -> dict[str, Callable[[Any, Event], None]]:
+    """A state's dispatch table: each of its event `types` -> its `on_<type>` method (built
+    when the game registers, which checks that the two agree, rather than in
+    `__init_subclass__`, which mypyc does not combine with copying a native state)."""
+    return {t: getattr(cls, f"on_{t}") for t in types}
+
+
+def handled_types(cls: type[GameState]) -> set[str]:
+    """The event types a state class has an `on_<type>` method for."""
+    return {name[3:] for name in dir(cls)
+            if name.startswith("on_") and callable(getattr(cls, name, None))}
 
 
 def totals_derivation(rounds: Iterable[RoundScored], seat: int) -> str:
@@ -571,6 +623,20 @@ def check_rounds(header: Header, default: int, maximum: int | None = None) -> in
     if maximum is not None and r > maximum:
         raise ValueError(f"'rounds' may be at most {maximum} for {header.game}, got {r}")
     return r
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class FoldWatcher:
+    """Told of every event the engine's fold (`replay.engine.replay_log`) applies, just
+    before and just after `GameState.apply`: a reader of the state between moves (the step
+    viewer, `replay.timeline`) watches the one fold instead of running its own. An event
+    that breaks a rule gets `before` and no `after`."""
+
+    def before(self, state: GameState, ev: Event) -> None:
+        return None
+
+    def after(self, state: GameState, ev: Event) -> None:
+        return None
 
 
 # --------------------------------------------------------------- rendering

@@ -1,7 +1,8 @@
 """A game as a sequence of steps (tricks, or turns), for a person stepping through it.
 
-The engine replays the log once more and, before every move, notes what only it knows:
-every player's hand and the moves that were legal for the player who moved. A step
+The engine's fold (`replay_log`) is watched: before every move the watcher notes what only
+the engine knows, every player's hand and the moves that were legal for the player who
+moved, and after it files the facts the move produced. A step
 closes when the game emits one of its step facts (`GameInfo.step_facts`: a finished
 trick, a turn); a step also closes where a round ends early, where the log stops, and
 at an illegal line. Nothing here is a rule: it is the engine's own state, read out.
@@ -12,10 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .engine import Replay, new_state, replay_log
-from .errors import FormatError, IllegalLine, RuleError
+from .engine import Replay, replay_log
+from .errors import LogError
+from .events import Event
 from .reader import Log, read_bytes
-from .state import Fact, GameState, RoundDealt, RoundScored, render
+from .state import Fact, FoldWatcher, GameState, RoundDealt, RoundScored, render
 
 
 @dataclass(frozen=True)
@@ -100,89 +102,103 @@ def _is_card_move(data: dict[str, Any]) -> bool:
     return isinstance(data.get("card"), str) or isinstance(data.get("cards"), list)
 
 
-def timeline_of(log: Log) -> Timeline:
-    """Replay `log` step by step (see the module's text)."""
-    state = new_state(log.header, log.is_sheet())
-    info = state.info
-    players = state.players
-    steps: list[Step] = []
-    round_lines: dict[int, list[str]] = {}
-    current: Step | None = None
-    seen = 0
+class _StepWatcher(FoldWatcher):
+    """Cuts the engine's fold into steps: before each move it notes the mover's hand and
+    legal cards, after it files the new facts into the open step (see the module's text)."""
 
-    def hands() -> dict[str, tuple[str, ...]]:
-        return {p: tuple(c.name for c in state.hand(s)) for s, p in enumerate(players)}
+    def __init__(self) -> None:
+        self.steps: list[Step] = []
+        self.round_lines: dict[int, list[str]] = {}
+        self.current: Step | None = None
+        self.seen = 0  # facts filed so far
+        # the event being applied: its line, its card move and the step its facts go to
+        self.applying: int | None = None
+        self.pending: Move | None = None
+        self.where: Step | None = None
 
-    def new_step() -> Step:
-        number = len([s for s in steps if s.round == state.round_no]) + 1
-        step = Step(state.round_no, number, hands(),
-                    label=f"{info.step.capitalize()} {number}")
-        steps.append(step)
+    @staticmethod
+    def hands(state: GameState) -> dict[str, tuple[str, ...]]:
+        return {p: tuple(c.name for c in state.hand(s)) for s, p in enumerate(state.players)}
+
+    def new_step(self, state: GameState) -> Step:
+        round_no = state.round_no
+        number = len([s for s in self.steps if s.round == round_no]) + 1
+        step = Step(round_no, number, self.hands(state),
+                    label=f"{state.info.step.capitalize()} {number}")
+        self.steps.append(step)
         return step
 
-    def target() -> Step | None:
+    def target(self, state: GameState) -> Step | None:
         """Where the facts of a move that is not a card move go: the open step, else the
         round's last step (a keep after its trick, secret bids after the last trick),
         else the round itself (bids before the first trick)."""
-        if current is not None:
-            return current
+        if self.current is not None:
+            return self.current
+        steps = self.steps
         if steps and steps[-1].round == state.round_no:
             return steps[-1]
         return None
 
-    events = log.events()
-    while True:
-        try:
-            ev = next(events)
-        except StopIteration:
-            break
-        except IllegalLine as e:  # a malformed line: the log ends there
-            step = current or (target() if state.in_round else None)
-            if step is None and state.in_round:
-                current = step = new_step()
-                steps.append(step)
-            if step is not None:
-                step.error, step.error_line = e.message, e.line
-            break
-        pending: Move | None = None
+    def before(self, state: GameState, ev: Event) -> None:
+        self.pending = None
         card_move = ev.type not in ("deal", "claim") and _is_card_move(ev.data)
-        if card_move and state.in_round and current is None:
-            current = new_step()
-        if card_move and current is not None:
+        if card_move and state.in_round and self.current is None:
+            self.current = self.new_step(state)
+        if card_move and self.current is not None:
             who = ev.data.get("player")
             name = who if isinstance(who, str) else ""
             s = state.seat.get(name)
             hand = tuple(c.name for c in state.hand(s)) if s is not None else ()
-            pending = Move(name, ev.data, ev.line, hand, _legal_cards(state, name))
-        where = current if card_move else target()
-        try:
-            state.apply(ev)
-        except (RuleError, FormatError) as e:
-            step = where if where is not None else current
-            if step is None and state.in_round:
-                step = new_step()
-            if step is not None:
-                step.error, step.error_line = str(e), ev.line
-                step.illegal = pending
-            break
-        if pending is not None and current is not None:
-            current.moves.append(pending)
-        new = state.facts[seen:]
-        seen = len(state.facts)
+            self.pending = Move(name, ev.data, ev.line, hand, _legal_cards(state, name))
+        self.where = self.current if card_move else self.target(state)
+        self.applying = ev.line
+
+    def after(self, state: GameState, ev: Event) -> None:
+        self.applying = None
+        current, where, info, players = self.current, self.where, state.info, state.players
+        if self.pending is not None and current is not None:
+            current.moves.append(self.pending)
+        new = state.facts[self.seen:]
+        self.seen = len(state.facts)
         for f in new:
             if isinstance(f, (RoundDealt, RoundScored)) or where is None:
-                round_lines.setdefault(state.round_no, []).extend(render(info, [f], players))
+                self.round_lines.setdefault(state.round_no, []).extend(render(info, [f], players))
                 continue
             where.facts.append(f)
             where.lines.extend(render(info, [f], players))
-            if where is current and type(f) in info.step_facts:
+            if where is current and current is not None and type(f) in info.step_facts:
                 current.finished = True
                 current.label = (info.step_label(f) if info.step_label is not None
                                  else f"{info.step.capitalize()} {current.number}")
-                current = None
-        if current is not None and not state.in_round:
-            current = None  # the round ended inside the step (an early end)
-    return Timeline(replay_log(log), steps, round_lines)
+                self.current = current = None
+        if self.current is not None and not state.in_round:
+            self.current = None  # the round ended inside the step (an early end)
+
+    def stopped(self, state: GameState, error: LogError) -> None:
+        """The fold stopped at `error`'s line: the step it belongs to ends the log there."""
+        in_round = state.in_round
+        if error.line is not None and error.line == self.applying:
+            # the event was applied and broke a rule: its own step, with the move tried
+            step = self.where if self.where is not None else self.current
+            if step is None and in_round:
+                step = self.new_step(state)
+            if step is not None:
+                step.illegal = self.pending
+        else:  # a malformed line: the open step, or the round's last one, or a new one
+            step = self.current or (self.target(state) if in_round else None)
+            if step is None and in_round:
+                self.current = step = self.new_step(state)
+        if step is not None:
+            step.error, step.error_line = error.message, error.line
+
+
+def timeline_of(log: Log) -> Timeline:
+    """Replay `log` step by step (see the module's text): the engine's one fold, watched."""
+    watcher = _StepWatcher()
+    replay = replay_log(log, watcher)
+    if replay.error is not None and replay.state is not None:
+        watcher.stopped(replay.state, replay.error)
+    return Timeline(replay, watcher.steps, watcher.round_lines)
 
 
 def timeline_bytes(data: bytes, name: str) -> Timeline | None:

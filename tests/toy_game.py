@@ -3,22 +3,40 @@
 `toy_high_card`: 2-4 players, 3 cards each from a 12-card deck (colours A and B, 1-6),
 the leader plays any card, the others must follow the led colour when they can, the
 highest card of the led colour wins and leads next; a trick won is a point; two rounds.
+Before the first card of a round its leader may `boast` (an event type of this game
+alone): taking the first trick then scores a point more, losing it a point less.
+
+Beyond reusing the shared vocabulary it adds, from this module only, an event type
+(`boast`, declared in `GameInfo.events`), a database table (`toy_boasts`, declared in
+`GameInfo.tables`) and a score sheet (`ToySheet`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from random import Random
+from typing import Any
 
-from replay.cards import Card, CardTable, card_order
+from replay.cards import Card, CardTable, card_order, deal_hands
 from replay.errors import RuleError
 from replay.events import Event, Header
 from replay.registry import GameInfo, Move, register
+from replay.sheet import (
+    SHEET_END,
+    SheetField,
+    SheetForm,
+    SheetState,
+    number,
+    sheet_head,
+    table_lines,
+)
 from replay.state import (
     Fact,
     GameState,
     RoundDealt,
     RoundOutcome,
+    RoundScored,
     RowSink,
     TrickAbandoned,
     check_rounds,
@@ -27,13 +45,56 @@ from replay.state import (
 
 NAME = "toy_high_card"
 HAND = 3
-CARDS: CardTable[Card] = CardTable((Card(f"{c}{v}", c, v) for c in "AB" for v in range(1, 7)),
-                                   NAME)
+
+
+class ToyCard(Card):
+    """The toy's own card class: an interpreted game may subclass the compiled `Card`."""
+
+    __slots__ = ()
+
+
+CARDS: CardTable[ToyCard] = CardTable(
+    (ToyCard(f"{c}{v}", c, v) for c in "AB" for v in range(1, 7)), NAME)
 
 
 def may_play(card: Card, hand: set[Card], led: str | None) -> bool:
     """Follow the led colour when you can."""
     return led is None or card.color == led or all(c.color != led for c in hand)
+
+
+def why_no_boast(state: ToyState, seat: int) -> str | None:
+    """Only the round's first leader boasts, once, before the round's first card."""
+    if not state.in_round:
+        return "no round is being played (expected a deal)"
+    if state.boaster is not None:
+        return "a round has one boast"
+    if state.trick_no or state.trick:
+        return "a boast comes before the round's first card"
+    if seat != state.leader:
+        return f"only the leader, {state.players[state.leader]}, may boast"
+    return None
+
+
+def round_scores(won: Sequence[int], boaster: int | None, first: int | None
+                 ) -> tuple[list[int], list[str]]:
+    """A trick is a point; a boast made is a point more, a boast lost a point less."""
+    scores, derivations = [], []
+    for s, k in enumerate(won):
+        if s != boaster:
+            scores.append(k)
+            derivations.append(f"{k} tricks")
+        elif s == first:
+            scores.append(k + 1)
+            derivations.append(f"{k} tricks + 1 (boast made) = {k + 1}")
+        else:
+            scores.append(k - 1)
+            derivations.append(f"{k} tricks - 1 (boast lost) = {k - 1}")
+    return scores, derivations
+
+
+def tricks_add_up(won: Sequence[int]) -> bool:
+    """Every card is played: a round has as many tricks as a hand has cards."""
+    return sum(won) == HAND
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +104,13 @@ class ToyTrickWon(Fact):
     leader: int
     cards: tuple[tuple[int, Card], ...]
     winner: int
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class ToyBoasted(Fact):
+    round: int
+    player: int
     line: int
 
 
@@ -69,6 +137,8 @@ class ToyState(GameState):
         self.turn = self.leader = 0
         self.trick_no = 0
         self.won = [0] * self.n
+        self.boaster: int | None = None
+        self.first_winner: int | None = None
 
     def on_deal(self, ev: Event) -> None:
         hands = self.begin_deal(ev)
@@ -81,8 +151,17 @@ class ToyState(GameState):
             self.hands[s] = set(cards)
         self.turn = self.leader = self.left_of(self.dealer)
         self.trick, self.trick_no, self.won = [], 0, [0] * self.n
+        self.boaster = self.first_winner = None
         self.emit(RoundDealt(self.round_no, self.dealer, self.leader,
                              tuple(tuple(self.hand(s)) for s in range(self.n)), ev.line))
+
+    def on_boast(self, ev: Event) -> None:
+        s = self.seat_of(ev)
+        why = why_no_boast(self, s)
+        if why is not None:
+            raise RuleError(f"{self.players[s]} cannot boast: {why}")
+        self.boaster = s
+        self.emit(ToyBoasted(self.round_no, s, ev.line))
 
     def on_play(self, ev: Event) -> None:
         if not self.in_round:
@@ -106,13 +185,15 @@ class ToyState(GameState):
         winner = max((c.value, p) for p, c in self.trick if c.color == led_color)[1]
         self.trick_no += 1
         self.won[winner] += 1
+        if self.trick_no == 1:
+            self.first_winner = winner
         self.emit(ToyTrickWon(self.round_no, self.trick_no, self.leader, tuple(self.trick),
                               winner, ev.line))
         self.trick = []
         self.turn = self.leader = winner
         if not self.hands[winner]:
-            self.finish_round(list(self.won), [f"{k} tricks" for k in self.won],
-                              ToyRound(self.trick_no), ev.line)
+            scores, derivations = round_scores(self.won, self.boaster, self.first_winner)
+            self.finish_round(scores, derivations, ToyRound(self.trick_no), ev.line)
 
     def close(self) -> None:
         if self.in_round and self.trick:
@@ -130,8 +211,11 @@ class ToyState(GameState):
             return []
         hand = self.hands[self.turn]
         led = self.trick[0][1].color if self.trick else None
-        return [{"type": "play", "player": self.players[self.turn], "card": c.name}
-                for c in self.hand(self.turn) if may_play(c, hand, led)]
+        boast: list[Move] = ([{"type": "boast", "player": self.players[self.turn]}]
+                             if why_no_boast(self, self.turn) is None
+                             else [])
+        return boast + [{"type": "play", "player": self.players[self.turn], "card": c.name}
+                        for c in self.hand(self.turn) if may_play(c, hand, led)]
 
     def next_chance(self) -> str | None:
         return "deal" if not self.in_round and not self.over else None
@@ -139,9 +223,7 @@ class ToyState(GameState):
     def draw_chance(self, rng: Random) -> Move:
         deck = sorted(CARDS, key=card_order)
         rng.shuffle(deck)
-        return {"type": "deal", "hands": {
-            p: [c.name for c in sorted(deck[i * HAND:(i + 1) * HAND], key=card_order)]
-            for i, p in enumerate(self.players)}}
+        return {"type": "deal", "hands": deal_hands(deck, self.players, HAND)}
 
 
 def _render(f: ToyTrickWon, players: tuple[str, ...]) -> list[str]:
@@ -158,12 +240,99 @@ def _project(f: ToyTrickWon, sink: RowSink) -> None:
     plays_rows(sink, f.round, f.trick, [(s, c, None) for s, c in f.cards])
 
 
+def _render_boast(f: ToyBoasted, players: tuple[str, ...]) -> list[str]:
+    return [f"{players[f.player]} boasts (line {f.line}): they will take the first trick"]
+
+
+def _project_boast(f: ToyBoasted, sink: RowSink) -> None:
+    sink.add("toy_boasts", round=f.round, player=sink.players[f.player], line=f.line)
+
+
 def _heuristic(state: ToyState, move: Move) -> float:
+    if move["type"] == "boast":
+        return 3.5  # boast with nothing higher than a 3 to lead: a greedy bot's gamble
     return CARDS[move["card"]].value
+
+
+# ------------------------------------------------------------------- score sheet
+
+
+@dataclass(frozen=True, slots=True)
+class ToySheetEntered(Fact):
+    round: int
+    dealer: int
+    won: tuple[int, ...]
+    boaster: int | None
+    first: int | None
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class ToySheetRound(RoundOutcome):
+    def summary(self, players: tuple[str, ...]) -> dict[str, int]:
+        return {"tricks": HAND}
+
+    def columns(self, players: tuple[str, ...]) -> dict[str, object]:
+        return {"tricks": HAND, "end_reason": SHEET_END}
+
+
+class ToySheet(SheetState):
+    @classmethod
+    def form(cls, header: Header, round_no: int) -> SheetForm:
+        return SheetForm(players=(SheetField(("tricks",), "tricks", 0, HAND, required=True,
+                                             help="tricks the player took"),),
+                         about="Tricks each player took",
+                         pick=(("boast", "who boasted"), ("first", "who took the first trick")))
+
+    def score_sheet(self, ev: Event, entries: list[dict[str, Any]]
+                    ) -> tuple[list[int], list[str], RoundOutcome]:
+        won = [number(e, "tricks", f"{self.players[s]}'s entry") for s, e in enumerate(entries)]
+        if not tricks_add_up(won):
+            raise RuleError(f"the tricks add up to {sum(won)}, but a round has {HAND}")
+        boaster = self.player(ev, "boast") if "boast" in ev.data else None
+        first = self.player(ev, "first") if "first" in ev.data else None
+        if boaster is not None and first is None:
+            raise RuleError("a boast is scored by who took the first trick: the sheet needs "
+                            "'first'")
+        if first is not None and won[first] == 0:
+            raise RuleError(f"{self.players[first]} took the first trick, but no trick by "
+                            f"the sheet")
+        scores, derivations = round_scores(won, boaster, first)
+        self.emit(ToySheetEntered(self.round_no, self.dealer, tuple(won), boaster, first,
+                                  ev.line))
+        return scores, derivations, ToySheetRound()
+
+    @classmethod
+    def line_of(cls, facts: Sequence[Fact], scored: RoundScored,
+                players: tuple[str, ...]) -> dict[str, Any]:
+        tricks = [f for f in facts if isinstance(f, ToyTrickWon)]
+        won = [sum(1 for t in tricks if t.winner == s) for s in range(len(players))]
+        line: dict[str, Any] = {"players": {p: {"tricks": k} for p, k in zip(players, won)}}
+        boasts = [f.player for f in facts if isinstance(f, ToyBoasted)]
+        if boasts:
+            line["boast"] = players[boasts[0]]
+        if tricks:
+            line["first"] = players[tricks[0].winner]
+        return line
+
+
+def _render_sheet(f: ToySheetEntered, players: tuple[str, ...]) -> list[str]:
+    boasted = f"; {players[f.boaster]} boasted" if f.boaster is not None else ""
+    return [sheet_head(f.round, f.dealer, f.line, players) + boasted,
+            *table_lines(players, ("tricks",), [(k,) for k in f.won])]
+
+
+def _project_sheet(f: ToySheetEntered, sink: RowSink) -> None:
+    if f.boaster is not None:
+        sink.add("toy_boasts", round=f.round, player=sink.players[f.boaster], line=f.line)
 
 
 INFO = register(GameInfo(
     name=NAME, title="Toy high card", min_players=2, max_players=4, state_class=ToyState,
-    cards=CARDS, render={ToyTrickWon: _render}, project={ToyTrickWon: _project},
-    heuristic=_heuristic, step_facts=(ToyTrickWon,),
+    cards=CARDS, heuristic=_heuristic, step_facts=(ToyTrickWon,),
+    render={ToyTrickWon: _render, ToyBoasted: _render_boast, ToySheetEntered: _render_sheet},
+    project={ToyTrickWon: _project, ToyBoasted: _project_boast, ToySheetEntered: _project_sheet},
+    events=("deal", "boast", "play"), injectable=("play",), sheet_state=ToySheet,
+    tables={"toy_boasts": (("game_id", "VARCHAR"), ("round", "INTEGER"),
+                           ("player", "VARCHAR"), ("line", "INTEGER"))},
 ))

@@ -22,7 +22,7 @@ from replay.errors import UnreadableLog
 from replay.events import Header
 from replay.reader import parse_header
 from replay.registry import GameInfo, registry
-from replay.sheet import SheetForm, sheet_line
+from replay.sheet import SheetForm, sheet_class, sheet_line
 from replay.writer import dump_lines
 
 WROTE = "wrote"
@@ -76,7 +76,7 @@ def _sheet(header: Header, raw_header: dict[str, Any], info: GameInfo) -> None:
 
 
 def _rounds(header: Header, raw_header: dict[str, Any], info: GameInfo) -> None:
-    sheet = info.sheet_state
+    sheet = sheet_class(info)
     assert sheet is not None
     players = header.players
     sig = _signature(header)

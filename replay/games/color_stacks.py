@@ -1,4 +1,4 @@
-"""`color_stacks` — shared colour stacks, the sixth-card end (RULES.md section 3).
+"""`color_stacks` — shared colour stacks, the sixth-card end (docs/rules.md section 3).
 
 Each turn a player puts two cards on the shared stacks; the turn that brings
 any stack to six or more ends the game. Cards left in a hand are worth their
@@ -13,7 +13,7 @@ from itertools import combinations
 from random import Random
 from typing import Any, Final
 
-from ..cards import Card, CardTable, card_order
+from ..cards import Card, CardTable, card_order, deal_hands
 from ..errors import FormatError, RuleError
 from ..events import Event, Header, optional_str_list, str_list
 from ..registry import GameInfo, Move, register
@@ -188,8 +188,6 @@ class ColorStacksState(GameState):
         return c
 
     def on_deal(self, ev: Event) -> None:
-        if self.in_round:
-            raise RuleError(f"a deal came before round {self.round_no} was finished")
         hands = self.begin_deal(ev)
         seen: set[Card] = set()
 
@@ -359,9 +357,7 @@ class ColorStacksState(GameState):
         deck = sorted(self.deck, key=card_order)
         rng.shuffle(deck)
         hs = self.hand_size
-        ev: Move = {"type": "deal", "hands": {
-            p: [c.name for c in sorted(deck[i * hs:(i + 1) * hs], key=card_order)]
-            for i, p in enumerate(self.players)}}
+        ev: Move = {"type": "deal", "hands": deal_hands(deck, self.players, hs)}
         rest = deck[self.n * hs:]
         if self.n == 2:
             ev["pile"] = [c.name for c in rest]
@@ -679,5 +675,5 @@ INFO = register(GameInfo(
     project={PileSet: _project_pile, TurnTaken: _project_turn, HandScored: _project_hand,
              StacksSheetEntered: _project_sheet},
     heuristic=heuristic, step_facts=(TurnTaken,), step_label=step_label,
-    sheet_state=ColorStacksSheet,
+    sheet_state=ColorStacksSheet, events=("deal", "place", "draw"), injectable=("place",),
 ))

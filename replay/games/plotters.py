@@ -1,4 +1,4 @@
-"""`plotters` — Plotters, Inc. / Mit List und Tücke (RULES.md section 1).
+"""`plotters` — Plotters, Inc. / Mit List und Tücke (docs/rules.md section 1).
 
 Split tricks: the highest card of the led colour picks ceil(n/2) cards, the
 lowest card of another colour gets the rest and leads next. A trick holds at
@@ -15,7 +15,7 @@ from itertools import combinations
 from random import Random
 from typing import Any, Final
 
-from ..cards import Card, CardTable, card_order, names
+from ..cards import Card, CardTable, card_order, deal_hands, names
 from ..errors import FormatError, RuleError
 from ..events import Event, Header, str_list
 from ..registry import GameInfo, Move, register
@@ -185,12 +185,15 @@ class PlottersState(GameState):
         self.round_leader = 0
 
     # ------------------------------------------------------------ events
+    def why_no_deal(self) -> str | None:
+        if self.phase in ("play", "take") and self.in_round:
+            return (f"a deal came before round {self.round_no} was finished "
+                    f"(trick {self.trick_no + 1} is being played)")
+        return super().why_no_deal()
+
     def on_deal(self, ev: Event) -> None:
         if self.phase == "keep":
             self._missing_keep()
-        if self.phase in ("play", "take") and self.in_round:
-            raise RuleError(f"a deal came before round {self.round_no} was finished "
-                            f"(trick {self.trick_no + 1} is being played)")
         hands = self.begin_deal(ev)
         seen: set[Card] = set()
         for s, name in enumerate(self.players):
@@ -259,15 +262,10 @@ class PlottersState(GameState):
     def on_play(self, ev: Event) -> None:
         if self.phase != "play":
             self._not_now("no card may be played now")
-        s = self.seat_of(ev)
+        s, card = self.card_played(ev, self.turn, CARDS, self.hands, "to play to trick",
+                                   self.trick_no + 1)
         name = self.players[s]
-        if s != self.turn:
-            raise RuleError(f"{name} plays out of turn: it is {self.players[self.turn]}'s turn "
-                            f"to play to trick {self.trick_no + 1}")
-        card = CARDS.from_event(ev)
         hand = self.hands[s]
-        if card not in hand:
-            raise RuleError(f"{name} cannot play {card}: it is not in {name}'s hand")
         colors = self.trick_colors
         if not fits_trick(card, colors):
             legal = next(c for c in sorted(hand, key=card_order) if fits_trick(c, colors))
@@ -471,9 +469,7 @@ class PlottersState(GameState):
     def draw_chance(self, rng: Random) -> Move:
         deck = sorted(self.deck, key=card_order)
         rng.shuffle(deck)
-        hands = {p: [c.name for c in sorted(deck[i * HAND_SIZE:(i + 1) * HAND_SIZE], key=card_order)]
-                 for i, p in enumerate(self.players)}
-        return {"type": "deal", "hands": hands}
+        return {"type": "deal", "hands": deal_hands(deck, self.players, HAND_SIZE)}
 
     # ------------------------------------------------------------ branching
     def clone_into(self, new: Any) -> None:
@@ -893,4 +889,5 @@ INFO = register(GameInfo(
     project={TrickFinished: _project_trick, ColorsKept: _project_kept,
              RoundEnded: _project_ended, PlottersSheetEntered: _project_sheet},
     heuristic=heuristic, step_facts=(TrickFinished,), sheet_state=PlottersSheet,
+    events=("deal", "play", "take", "keep"), injectable=("play", "take", "keep"),
 ))

@@ -1,4 +1,4 @@
-"""`rage` — bidding with trump changes, Jokers and action cards (RULES.md section 2).
+"""`rage` — bidding with trump changes, Jokers and action cards (docs/rules.md section 2).
 
 Ten rounds of 10, 9, ... 1 cards. The pile's turned card sets trump (action
 cards turned up are skipped); each player bids how many tricks they will win;
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from random import Random
 from typing import Any, Final
 
-from ..cards import Card, CardTable, card_order, hand_cards, hand_of, remove_from_hand
+from ..cards import Card, CardTable, card_order, deal_hands, hand_cards, hand_of, remove_from_hand
 from ..errors import FormatError, RuleError
 from ..events import Event, Header, field_of, kind
 from ..registry import GameInfo, Move, register
@@ -233,8 +233,6 @@ class RageState(GameState):
 
     # ------------------------------------------------------------ deal, trump
     def on_deal(self, ev: Event) -> None:
-        if self.in_round:
-            raise RuleError(self._round_unfinished())
         hands = self.begin_deal(ev)
         self.hs = hs = hand_size(self.round_no)
         used: dict[Card, int] = {}
@@ -274,6 +272,9 @@ class RageState(GameState):
         self.trump_reason = "deal"
         self.emit(RoundDealt(self.round_no, self.dealer, left,
                              tuple(tuple(hand_cards(h)) for h in self.hands), ev.line))
+
+    def why_no_deal(self) -> str | None:
+        return self._round_unfinished() if self.in_round else None
 
     def _round_unfinished(self) -> str:
         if self.trick_no < self.hs:
@@ -333,25 +334,33 @@ class RageState(GameState):
             return False
         return not self.played_any or (self.secret and self.phase == "after_tricks")
 
+    def why_no_bid(self, s: int) -> str | None:
+        """Why the player in seat `s` may not bid now, or None when they may: who may bid
+        now, for the handler and the legal moves alike."""
+        name = self.players[s]
+        if self.phase in ("deal", "trump"):
+            if self.phase == "deal" or self.trump_reason == "deal":
+                return f"{name} bids before the round's trump is turned"
+            return f"{name} bids while a trump must be turned"
+        if self.bids[s] is not None:
+            return f"{name} already bid {self.bids[s]} in round {self.round_no}"
+        if not self._bid_window_open():
+            if self.secret:
+                return (f"{name} bids in the middle of round {self.round_no}: with "
+                        f"secret_bid, bids come before the first play or after the last trick")
+            return f"{name} bids after the round's first play: all bids come before it"
+        if not self.any_order and s != self.next_bidder:
+            return (f"{name} bids out of turn: {self.players[self.next_bidder]} bids "
+                    f"next (bids go clockwise from the dealer's left)")
+        return None
+
     def on_bid(self, ev: Event) -> None:
         s = self.seat_of(ev)
         name = self.players[s]
         bid: int = field_of(ev, "bid", int, "a number of tricks")
-        if self.phase in ("deal", "trump"):
-            if self.phase == "deal" or self.trump_reason == "deal":
-                raise RuleError(f"{name} bids before the round's trump is turned")
-            raise RuleError(f"{name} bids while a trump must be turned")
-        if self.bids[s] is not None:
-            raise RuleError(f"{name} already bid {self.bids[s]} in round {self.round_no}")
-        if not self._bid_window_open():
-            if self.secret:
-                raise RuleError(f"{name} bids in the middle of round {self.round_no}: with "
-                                f"secret_bid, bids come before the first play or after the last "
-                                f"trick")
-            raise RuleError(f"{name} bids after the round's first play: all bids come before it")
-        if not self.any_order and s != self.next_bidder:
-            raise RuleError(f"{name} bids out of turn: {self.players[self.next_bidder]} bids "
-                            f"next (bids go clockwise from the dealer's left)")
+        why = self.why_no_bid(s)
+        if why is not None:
+            raise RuleError(why)
         if not bid_in_range(bid, self.hs):
             raise RuleError(f"{name} bids {bid}: a bid is 0 to {self.hs} in round "
                             f"{self.round_no}")
@@ -374,15 +383,10 @@ class RageState(GameState):
     def on_play(self, ev: Event) -> None:
         if self.phase != "play":
             self._not_now()
-        s = self.seat_of(ev)
+        s, card = self.card_played(ev, self.turn, CARDS, self.hands, "in trick",
+                                   self.trick_no + 1)
         name = self.players[s]
-        if s != self.turn:
-            raise RuleError(f"{name} plays out of turn: it is {self.players[self.turn]}'s turn "
-                            f"in trick {self.trick_no + 1}")
-        card = CARDS.from_event(ev)
         hand = self.hands[s]
-        if card not in hand:
-            raise RuleError(f"{name} cannot play {card}: it is not in {name}'s hand")
         as_color = None
         raw = ev.data.get("as")
         if "as" in ev.data and type(raw) is not str:  # on any card: a known key of the wrong kind
@@ -561,9 +565,8 @@ class RageState(GameState):
         moves: list[Move] = []
         if self.phase in ("deal", "trump") or self.over:
             return moves
-        if self._bid_window_open() and self.bid_count < self.n:
-            bidders = ([self.next_bidder] if not self.any_order else
-                       [s for s in range(self.n) if self.bids[s] is None])
+        bidders = [s for s in range(self.n) if self.why_no_bid(s) is None]
+        if bidders:
             bids = self.legal_bids()
             for s in bidders:
                 moves.extend({"type": "bid", "player": self.players[s], "bid": b} for b in bids)
@@ -587,10 +590,8 @@ class RageState(GameState):
             return {"type": "trump", "card": rng.choice(self.pile()).name}
         deck = [c for c, k in DECK.items() for _ in range(k)]
         rng.shuffle(deck)
-        hs = hand_size(self.round_no + 1)
-        hands = {p: [c.name for c in sorted(deck[i * hs:(i + 1) * hs], key=card_order)]
-                 for i, p in enumerate(self.players)}
-        return {"type": "deal", "hands": hands}
+        return {"type": "deal", "hands": deal_hands(deck, self.players,
+                                                     hand_size(self.round_no + 1))}
 
     # ------------------------------------------------------------ branching
     def clone_into(self, new: Any) -> None:
@@ -873,6 +874,11 @@ def _project_sheet(f: RageSheetEntered, sink: RowSink) -> None:
     bids are in the log's text (the `bids` table holds rounds replayed from their moves)."""
 
 
+def trick_winner(f: Fact) -> int | None:
+    """The seat that won the trick `f` closes (None for any other fact)."""
+    return f.winner if isinstance(f, RageTrickFinished) else None
+
+
 INFO = register(GameInfo(
     name="rage", title="Rage", min_players=3, max_players=8, state_class=RageState,
     cards=CARDS, variants=VARIANTS,
@@ -883,4 +889,6 @@ INFO = register(GameInfo(
              RageTrickFinished: _project_trick, BidSettled: _project_settled,
              RageSheetEntered: _project_sheet},
     heuristic=heuristic, step_facts=(RageTrickFinished,), sheet_state=RageSheet,
+    events=("deal", "trump", "bid", "play"), exact_numbers=("bid",), injectable=("bid", "play"),
+    deck=DECK, trick_winner=trick_winner,
 ))

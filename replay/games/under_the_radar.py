@@ -1,8 +1,8 @@
-"""`under_the_radar` — trick avoidance with Singles and Completes (RULES.md section 4).
+"""`under_the_radar` — trick avoidance with Singles and Completes (docs/rules.md section 4).
 
 A trick goes round the table while players can play an acceptable card; the
 player who cannot plays any card and takes the trick (one point, and points
-are bad). `acceptable()` is the whole acceptability rule.
+are bad). `why_unacceptable()` is the whole acceptability rule.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from random import Random
 from typing import Any, Final
 
-from ..cards import Card, CardTable, card_order, hand_cards, hand_of, remove_from_hand
+from ..cards import Card, CardTable, deal_hands, hand_cards, hand_of, remove_from_hand
 from ..errors import RuleError
 from ..events import Event, Header, optional_str_list
 from ..registry import GameInfo, Move, register
@@ -115,24 +115,6 @@ def only_differing_category(a: UCard, b: UCard) -> int | None:
     return diff[0] if len(diff) == 1 else None
 
 
-def acceptable(card: UCard, trick: Trick) -> bool:
-    """Whether `card` may continue `trick` (the leader's card is not judged)."""
-    if card.cat != COMPLETE:
-        # A Single: its category is open and shows nothing but this value so far.
-        cat = card.cat
-        return cat not in trick.closed and trick.shown[cat] <= {card.values[cat]}
-    if not trick.completes:
-        # The first Complete must match every value shown by the Singles so far.
-        return all(trick.shown[i] <= {card.values[i]} for i in range(3))
-    # A later Complete matches each Complete in exactly two categories, and the
-    # third category holds no Single.
-    for other in trick.completes:
-        d = only_differing_category(card, other)
-        if d is None or d in trick.single_categories:
-            return False
-    return True
-
-
 def tricks_score(taken: int) -> tuple[int, str]:
     """A round's score: one point per trick taken (the lowest total wins)."""
     return taken, f"{taken} trick{'s' if taken != 1 else ''} taken -> {taken}"
@@ -146,24 +128,38 @@ def acceptable_cards(hand: dict[UCard, int], trick: Trick, led: bool) -> list[UC
     return [c for c in cards if acceptable(c, trick)]
 
 
-def why_unacceptable(card: UCard, trick: Trick) -> str:
-    """A sentence saying which part of the rule `card` breaks on `trick`."""
+def why_unacceptable(card: UCard, trick: Trick) -> str | None:
+    """Which part of the acceptability rule `card` breaks by continuing `trick`, or None
+    when it may (the leader's card is not judged). The whole rule: the handler, the legal
+    moves and the rendering of a trick all ask it."""
     if card.cat != COMPLETE:
+        # A Single: its category is open and shows nothing but this value so far.
         name = CATEGORIES[card.cat]
         if card.cat in trick.closed:
             return f"{name} is closed"
-        return f"the trick already shows {name} {'/'.join(sorted(trick.shown[card.cat]))}"
+        if not trick.shown[card.cat] <= {card.values[card.cat]}:
+            return f"the trick already shows {name} {'/'.join(sorted(trick.shown[card.cat]))}"
+        return None
     if not trick.completes:
+        # The first Complete must match every value shown by the Singles so far.
         for i in range(3):
             if not trick.shown[i] <= {card.values[i]}:
                 return f"it does not match {CATEGORIES[i]} {'/'.join(sorted(trick.shown[i]))}"
+        return None
+    # A later Complete matches each Complete in exactly two categories, and the third
+    # category holds no Single.
     for other in trick.completes:
         d = only_differing_category(card, other)
         if d is None:
             return f"it does not match {other} in exactly two categories"
         if d in trick.single_categories:
             return f"a {CATEGORIES[d]} Single was played, so {CATEGORIES[d]} cannot clash"
-    return "it is acceptable"  # pragma: no cover
+    return None
+
+
+def acceptable(card: UCard, trick: Trick) -> bool:
+    """Whether `card` may continue `trick`: it breaks no part of the rule."""
+    return why_unacceptable(card, trick) is None
 
 
 # ------------------------------------------------------------------- facts
@@ -257,8 +253,6 @@ class UnderTheRadarState(GameState):
         return first_leader(self.n, self.dealer, self.totals, self.round_leader)
 
     def on_deal(self, ev: Event) -> None:
-        if self.in_round:
-            raise RuleError(f"a deal came before round {self.round_no} was finished")
         leader = self.next_round_leader()
         hands = self.begin_deal(ev)
         if self.round_no == 1:
@@ -332,16 +326,15 @@ class UnderTheRadarState(GameState):
         if card not in hand:
             raise RuleError(f"{name} cannot play {card}: it is not in {name}'s hand")
         trick = self.trick
-        ok = not self.trick_cards or acceptable(card, trick)
-        if not ok:
+        why = why_unacceptable(card, trick) if self.trick_cards else None
+        if why is not None:
             held = next((c for c in hand if acceptable(c, trick)), None)
             if held is not None:
                 raise RuleError(f"{name} cannot play {card}: it is not acceptable "
-                                f"({why_unacceptable(card, trick)}), and {name} holds {held}, "
-                                f"which is")
+                                f"({why}), and {name} holds {held}, which is")
         remove_from_hand(hand, card)
         self.trick_cards.append((s, card))
-        if not ok:
+        if why is not None:
             self._take(s, ev.line)
             return
         trick.add(card)
@@ -420,10 +413,7 @@ class UnderTheRadarState(GameState):
         removed = completes[:REMOVED[self.n]]
         deck = [c for c in SINGLES for _ in range(SINGLE_COPIES)] + completes[REMOVED[self.n]:]
         rng.shuffle(deck)
-        hs = self.hand_size
-        ev: Move = {"type": "deal", "hands": {
-            p: [c.name for c in sorted(deck[i * hs:(i + 1) * hs], key=card_order)]
-            for i, p in enumerate(self.players)}}
+        ev: Move = {"type": "deal", "hands": deal_hands(deck, self.players, self.hand_size)}
         if removed:
             ev["removed"] = [c.name for c in removed]
         return ev
@@ -649,4 +639,5 @@ INFO = register(GameInfo(
     project={CompletesRemoved: _project_removed, UTRTrickFinished: _project_trick,
              UTRRoundEnded: _project_ended, RadarSheetEntered: _project_sheet},
     heuristic=heuristic, step_facts=(UTRTrickFinished,), sheet_state=RadarSheet,
+    events=("deal", "play"), injectable=("play",),
 ))

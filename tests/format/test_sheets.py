@@ -391,11 +391,21 @@ def test_a_log_is_a_move_log_or_a_sheet_never_both():
 
 
 def test_a_game_without_a_sheet_says_so():
+    import dataclasses
+
     import toy_game
 
-    head = {"format": "trickledger/1", "game": toy_game.NAME, "players": NAMES[:2]}
+    from replay.registry import register
+
+    class PlainToyState(toy_game.ToyState):
+        """The toy game without its score sheet."""
+
+    plain = register(dataclasses.replace(toy_game.INFO, name="toy_without_sheet",
+                                         state_class=PlainToyState, sheet_state=None,
+                                         tables={}))
+    head = {"format": "trickledger/1", "game": plain.name, "players": NAMES[:2]}
     v = run(head, [{"type": "sheet", "round": 1, "players": {}}])
-    assert_illegal(v, 2, f"{toy_game.NAME} has no score sheet")
+    assert_illegal(v, 2, f"{plain.name} has no score sheet")
 
 
 def test_a_written_score_that_differs_is_a_dispute(tmp_path, capsys):

@@ -1,4 +1,4 @@
-"""FORMAT.md: the reader, claims, the verdict and the verify/replay commands."""
+"""docs/format.md: the reader, claims, the verdict and the verify/replay commands."""
 
 from __future__ import annotations
 

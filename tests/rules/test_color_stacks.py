@@ -1,4 +1,4 @@
-"""RULES.md section 3 (color_stacks): each rule obeyed and broken, with the line checked."""
+"""docs/rules.md section 3 (color_stacks): each rule obeyed and broken, with the line checked."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md section 1, rule by rule: a log that obeys it and a log that breaks it."""
+"""docs/rules.md section 1, rule by rule: a log that obeys it and a log that breaks it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md section 2 (rage): each rule and variant obeyed and broken, with the line checked."""
+"""docs/rules.md section 2 (rage): each rule and variant obeyed and broken, with the line checked."""
 
 from __future__ import annotations
 

@@ -71,3 +71,54 @@ def test_benchmarked(tmp_path):
     result = floor_and_replay({toy_game.NAME: corpus[toy_game.NAME]})
     toy = result[toy_game.NAME]
     assert toy["games"] == 2 and toy["events"] > 0 and toy["replay_events_per_s"] > 0
+
+
+def test_its_own_event_table_and_score_sheet(tmp_path):
+    """The toy adds the `boast` event, the `toy_boasts` table and a score sheet from its
+    one module: simulated, replayed, stored and checked from its sheet."""
+    from replay.engine import replay_bytes, verdict
+    from replay.sheetlog import sheet_of
+
+    games = simulated(12)
+    boasts = [(name, i) for name, data in games
+              for i, line in enumerate(data.splitlines(), 1) if b'"boast"' in line]
+    assert boasts, "no simulated game boasted"
+    for name, data in games:
+        r = replay_bytes(data, name)
+        assert r.status == "complete", r.error
+        sheet = replay_bytes(sheet_of(r), name + ".sheet")
+        assert sheet.status == "complete", sheet.error
+        assert verdict(sheet)["totals"] == verdict(r)["totals"]
+        assert sheet.render()[0].startswith("== Round 1 (score sheet, line 2)")
+    db = str(tmp_path / "toy.duckdb")
+    summary = ingest([Source(name, data=data) for name, data in games], db, jobs=1)
+    assert summary.loaded == len(games)
+    with reading(db) as con:
+        stored = con.execute("SELECT g.file_name, b.line FROM toy_boasts b "
+                             "JOIN games g USING (game_id) ORDER BY 1, 2").fetchall()
+    assert stored == sorted(boasts)
+
+
+def test_its_card_class_subclasses_the_engines_card():
+    from replay.cards import Card
+
+    card = toy_game.CARDS["A1"]
+    assert type(card) is toy_game.ToyCard and isinstance(card, Card)
+
+
+def test_its_table_is_added_to_an_existing_database(tmp_path):
+    import duckdb
+
+    from ingest import schema
+
+    db = str(tmp_path / "old.duckdb")
+    con = duckdb.connect(db)
+    try:
+        schema.create(con)
+        con.execute("DROP TABLE toy_boasts")  # as a database made before the toy existed
+        schema.create(con)
+        cols = con.execute("SELECT column_name FROM information_schema.columns "
+                           "WHERE table_name = 'toy_boasts' ORDER BY ordinal_position").fetchall()
+    finally:
+        con.close()
+    assert [c for (c,) in cols] == ["game_id", "round", "player", "line"]

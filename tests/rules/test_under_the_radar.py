@@ -1,4 +1,4 @@
-"""RULES.md section 4 (under_the_radar). The acceptability tests read like the rule text."""
+"""docs/rules.md section 4 (under_the_radar). The acceptability tests read like the rule text."""
 
 from __future__ import annotations
 

@@ -1,0 +1,57 @@
+"""Registration checks a game's declared vocabulary against its code, at import."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import toy_game
+
+from replay.engine import replay_bytes
+from replay.events import EVENT_TYPES, EXACT_NUMBER_EVENTS, Event
+from replay.registry import register, registry
+
+
+def variant(state_class: type, **changes: object) -> None:
+    register(dataclasses.replace(toy_game.INFO, name=f"toy_{state_class.__name__.lower()}",
+                                 state_class=state_class, sheet_state=None, tables={},
+                                 **changes))
+
+
+def test_a_handler_for_an_undeclared_event_type_is_an_error_at_import() -> None:
+    class WithPass(toy_game.ToyState):
+        def on_pass(self, ev: Event) -> None:
+            return None
+
+    with pytest.raises(TypeError, match=r"WithPass has on_pass for event types it does not "
+                                        r"declare: add them to GameInfo.events"):
+        variant(WithPass)
+
+
+def test_a_declared_event_type_without_a_handler_is_an_error_at_import() -> None:
+    class Plain(toy_game.ToyState):
+        pass
+
+    with pytest.raises(TypeError, match="Plain has no handler for declared event types knock"):
+        variant(Plain, events=("deal", "boast", "play", "knock"))
+    with pytest.raises(TypeError, match=r"GameInfo.exact_numbers names bid, which is not one "
+                                        r"of its events"):
+        variant(Plain, exact_numbers=("bid",))
+
+
+def test_a_games_own_event_type_is_known_and_dispatched() -> None:
+    assert "boast" in EVENT_TYPES and "boast" in toy_game.ToyState.handlers
+    registry()
+    assert "bid" in EXACT_NUMBER_EVENTS  # rage's, declared in its GameInfo
+    head = (b'{"format":"trickledger/1","game":"toy_high_card","players":["Ann","Bob"]}\n'
+            b'{"type":"deal","hands":{"Ann":["A1","A2","A3"],"Bob":["B1","B2","B3"]}}\n')
+    # Bob deals round 1, so Ann leads and may boast; Bob may not
+    r = replay_bytes(head + b'{"type":"boast","player":"Ann"}\n', "ok.jsonl")
+    assert r.status == "incomplete" and r.error is None
+    r = replay_bytes(head + b'{"type":"boast","player":"Bob"}\n', "bad.jsonl")
+    assert r.error is not None and r.error.line == 3
+    assert r.error.message == "Bob cannot boast: only the leader, Ann, may boast"
+    r = replay_bytes(head + b'{"type":"shout","player":"Ann"}\n', "unknown.jsonl")
+    assert r.error is not None and r.error.message == "unknown event type 'shout'"
+    r = replay_bytes(head + b'{"type":"bid","player":"Ann","bid":1}\n', "other.jsonl")
+    assert r.error is not None and r.error.message == "'bid' events are not part of toy_high_card"
