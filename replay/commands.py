@@ -9,9 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from .engine import Replay, exit_status, replay_path, verdict
+from .engine import Replay, exit_status, replay_path, verdict, verdict_json
 from .files import STDIN, find_logs
 from .registry import registry
 
@@ -98,7 +96,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.json:
         payload = results[0] if len(results) == 1 and len(args.files) == 1 and \
             not Path(args.files[0]).is_dir() else results
-        sys.stdout.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.write(verdict_json(payload).decode() + "\n")
     elif not found.paths and not found.refused:
         say("trickledger verify: no log given", error=True)
         return 2
