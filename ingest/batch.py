@@ -2,7 +2,8 @@
 
 A worker (a local process, or a Dask worker on another machine) reads each log of its
 batch, replays it, puts its rows into per-column lists, turns each table's lists into
-one Arrow table and writes it as a zstd Parquet file. A file is written under a
+one Arrow table and writes it as a Parquet file (zstd in a lake; uncompressed when
+staged for the database file, which reads it once). A file is written under a
 temporary name in the staging folder and renamed, once complete, to a name made of the
 SHA-256 of its own bytes: a file that exists under its final name is whole, and the
 same name always means the same content. The worker returns only what the parent needs
@@ -214,8 +215,10 @@ def run_batch(task: Task, skip: frozenset[str] = frozenset()) -> Done:
                 raise  # not one log's value: a bug of ours, reported as the batch's failure
             unstorable.update(bad)
     del sinks  # the row lists, before the files are written
+    # a database file's staged files live for one commit: not worth compressing
+    compression = "zstd" if task.partition else "none"
     parts = [write_parquet(tbl, task.out, table, game if task.partition else None, task.day,
-                           task.partition)
+                           task.partition, compression)
              for game, by_table in tables.items() for table, tbl in by_table.items()]
     return Done(task.seq, outcomes, parts, task.day)
 
@@ -354,13 +357,13 @@ def to_arrow(table: str, columns: Columns) -> pa.Table:
 
 
 def write_parquet(tbl: pa.Table, out: str, table: str, game: str | None, day: str,
-                  partition: bool) -> Part:
+                  partition: bool, compression: str = "zstd") -> Part:
     """Write under a temporary name, fsync, then rename to `<sha256 of the bytes>`: a
     reader or a committer only ever finds whole files."""
     staging = os.path.join(out, STAGING)
     os.makedirs(staging, exist_ok=True)
     tmp = os.path.join(staging, f"{uuid.uuid4().hex}.tmp")
-    pq.write_table(tbl, tmp, compression="zstd")
+    pq.write_table(tbl, tmp, compression=compression)
     h = hashlib.sha256()
     with open(tmp, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
