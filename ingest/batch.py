@@ -297,8 +297,7 @@ def _one(src: Source, task: Task, skip: frozenset[str], sinks: _Sinks, seen: set
     if known is not None:  # recorded before as unreadable or conflicting: not loaded
         return Outcome(src.name, sha, known[0], line=known[1], message=known[2])
     if sha in unstorable:
-        line, why = unstorable[sha]
-        msg = f"line {line}: {why}" if line is not None else why
+        line, msg = unstorable[sha]  # the line goes in its own column, as for any error
         sink = sinks.for_game(None)
         sink.game_id = ""
         sink.add("logs", sha256=sha, file_name=src.name, size_bytes=len(data), ingested_at=now,

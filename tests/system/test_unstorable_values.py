@@ -29,9 +29,8 @@ def sources() -> list[Source]:
     return good[:2] + [Source("huge.jsonl", data=huge_claim())] + good[2:]
 
 
-def check_reason(message: str) -> None:
-    assert f"line {HUGE_LINE}" in message and "claimed" in message and str(HUGE) in message, \
-        message
+def check_reason(line: int | None, message: str) -> None:
+    assert line == HUGE_LINE and "claimed" in message and str(HUGE) in message, message
 
 
 @pytest.mark.parametrize("jobs_n", [1, 2])
@@ -41,14 +40,14 @@ def test_a_value_the_database_cannot_hold_costs_only_its_own_log(tmp_path, jobs_
     assert summary.loaded == len(GOOD) and summary.unreadable == 1
     bad = [o for o in summary.results if o.name == "huge.jsonl"]
     assert bad[0].status == "unreadable"
-    check_reason(bad[0].message or "")
+    check_reason(bad[0].line, bad[0].message or "")
     assert rows(db, "SELECT count(*) FROM games") == [(len(GOOD),)]
     assert rows(db, "SELECT count(*) FROM claims WHERE claimed > 2147483000") == [(0,)]
-    errors = rows(db, "SELECT file_name, status, message FROM ingest_errors")
+    errors = rows(db, "SELECT file_name, status, line, message FROM ingest_errors")
     assert [e[:2] for e in errors] == [("huge.jsonl", "unreadable")]
-    check_reason(errors[0][2])
-    assert rows(db, "SELECT status FROM logs WHERE file_name = 'huge.jsonl'") == \
-        [("unreadable",)]
+    check_reason(*errors[0][2:])
+    assert rows(db, "SELECT status, error_line FROM logs WHERE file_name = 'huge.jsonl'") == \
+        [("unreadable", HUGE_LINE)]
     again = ingest(sources(), db, jobs=1)  # recorded once: not tried again, not counted twice
     assert again.already == len(GOOD) and again.unreadable == 1
     assert rows(db, "SELECT count(*) FROM ingest_errors") == [(1,)]
@@ -60,9 +59,10 @@ def test_a_value_the_lake_cannot_hold_costs_only_its_own_log(tmp_path):
     assert summary.loaded == len(GOOD) and summary.unreadable == 1
     with lakes.reading(lake) as con:
         assert con.execute("SELECT count(*) FROM games").fetchone() == (len(GOOD),)
-        errors = con.execute("SELECT file_name, status, message FROM ingest_errors").fetchall()
+        errors = con.execute("SELECT file_name, status, line, message FROM ingest_errors"
+                             ).fetchall()
     assert [e[:2] for e in errors] == [("huge.jsonl", "unreadable")]
-    check_reason(errors[0][2])
+    check_reason(*errors[0][2:])
 
 
 def test_an_upload_with_a_value_the_database_cannot_hold_loads_the_rest_and_audits_all(
