@@ -2,7 +2,8 @@
 
 A worker (a local process, or a Dask worker on another machine) reads each log of its
 batch, replays it, puts its rows into per-column lists, turns each table's lists into
-one Arrow table and writes it as a zstd Parquet file. A file is written under a
+one Arrow table and writes it as a Parquet file (zstd in a lake; uncompressed when
+staged for the database file, which reads it once). A file is written under a
 temporary name in the staging folder and renamed, once complete, to a name made of the
 SHA-256 of its own bytes: a file that exists under its final name is whole, and the
 same name always means the same content. The worker returns only what the parent needs
@@ -148,12 +149,17 @@ def read_source(src: Source) -> bytes:
         raise _Refused(e.message) from None
 
 
+Spans = dict[str | None, dict[str, tuple[int, int]]]  # sink -> table -> rows [start, end)
+
+
 class _Sinks:
-    """Per game (the partition), one RowSink that collects a whole batch's rows."""
+    """Per game (the partition), one RowSink that collects a whole batch's rows, and for
+    each log the rows it added (so that a value no column can hold is traced to its log)."""
 
     def __init__(self, partition: bool) -> None:
         self.partition = partition
         self.by_game: dict[str | None, RowSink] = {}
+        self.spans: dict[int, Spans] = {}  # by the log's index in the batch
 
     def for_game(self, game: str | None) -> RowSink:
         key = game if self.partition else None
@@ -161,6 +167,20 @@ class _Sinks:
         if sink is None:
             sink = self.by_game[key] = RowSink("", (), COLUMNS)
         return sink
+
+    def marks(self) -> dict[str | None, dict[str, int]]:
+        return {k: {t: sink.rows(t) for t in sink.columns} for k, sink in self.by_game.items()}
+
+    def note(self, index: int, before: dict[str | None, dict[str, int]]) -> None:
+        """Remember the rows log `index` added since `before` (its marks)."""
+        spans: Spans = {}
+        for key, sink in self.by_game.items():
+            was = before.get(key, {})
+            grew = {t: (was.get(t, 0), sink.rows(t)) for t in sink.columns
+                    if sink.rows(t) > was.get(t, 0)}
+            if grew:
+                spans[key] = grew
+        self.spans[index] = spans
 
 
 def _now() -> dt.datetime:
@@ -170,20 +190,95 @@ def _now() -> dt.datetime:
 def run_batch(task: Task, skip: frozenset[str] = frozenset()) -> Done:
     """Replay a batch and write its Parquet files (in a worker); never raises for a bad
     log: every log gets an outcome, and a log that could not be read is recorded.
-    `skip`: hashes loaded before the run started (given to each worker once)."""
-    sinks = _Sinks(task.partition)
-    outcomes: list[Outcome] = []
-    seen_shas: set[str] = set()
-    ids: dict[str, str] = dict(task.loaded_ids)  # game id -> the file that has it
-    for src in task.sources:
-        outcomes.append(_one(src, task, skip, sinks, seen_shas, ids))
-    parts = [part for game, sink in sinks.by_game.items()
-             for part in write_tables(sink.columns, task.out, game, task.day, task.partition)]
+    `skip`: hashes loaded before the run started (given to each worker once).
+
+    A log with a value its column cannot hold (a claim of 20 digits in a 32-bit column)
+    must not take its batch down: the batch runs again without it (no later log of the
+    batch may be judged against it, e.g. as a game id conflict), and it is recorded as not
+    loaded, with the line and the value that kept it out."""
+    unstorable: dict[str, tuple[int | None, str]] = {}
+    while True:
+        sinks = _Sinks(task.partition)
+        outcomes: list[Outcome] = []
+        seen_shas: set[str] = set()
+        ids: dict[str, str] = dict(task.loaded_ids)  # game id -> the file that has it
+        for src in task.sources:
+            before = sinks.marks()
+            outcomes.append(_one(src, task, skip, sinks, seen_shas, ids, unstorable))
+            sinks.note(len(outcomes) - 1, before)
+        try:
+            tables = _to_arrow(sinks)
+            break
+        except _UNSTORABLE:
+            bad = _unstorable(sinks, outcomes)
+            if not bad or bad.keys() <= unstorable.keys():
+                raise  # not one log's value: a bug of ours, reported as the batch's failure
+            unstorable.update(bad)
+    del sinks  # the row lists, before the files are written
+    # a database file's staged files live for one commit: not worth compressing
+    compression = "zstd" if task.partition else "none"
+    parts = [write_parquet(tbl, task.out, table, game if task.partition else None, task.day,
+                           task.partition, compression)
+             for game, by_table in tables.items() for table, tbl in by_table.items()]
     return Done(task.seq, outcomes, parts, task.day)
 
 
+# what pyarrow raises for a value its column's type cannot hold (ArrowInvalid is a
+# ValueError, ArrowTypeError a TypeError)
+_UNSTORABLE = (OverflowError, TypeError, ValueError)
+
+
+def _to_arrow(sinks: _Sinks) -> dict[str | None, dict[str, pa.Table]]:
+    return {key: {t: to_arrow(t, cols) for t, cols in sink.columns.items() if sink.rows(t)}
+            for key, sink in sinks.by_game.items()}
+
+
+def _unstorable(sinks: _Sinks, outcomes: list[Outcome]) -> dict[str, tuple[int | None, str]]:
+    """By hash, the logs whose rows hold a value their column cannot: (its line, why)."""
+    bad: dict[str, tuple[int | None, str]] = {}
+    for i, spans in sinks.spans.items():
+        sha = outcomes[i].sha256
+        for key, tables in spans.items():
+            why = _why_unstorable(sinks.by_game[key], tables)
+            if why is not None and sha is not None:
+                bad.setdefault(sha, why)
+    return bad
+
+
+def _why_unstorable(sink: RowSink, spans: dict[str, tuple[int, int]]
+                    ) -> tuple[int | None, str] | None:
+    """The first value of these rows that its column cannot hold: (its line, why)."""
+    for t, (start, end) in spans.items():
+        for f in ARROW_SCHEMAS[t]:
+            values = sink.columns[t][f.name][start:end]
+            try:
+                pa.array(values, type=f.type)
+                continue
+            except _UNSTORABLE:
+                pass
+            for row, v in enumerate(values):
+                try:
+                    pa.array([v], type=f.type)
+                except _UNSTORABLE:
+                    lines = sink.columns[t].get("line")
+                    line = lines[start + row] if lines is not None else None
+                    text = str(v)
+                    if len(text) > 40:
+                        text = f"{text[:20]}…{text[-8:]} ({len(text)} characters)"
+                    return line, (f"the {t} table cannot hold {f.name} = {text}: "
+                                  f"{_holds(f.type)}; the log is not loaded")
+    return None
+
+
+def _holds(typ: pa.DataType) -> str:
+    if pa.types.is_integer(typ):
+        lo, hi = -(1 << (typ.bit_width - 1)), (1 << (typ.bit_width - 1)) - 1
+        return f"it holds integers from {lo:,} to {hi:,}"
+    return f"it holds {typ}"
+
+
 def _one(src: Source, task: Task, skip: frozenset[str], sinks: _Sinks, seen: set[str],
-         ids: dict[str, str]) -> Outcome:
+         ids: dict[str, str], unstorable: dict[str, tuple[int | None, str]]) -> Outcome:
     now = _now()
     try:
         data = read_source(src)
@@ -201,6 +296,16 @@ def _one(src: Source, task: Task, skip: frozenset[str], sinks: _Sinks, seen: set
     known = task.recorded.get(sha)
     if known is not None:  # recorded before as unreadable or conflicting: not loaded
         return Outcome(src.name, sha, known[0], line=known[1], message=known[2])
+    if sha in unstorable:
+        line, msg = unstorable[sha]  # the line goes in its own column, as for any error
+        sink = sinks.for_game(None)
+        sink.game_id = ""
+        sink.add("logs", sha256=sha, file_name=src.name, size_bytes=len(data), ingested_at=now,
+                 raw_text=decode_text(data), status="unreadable", game_id=None,
+                 error_line=line, error_message=msg)
+        sink.add("ingest_errors", file_name=src.name, sha256=sha, status="unreadable",
+                 line=line, message=msg, recorded_at=now)
+        return Outcome(src.name, sha, "unreadable", 0, line, msg)
     try:
         r = replay_bytes(data, src.name, src.max_bytes)
         gid = r.header.id if r.header else None
@@ -253,29 +358,14 @@ def to_arrow(table: str, columns: Columns) -> pa.Table:
                                 schema=fields)
 
 
-def write_tables(tables: dict[str, Columns], out: str, game: str | None, day: str,
-                 partition: bool) -> list[Part]:
-    """Each table's rows as one zstd Parquet file, named by the hash of its bytes."""
-    parts = []
-    for table in list(tables):
-        columns = tables.pop(table)  # each table's lists freed once written
-        n = len(next(iter(columns.values()))) if columns else 0
-        if n:
-            tbl = to_arrow(table, columns)
-            del columns
-            parts.append(write_parquet(tbl, out, table, game if partition else None, day,
-                                       partition))
-    return parts
-
-
 def write_parquet(tbl: pa.Table, out: str, table: str, game: str | None, day: str,
-                  partition: bool) -> Part:
+                  partition: bool, compression: str = "zstd") -> Part:
     """Write under a temporary name, fsync, then rename to `<sha256 of the bytes>`: a
     reader or a committer only ever finds whole files."""
     staging = os.path.join(out, STAGING)
     os.makedirs(staging, exist_ok=True)
     tmp = os.path.join(staging, f"{uuid.uuid4().hex}.tmp")
-    pq.write_table(tbl, tmp, compression="zstd")
+    pq.write_table(tbl, tmp, compression=compression)
     h = hashlib.sha256()
     with open(tmp, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):

@@ -311,7 +311,7 @@ class LakeCommitter:
 
 
 MIN_CHUNK = 25
-MAX_CHUNK = 100  # logs per worker task: a worker's memory grows with its chunk's rows
+MAX_CHUNK = 250  # logs per worker task: a worker's memory grows with its chunk's rows
 
 
 def plan(sources: list[Source], batch_size: int, jobs: int) -> int:

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from .engine import Replay, exit_status, replay_path, verdict
+from .engine import Replay, exit_status, replay_path, verdict, verdict_json
 from .files import STDIN, find_logs
 from .reader import INVISIBLE
 from .registry import registry
@@ -84,8 +84,11 @@ def json_text(value: Any, indent: bool = True) -> str:
     """`value` as JSON that is safe to print: orjson escapes C0 controls only, so every
     other invisible character (DEL, C1, text-direction marks, ...) is written as a
     \\u escape too. The JSON means the same; only its spelling changes."""
-    text = orjson.dumps(value, default=str,
-                        option=orjson.OPT_INDENT_2 if indent else 0).decode()
+    try:
+        text = orjson.dumps(value, default=str,
+                            option=orjson.OPT_INDENT_2 if indent else 0).decode()
+    except TypeError:  # an integer beyond 64 bits, written exactly
+        text = verdict_json(value).decode()
     return _CONTROL.sub(_json_escape, text)  # a raw line break is orjson's indentation
 
 

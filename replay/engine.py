@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
+
+import orjson
 
 from .errors import FormatError, IllegalLine, LogError, RuleError, UnreadableLog
 from .events import Event, Header, Status
@@ -160,6 +162,29 @@ def verdict(r: Replay) -> dict[str, Any]:
         "winners": winners(r),
         "claims": claims,
     }
+
+
+# orjson writes integers of at most 64 bits; a claim may be any size (FORMAT.md)
+_INT_MIN: Final = -(1 << 63)
+_INT_MAX: Final = (1 << 64) - 1
+
+
+def _exact(value: Any) -> Any:
+    if type(value) is int:
+        return value if _INT_MIN <= value <= _INT_MAX else orjson.Fragment(str(value))
+    if type(value) is dict:
+        return {k: _exact(v) for k, v in value.items()}
+    if type(value) is list:
+        return [_exact(v) for v in value]
+    return value
+
+
+def verdict_json(payload: Any) -> bytes:
+    """A verdict (or a list of them) as indented JSON, every integer written exactly."""
+    try:
+        return orjson.dumps(payload, option=orjson.OPT_INDENT_2)
+    except TypeError:  # an integer beyond 64 bits: the rare slow path
+        return orjson.dumps(_exact(payload), option=orjson.OPT_INDENT_2)
 
 
 def exit_status(r: Replay) -> int:

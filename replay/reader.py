@@ -38,9 +38,6 @@ READ_IDLE_S: Final = 10.0  # a pipe or device that sends nothing for this long i
 MAX_GZIP_MEMBERS: Final = MAX_LINES
 _GZIP_PIECE: Final = 4096
 _BOM: Final = b"\xef\xbb\xbf"
-# A run of 19 or more digits may be an integer beyond 64 bits, which orjson turns into a
-# float: such lines are parsed again by the standard library, which keeps them exact.
-_LONG_NUMBER: Final = re.compile(rb"[0-9]{19}")
 _JSON_WHERE: Final = re.compile(r": line \d+ column (\d+) \(char \d+\)$")
 
 
@@ -134,6 +131,20 @@ def exact_loads(raw: bytes) -> Any:
     return json.loads(raw, parse_constant=_reject_constant)
 
 
+def has_float(value: Any) -> bool:
+    """Whether orjson gave a float anywhere in `value`: it reads an integer beyond 64 bits
+    as one, so only such a line is parsed again, by the standard library, which keeps
+    integers of any size exact."""
+    t = type(value)
+    if t is float:
+        return True
+    if t is dict:
+        return any(has_float(v) for v in value.values())
+    if t is list:
+        return any(has_float(v) for v in value)
+    return False
+
+
 def _json_line(name: str, lineno: int, raw: bytes, error: type) -> Any:
     """Parse one line, or raise `error` saying (in one line, with this line's number only)
     why it is not a JSON value."""
@@ -150,7 +161,7 @@ def _json_line(name: str, lineno: int, raw: bytes, error: type) -> Any:
         raise error(name, lineno, f"line is not valid JSON ({msg})") from None
     except RecursionError:
         raise error(name, lineno, "line is nested too deeply to be a log event") from None
-    if _LONG_NUMBER.search(raw):
+    if has_float(obj):
         try:
             return exact_loads(raw)
         except (ValueError, RecursionError):
@@ -180,7 +191,7 @@ def event_object(name: str, lineno: int, raw: bytes) -> dict[str, Any] | None:
         if etype is None:
             raise IllegalLine(name, lineno, "event has no 'type'")
         raise IllegalLine(name, lineno, f"'type' must be a string, got {kind(etype)}")
-    if etype in EXACT_NUMBER_EVENTS and _LONG_NUMBER.search(raw):
+    if etype in EXACT_NUMBER_EVENTS and has_float(obj):
         exact: dict[str, Any] = _json_line(name, lineno, raw, IllegalLine)
         return exact  # numbers that count, kept exact
     return obj

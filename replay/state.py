@@ -2,7 +2,7 @@
 
 A game module subclasses `GameState`, declares its metadata and parts as a `GameInfo`
 and registers it (`replay.registry`). The state is folded from events by
-`GameState.apply` and emits derived facts (small frozen dataclasses, named in the past
+`GameState.apply` and emits derived facts (small read-only dataclasses, named in the past
 tense, carrying seats and cards rather than names) into `state.facts`. Claims, round
 bookkeeping, rendering and the projection of facts into rows are shared here so that
 every game reports them the same way; `replay.engine` runs a log through it.
@@ -91,7 +91,8 @@ class GameInfo:
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class Fact:
-    """Base of every derived fact. Facts are frozen dataclasses (slots, past tense) that
+    """Base of every derived fact. Facts are read-only dataclasses (slots, `Final` fields,
+    an explicit `__init__`, so that a compiled engine builds them natively; past tense) that
     carry seats (0-based, clockwise) and `Card`s; names are looked up when a fact is
     rendered, projected into rows or turned into a verdict."""
 
@@ -125,49 +126,81 @@ class RoundOutcome:
         return {}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class RoundDealt(Fact):
     """A round was dealt: who dealt, who leads (or starts), every hand in deck order."""
 
-    round: int
-    dealer: int
-    leader: int
-    hands: tuple[tuple[Card, ...], ...]  # by seat
-    line: int
+    round: Final[int]
+    dealer: Final[int]
+    leader: Final[int]
+    hands: Final[tuple[tuple[Card, ...], ...]]  # by seat
+    line: Final[int]
+
+    def __init__(self, round: int, dealer: int, leader: int, hands: tuple[tuple[Card, ...], ...],
+                 line: int) -> None:
+        self.round = round
+        self.dealer = dealer
+        self.leader = leader
+        self.hands = hands
+        self.line = line
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class RoundScored(Fact):
     """A round finished and was scored: per-seat scores with their derivations."""
 
-    round: int
-    dealer: int
-    scores: tuple[int, ...]
-    derivations: tuple[str, ...]
-    outcome: RoundOutcome
-    line: int
+    round: Final[int]
+    dealer: Final[int]
+    scores: Final[tuple[int, ...]]
+    derivations: Final[tuple[str, ...]]
+    outcome: Final[RoundOutcome]
+    line: Final[int]
+
+    def __init__(self, round: int, dealer: int, scores: tuple[int, ...],
+                 derivations: tuple[str, ...], outcome: RoundOutcome, line: int) -> None:
+        self.round = round
+        self.dealer = dealer
+        self.scores = scores
+        self.derivations = derivations
+        self.outcome = outcome
+        self.line = line
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class ClaimChecked(Fact):
     """One claimed score of a `claim` line, checked against the computed one."""
 
-    round: int | None  # None: a totals claim
-    player: int
-    claimed: int
-    computed: int
-    match: bool
-    derivation: str
-    line: int
+    round: Final[int | None]  # None: a totals claim
+    player: Final[int]
+    claimed: Final[int]
+    computed: Final[int]
+    match: Final[bool]
+    derivation: Final[str]
+    line: Final[int]
+
+    def __init__(self, round: int | None, player: int, claimed: int, computed: int, match: bool,
+                 derivation: str, line: int) -> None:
+        self.round = round
+        self.player = player
+        self.claimed = claimed
+        self.computed = computed
+        self.match = match
+        self.derivation = derivation
+        self.line = line
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class TrickAbandoned(Fact):
     """The log ended, or broke, with a trick unfinished: its cards were played all the same."""
 
-    round: int
-    trick: int
-    cards: tuple[tuple[int, Card, str | None], ...]  # (seat, card, a Joker's colour)
+    round: Final[int]
+    trick: Final[int]
+    cards: Final[tuple[tuple[int, Card, str | None], ...]]  # (seat, card, a Joker's colour)
+
+    def __init__(self, round: int, trick: int, cards: tuple[tuple[int, Card, str | None], ...]) -> None:
+        self.round = round
+        self.trick = trick
+        self.cards = cards
 
 
 # ------------------------------------------------------------------- rows

@@ -99,42 +99,73 @@ def hand_value(hand: list[Card], stacks: dict[str, int], suits: tuple[str, ...],
 # ------------------------------------------------------------------- facts
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class PileSet(Fact):
     """What the deal put outside the hands: the two-player pile (top first), the card aside."""
 
-    round: int
-    pile: tuple[Card, ...]
-    aside: tuple[Card, ...]
+    round: Final[int]
+    pile: Final[tuple[Card, ...]]
+    aside: Final[tuple[Card, ...]]
+
+    def __init__(self, round: int, pile: tuple[Card, ...], aside: tuple[Card, ...]) -> None:
+        self.round = round
+        self.pile = pile
+        self.aside = aside
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class TurnTaken(Fact):
-    round: int
-    turn: int  # place turns so far in the round (a draw keeps the number of the turn before it)
-    seq: int  # places and draws so far in the round
-    player: int
-    kind: str  # "place" or "draw"
-    cards: tuple[Card, Card]
-    stacks: tuple[tuple[str, int], ...]  # every suit in use, after this turn
-    ended: bool
-    line: int
+    round: Final[int]
+    turn: Final[int]  # place turns so far in the round (a draw keeps the number of the turn before it)
+    seq: Final[int]  # places and draws so far in the round
+    player: Final[int]
+    kind: Final[str]  # "place" or "draw"
+    cards: Final[tuple[Card, Card]]
+    stacks: Final[tuple[tuple[str, int], ...]]  # every suit in use, after this turn
+    ended: Final[bool]
+    line: Final[int]
+
+    def __init__(self, round: int, turn: int, seq: int, player: int, kind: str,
+                 cards: tuple[Card, Card], stacks: tuple[tuple[str, int], ...], ended: bool,
+                 line: int) -> None:
+        self.round = round
+        self.turn = turn
+        self.seq = seq
+        self.player = player
+        self.kind = kind
+        self.cards = cards
+        self.stacks = stacks
+        self.ended = ended
+        self.line = line
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class HandScored(Fact):
-    round: int
-    player: int
-    breakdown: tuple[tuple[str, int, int, int], ...]  # (suit, cards held, stack size, points)
-    ender_bonus: int
-    score: int
+    round: Final[int]
+    player: Final[int]
+    breakdown: Final[tuple[tuple[str, int, int, int], ...]]  # (suit, cards held, stack size, points)
+    ender_bonus: Final[int]
+    score: Final[int]
+
+    def __init__(self, round: int, player: int, breakdown: tuple[tuple[str, int, int, int], ...],
+                 ender_bonus: int, score: int) -> None:
+        self.round = round
+        self.player = player
+        self.breakdown = breakdown
+        self.ender_bonus = ender_bonus
+        self.score = score
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class StacksRound(RoundOutcome):
-    turns: int
-    ender: int
-    ended_by: str  # "place" or "draw"
+    turns: Final[int]
+    ender: Final[int]
+    ended_by: Final[str]  # "place" or "draw"
+
+    def __init__(self, turns: int, ender: int, ended_by: str) -> None:
+        self.turns = turns
+        self.ender = ender
+        self.ended_by = ended_by
 
     def summary(self, players: tuple[str, ...]) -> dict[str, Any]:
         return {"turns": self.turns, "ender": players[self.ender]}
@@ -517,23 +548,38 @@ def draws_made(players: int, place_turns: int, ended_by_draw: bool) -> int:
     return draws
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class StacksSheetEntered(Fact):
     """A round as the score sheet gives it: the stacks, each hand by suit, the ender."""
 
-    round: int
-    dealer: int
-    stacks: tuple[tuple[str, int], ...]  # every suit in use
-    hands: tuple[tuple[int, ...], ...]  # per seat: cards held of each suit, in suit order
-    ender: int
-    scores: tuple[int, ...]
-    line: int
+    round: Final[int]
+    dealer: Final[int]
+    stacks: Final[tuple[tuple[str, int], ...]]  # every suit in use
+    hands: Final[tuple[tuple[int, ...], ...]]  # per seat: cards held of each suit, in suit order
+    ender: Final[int]
+    scores: Final[tuple[int, ...]]
+    line: Final[int]
+
+    def __init__(self, round: int, dealer: int, stacks: tuple[tuple[str, int], ...],
+                 hands: tuple[tuple[int, ...], ...], ender: int, scores: tuple[int, ...],
+                 line: int) -> None:
+        self.round = round
+        self.dealer = dealer
+        self.stacks = stacks
+        self.hands = hands
+        self.ender = ender
+        self.scores = scores
+        self.line = line
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class StacksSheetOutcome(RoundOutcome):
-    turns: int  # place turns, known from the hands
-    ender: int
+    turns: Final[int]  # place turns, known from the hands
+    ender: Final[int]
+
+    def __init__(self, turns: int, ender: int) -> None:
+        self.turns = turns
+        self.ender = ender
 
     def summary(self, players: tuple[str, ...]) -> dict[str, Any]:
         return {"turns": self.turns, "ender": players[self.ender]}

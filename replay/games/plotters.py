@@ -97,20 +97,38 @@ def score(open_stacks: list[int], discards: int) -> tuple[int, str]:
 # ------------------------------------------------------------------- facts
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class TrickFinished(Fact):
-    round: int
-    trick: int
-    leader: int
-    cards: tuple[tuple[int, Card], ...]  # (seat, card) in play order
-    first_winner: int
-    second_winner: int | None  # None: every card had the led colour (monochrome)
-    first_pick: tuple[Card, ...]
-    rest: tuple[Card, ...]  # to the second winner, or discarded when monochrome
-    next_leader: int
-    stacks: tuple[tuple[int, int, int, int, int], ...]  # per seat: open B G R Y, discards
-    kept_cards: tuple[int, int]  # cards of the pick / the rest that landed on open stacks
-    line: int
+    round: Final[int]
+    trick: Final[int]
+    leader: Final[int]
+    cards: Final[tuple[tuple[int, Card], ...]]  # (seat, card) in play order
+    first_winner: Final[int]
+    second_winner: Final[int | None]  # None: every card had the led colour (monochrome)
+    first_pick: Final[tuple[Card, ...]]
+    rest: Final[tuple[Card, ...]]  # to the second winner, or discarded when monochrome
+    next_leader: Final[int]
+    stacks: Final[tuple[tuple[int, int, int, int, int], ...]]  # per seat: open B G R Y, discards
+    kept_cards: Final[tuple[int, int]]  # cards of the pick / the rest that landed on open stacks
+    line: Final[int]
+
+    def __init__(self, round: int, trick: int, leader: int, cards: tuple[tuple[int, Card], ...],
+                 first_winner: int, second_winner: int | None, first_pick: tuple[Card, ...],
+                 rest: tuple[Card, ...], next_leader: int,
+                 stacks: tuple[tuple[int, int, int, int, int], ...], kept_cards: tuple[int, int],
+                 line: int) -> None:
+        self.round = round
+        self.trick = trick
+        self.leader = leader
+        self.cards = cards
+        self.first_winner = first_winner
+        self.second_winner = second_winner
+        self.first_pick = first_pick
+        self.rest = rest
+        self.next_leader = next_leader
+        self.stacks = stacks
+        self.kept_cards = kept_cards
+        self.line = line
 
     @property
     def led_color(self) -> str:
@@ -120,31 +138,54 @@ class TrickFinished(Fact):
         return next(c for s, c in self.cards if s == seat)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class ColorsKept(Fact):
-    round: int
-    trick: int
-    player: int
-    colors: tuple[str, str]
-    discarded: int  # cards turned face down by this choice
-    line: int
+    round: Final[int]
+    trick: Final[int]
+    player: Final[int]
+    colors: Final[tuple[str, str]]
+    discarded: Final[int]  # cards turned face down by this choice
+    line: Final[int]
+
+    def __init__(self, round: int, trick: int, player: int, colors: tuple[str, str],
+                 discarded: int, line: int) -> None:
+        self.round = round
+        self.trick = trick
+        self.player = player
+        self.colors = colors
+        self.discarded = discarded
+        self.line = line
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class RoundEnded(Fact):
-    round: int
-    tricks: int
-    early_end_player: int | None  # the player who could not play; None: all tricks played
-    unfinished: tuple[tuple[int, Card], ...]
-    leader: int
-    line: int
+    round: Final[int]
+    tricks: Final[int]
+    early_end_player: Final[int | None]  # the player who could not play; None: all tricks played
+    unfinished: Final[tuple[tuple[int, Card], ...]]
+    leader: Final[int]
+    line: Final[int]
+
+    def __init__(self, round: int, tricks: int, early_end_player: int | None,
+                 unfinished: tuple[tuple[int, Card], ...], leader: int, line: int) -> None:
+        self.round = round
+        self.tricks = tricks
+        self.early_end_player = early_end_player
+        self.unfinished = unfinished
+        self.leader = leader
+        self.line = line
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class PlottersRound(RoundOutcome):
-    tricks: int
-    early_end_player: int | None
-    early_end_trick: int | None
+    tricks: Final[int]
+    early_end_player: Final[int | None]
+    early_end_trick: Final[int | None]
+
+    def __init__(self, tricks: int, early_end_player: int | None, early_end_trick: int | None) -> None:
+        self.tricks = tricks
+        self.early_end_player = early_end_player
+        self.early_end_trick = early_end_trick
 
     def summary(self, players: tuple[str, ...]) -> dict[str, Any]:
         early = self.early_end_player
@@ -722,21 +763,31 @@ def table_fits_deck(players: int, cards: int) -> bool:
     return cards <= players * HAND_SIZE
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class PlottersSheetEntered(Fact):
     """A round as the score sheet gives it: per seat the open stacks and face-down cards."""
 
-    round: int
-    dealer: int
-    open: tuple[tuple[int, int, int, int], ...]  # per seat: open B G R Y
-    face_down: tuple[int, ...]
-    scores: tuple[int, ...]
-    line: int
+    round: Final[int]
+    dealer: Final[int]
+    open: Final[tuple[tuple[int, int, int, int], ...]]  # per seat: open B G R Y
+    face_down: Final[tuple[int, ...]]
+    scores: Final[tuple[int, ...]]
+    line: Final[int]
+
+    def __init__(self, round: int, dealer: int, open: tuple[tuple[int, int, int, int], ...],
+                 face_down: tuple[int, ...], scores: tuple[int, ...], line: int) -> None:
+        self.round = round
+        self.dealer = dealer
+        self.open = open
+        self.face_down = face_down
+        self.scores = scores
+        self.line = line
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class PlottersSheetOutcome(RoundOutcome):
     """A sheet does not say how the round ended (early or not) nor how many tricks."""
+
 
     def columns(self, players: tuple[str, ...]) -> dict[str, Any]:
         return {"end_reason": SHEET_END}

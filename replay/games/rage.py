@@ -123,66 +123,122 @@ def score_round(won: int, bid: int, plus5: int, minus5: int, tricks: int,
 # ------------------------------------------------------------------- facts
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class TrumpTurned(Fact):
-    round: int
-    trick: int  # the trick being played (0: before the first trick)
-    seq: int  # order of the turned cards within the round
-    card: Card
-    reason: str  # "deal", "change" or "notrump"
-    trump: str | None  # the trump once this card is turned (None while only action cards showed)
-    line: int
+    round: Final[int]
+    trick: Final[int]  # the trick being played (0: before the first trick)
+    seq: Final[int]  # order of the turned cards within the round
+    card: Final[Card]
+    reason: Final[str]  # "deal", "change" or "notrump"
+    trump: Final[str | None]  # the trump once this card is turned (None while only action cards showed)
+    line: Final[int]
+
+    def __init__(self, round: int, trick: int, seq: int, card: Card, reason: str,
+                 trump: str | None, line: int) -> None:
+        self.round = round
+        self.trick = trick
+        self.seq = seq
+        self.card = card
+        self.reason = reason
+        self.trump = trump
+        self.line = line
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class BidMade(Fact):
-    round: int
-    player: int
-    bid: int
-    line: int
+    round: Final[int]
+    player: Final[int]
+    bid: Final[int]
+    line: Final[int]
+
+    def __init__(self, round: int, player: int, bid: int, line: int) -> None:
+        self.round = round
+        self.player = player
+        self.bid = bid
+        self.line = line
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class RageTrickFinished(Fact):
-    round: int
-    trick: int
-    leader: int
-    cards: tuple[tuple[int, Card, str | None], ...]  # (seat, card, Joker's colour)
-    led_color: str | None
-    trump: str | None  # the trump in force for this trick (None under NOTRUMP)
-    notrump: bool
-    change: bool
-    winner: int
-    winning_card: Card
-    plus5: int
-    minus5: int
-    line: int
+    round: Final[int]
+    trick: Final[int]
+    leader: Final[int]
+    cards: Final[tuple[tuple[int, Card, str | None], ...]]  # (seat, card, Joker's colour)
+    led_color: Final[str | None]
+    trump: Final[str | None]  # the trump in force for this trick (None under NOTRUMP)
+    notrump: Final[bool]
+    change: Final[bool]
+    winner: Final[int]
+    winning_card: Final[Card]
+    plus5: Final[int]
+    minus5: Final[int]
+    line: Final[int]
+
+    def __init__(self, round: int, trick: int, leader: int,
+                 cards: tuple[tuple[int, Card, str | None], ...], led_color: str | None,
+                 trump: str | None, notrump: bool, change: bool, winner: int, winning_card: Card,
+                 plus5: int, minus5: int, line: int) -> None:
+        self.round = round
+        self.trick = trick
+        self.leader = leader
+        self.cards = cards
+        self.led_color = led_color
+        self.trump = trump
+        self.notrump = notrump
+        self.change = change
+        self.winner = winner
+        self.winning_card = winning_card
+        self.plus5 = plus5
+        self.minus5 = minus5
+        self.line = line
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class BidSettled(Fact):
     """One player's round: bid against tricks won, with what the analytics need."""
 
-    round: int
-    player: int
-    hand_size: int
-    bid: int
-    won: int
-    bid_error: int  # won - bid
-    exact: bool
-    plus5: int
-    minus5: int
-    trumps_held: int  # trump-colour cards in the hand when bidding
-    jokers_held: int
-    marching: bool
-    score: int
+    round: Final[int]
+    player: Final[int]
+    hand_size: Final[int]
+    bid: Final[int]
+    won: Final[int]
+    bid_error: Final[int]  # won - bid
+    exact: Final[bool]
+    plus5: Final[int]
+    minus5: Final[int]
+    trumps_held: Final[int]  # trump-colour cards in the hand when bidding
+    jokers_held: Final[int]
+    marching: Final[bool]
+    score: Final[int]
+
+    def __init__(self, round: int, player: int, hand_size: int, bid: int, won: int, bid_error: int,
+                 exact: bool, plus5: int, minus5: int, trumps_held: int, jokers_held: int,
+                 marching: bool, score: int) -> None:
+        self.round = round
+        self.player = player
+        self.hand_size = hand_size
+        self.bid = bid
+        self.won = won
+        self.bid_error = bid_error
+        self.exact = exact
+        self.plus5 = plus5
+        self.minus5 = minus5
+        self.trumps_held = trumps_held
+        self.jokers_held = jokers_held
+        self.marching = marching
+        self.score = score
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class RageRound(RoundOutcome):
-    tricks: int
-    trump: str | None  # the trump turned after the deal
-    hand_size: int
+    tricks: Final[int]
+    trump: Final[str | None]  # the trump turned after the deal
+    hand_size: Final[int]
+
+    def __init__(self, tricks: int, trump: str | None, hand_size: int) -> None:
+        self.tricks = tricks
+        self.trump = trump
+        self.hand_size = hand_size
 
     def summary(self, players: tuple[str, ...]) -> dict[str, Any]:
         return {"tricks": self.tricks}
@@ -761,23 +817,38 @@ def action_cards_won(won: int, plus5: int, minus5: int, players: int) -> bool:
     return plus5 + minus5 <= won * players
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class RageSheetEntered(Fact):
     """A round as the score sheet gives it: per seat the bid, tricks won, +5 and -5 cards."""
 
-    round: int
-    dealer: int
-    bids: tuple[int, ...]
-    won: tuple[int, ...]
-    plus5: tuple[int, ...]
-    minus5: tuple[int, ...]
-    scores: tuple[int, ...]
-    line: int
+    round: Final[int]
+    dealer: Final[int]
+    bids: Final[tuple[int, ...]]
+    won: Final[tuple[int, ...]]
+    plus5: Final[tuple[int, ...]]
+    minus5: Final[tuple[int, ...]]
+    scores: Final[tuple[int, ...]]
+    line: Final[int]
+
+    def __init__(self, round: int, dealer: int, bids: tuple[int, ...], won: tuple[int, ...],
+                 plus5: tuple[int, ...], minus5: tuple[int, ...], scores: tuple[int, ...],
+                 line: int) -> None:
+        self.round = round
+        self.dealer = dealer
+        self.bids = bids
+        self.won = won
+        self.plus5 = plus5
+        self.minus5 = minus5
+        self.scores = scores
+        self.line = line
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class RageSheetOutcome(RoundOutcome):
-    hand_size: int  # cards each, so tricks in the round
+    hand_size: Final[int]  # cards each, so tricks in the round
+
+    def __init__(self, hand_size: int) -> None:
+        self.hand_size = hand_size
 
     def summary(self, players: tuple[str, ...]) -> dict[str, Any]:
         return {"tricks": self.hand_size}

@@ -165,43 +165,70 @@ def acceptable(card: UCard, trick: Trick) -> bool:
 # ------------------------------------------------------------------- facts
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class CompletesRemoved(Fact):
     """The three Completes taken out of the deck before a 4-6 player deal."""
 
-    round: int
-    removed: tuple[UCard, ...]
+    round: Final[int]
+    removed: Final[tuple[UCard, ...]]
+
+    def __init__(self, round: int, removed: tuple[UCard, ...]) -> None:
+        self.round = round
+        self.removed = removed
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class UTRTrickFinished(Fact):
-    round: int
-    trick: int
-    leader: int
-    cards: tuple[tuple[int, UCard], ...]  # (seat, card) in play order
-    laps: int  # the most cards any one player put on this trick
-    closed: tuple[str, ...]
-    taker: int | None  # None: nobody had cards left, the trick was discarded
-    line: int
+    round: Final[int]
+    trick: Final[int]
+    leader: Final[int]
+    cards: Final[tuple[tuple[int, UCard], ...]]  # (seat, card) in play order
+    laps: Final[int]  # the most cards any one player put on this trick
+    closed: Final[tuple[str, ...]]
+    taker: Final[int | None]  # None: nobody had cards left, the trick was discarded
+    line: Final[int]
+
+    def __init__(self, round: int, trick: int, leader: int, cards: tuple[tuple[int, UCard], ...],
+                 laps: int, closed: tuple[str, ...], taker: int | None, line: int) -> None:
+        self.round = round
+        self.trick = trick
+        self.leader = leader
+        self.cards = cards
+        self.laps = laps
+        self.closed = closed
+        self.taker = taker
+        self.line = line
 
     @property
     def taking_card(self) -> UCard | None:
         return self.cards[-1][1] if self.taker is not None else None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class UTRRoundEnded(Fact):
-    round: int
-    how: str  # "last card" (a trick taken with the taker's last card) or "no cards"
-    player: int | None
-    tricks_taken: tuple[int, ...]
-    line: int
+    round: Final[int]
+    how: Final[str]  # "last card" (a trick taken with the taker's last card) or "no cards"
+    player: Final[int | None]
+    tricks_taken: Final[tuple[int, ...]]
+    line: Final[int]
+
+    def __init__(self, round: int, how: str, player: int | None, tricks_taken: tuple[int, ...],
+                 line: int) -> None:
+        self.round = round
+        self.how = how
+        self.player = player
+        self.tricks_taken = tricks_taken
+        self.line = line
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class RadarRound(RoundOutcome):
-    tricks: int
-    how: str
+    tricks: Final[int]
+    how: Final[str]
+
+    def __init__(self, tricks: int, how: str) -> None:
+        self.tricks = tricks
+        self.how = how
 
     def summary(self, players: tuple[str, ...]) -> dict[str, Any]:
         return {"tricks": self.tricks}
@@ -545,19 +572,28 @@ def some_trick_taken(taken: list[int]) -> bool:
     return sum(taken) > 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class RadarSheetEntered(Fact):
     """A round as the score sheet gives it: per seat the tricks taken."""
 
-    round: int
-    dealer: int
-    taken: tuple[int, ...]
-    line: int
+    round: Final[int]
+    dealer: Final[int]
+    taken: Final[tuple[int, ...]]
+    line: Final[int]
+
+    def __init__(self, round: int, dealer: int, taken: tuple[int, ...], line: int) -> None:
+        self.round = round
+        self.dealer = dealer
+        self.taken = taken
+        self.line = line
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, eq=True, unsafe_hash=True, slots=True)
 class RadarSheetOutcome(RoundOutcome):
-    tricks: int  # tricks taken in all
+    tricks: Final[int]  # tricks taken in all
+
+    def __init__(self, tricks: int) -> None:
+        self.tricks = tricks
 
     def summary(self, players: tuple[str, ...]) -> dict[str, Any]:
         return {"tricks": self.tricks}
