@@ -30,7 +30,7 @@ from typing import Any
 
 import orjson
 
-from bench.commands import add_arguments
+from bench.options import add_arguments
 from replay.engine import replay_bytes
 from replay.registry import registry
 from replay.simulate import SimOptions, simulate
@@ -438,18 +438,15 @@ def dashboard_queries(db: Path, runs: int = 20, lake: Path | None = None) -> dic
     from ingest.db import reading
 
     captured: dict[tuple[str, tuple[Any, ...]], str] = {}
-    original = data._read
     page_times: dict[str, float] = {}
-
-    def spy(sql: str, params: tuple[Any, ...]) -> Any:
-        captured.setdefault((sql, params), current[0])
-        return original(sql, params)
-
     current = [""]
-    data._read = spy
+
+    def spy(sql: str, params: tuple[Any, ...]) -> None:
+        captured.setdefault((sql, params), current[0])
+
     data.database.clear()
     data.query.clear()
-    try:
+    with data.observe_queries(spy):
         for view in sorted((Path(dashboard.__file__).parent / "views").glob("*.py")):
             if view.name == "__init__.py":
                 continue
@@ -460,8 +457,6 @@ def dashboard_queries(db: Path, runs: int = 20, lake: Path | None = None) -> dic
             at.run()
             page_times[view.stem] = time.perf_counter() - t
             assert not at.exception, (view, at.exception)
-    finally:
-        data._read = original
     out: list[dict[str, Any]] = []
     from ingest import lake as lakes
 

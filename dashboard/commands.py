@@ -90,7 +90,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
               f"docs/reliability.md, 'Hosting').", file=sys.stderr)
     elif loopback_warning(args.address):
         print(loopback_warning(args.address), file=sys.stderr)
-    from ingest.commands import refuse_database
+    from ingest.arguments import refuse_database
 
     if not args.lake and refuse_database("dashboard", db_path(args.db)):
         return 2

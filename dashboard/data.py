@@ -20,7 +20,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,7 +132,23 @@ def _connection(db: Database) -> Iterator[Any]:
 BUSY = "another process is writing to the database; the page stopped waiting for it"
 
 
+# Who wants to know every query a page runs (the benchmark times them): see observe_queries.
+_observers: list[Callable[[str, tuple[Any, ...]], None]] = []
+
+
+@contextmanager
+def observe_queries(observer: Callable[[str, tuple[Any, ...]], None]) -> Iterator[None]:
+    """Call `observer(sql, params)` for every query the pages run while this is open."""
+    _observers.append(observer)
+    try:
+        yield
+    finally:
+        _observers.remove(observer)
+
+
 def _read(sql: str, params: tuple[Any, ...]) -> pd.DataFrame:
+    for observer in _observers:
+        observer(sql, params)
     try:
         with _connection(database()) as con:
             return con.execute(sql, list(params)).df()

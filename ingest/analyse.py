@@ -328,7 +328,7 @@ def cmd_analyse(args: argparse.Namespace) -> int:
             return 2
         return _analyse_lake(args)
     path = db_path(args.db)
-    from .commands import refuse_database
+    from .arguments import refuse_database
 
     if refuse_database("analyse", path, must_exist=True):
         return 2
@@ -388,7 +388,7 @@ def _analyse(args: argparse.Namespace, path: Target) -> int:
 
 
 def positive_int(text: str) -> int:
-    from .commands import positive
+    from .arguments import positive
 
     return int(positive(int)(text))
 def cmd_moves(args: argparse.Namespace, path: str) -> int:

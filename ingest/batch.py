@@ -39,6 +39,7 @@ from replay.state import RowSink
 
 from . import schema
 from .rows import COLUMNS, decode_text, replay_rows, stored_status
+from .sources import Source, open_url
 
 MAX_FILE_BYTES = MAX_LOG_BYTES  # one cap, the reader's, on every log however it arrives
 STAGING = "_staging"
@@ -54,16 +55,6 @@ ARROW_SCHEMAS = {t: pa.schema([(c, _ARROW_TYPES[ty.removesuffix(" PRIMARY KEY")]
 
 Columns = dict[str, list[Any]]
 Recorded = tuple[str, int | None, str | None]  # a log not loaded: status, line, message
-
-
-@dataclass(frozen=True)
-class Source:
-    """One log to load: a local path or an fsspec URL to read, or bytes from an upload."""
-
-    name: str
-    path: str | None = None
-    data: bytes | None = None
-    max_bytes: int | None = None  # cap on the decompressed log (default: the reader's)
 
 
 @dataclass(frozen=True)
@@ -135,7 +126,6 @@ def read_source(src: Source) -> bytes:
         return src.data
     path = src.path or ""
     if "://" in path and not path.startswith("file://"):
-        from .sources import open_url
 
         with open_url(path) as f:
             data = f.read(MAX_FILE_BYTES + 1)

@@ -10,17 +10,27 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import IO, Any
 
 from replay.errors import UnreadableLog
 from replay.files import LOG_SUFFIXES, STDIN, find_logs, once
 from replay.reader import read_file
 
-from .batch import Source
-
 
 class SourceError(ValueError):
     """An argument that cannot be opened at all (no filesystem for its protocol)."""
+
+
+
+@dataclass(frozen=True)
+class Source:
+    """One log to load: a local path or an fsspec URL to read, or bytes from an upload."""
+
+    name: str
+    path: str | None = None
+    data: bytes | None = None
+    max_bytes: int | None = None  # cap on the decompressed log (default: the reader's)
 
 
 def is_url(arg: str) -> bool:

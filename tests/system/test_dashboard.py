@@ -479,3 +479,23 @@ def test_a_minimum_kept_from_a_wider_filter_is_lowered_to_fit(db):
     slider = at.slider(key="results_min_games")
     assert slider.value == slider.max < 10_000
     assert not [e.value for e in at.error if "Something went wrong" in e.value]
+
+
+def test_every_query_a_page_runs_can_be_observed(db):
+    """The benchmark times the pages' queries through `data.observe_queries`, not by patching
+    the data module: every query the Overview runs reaches the observer, with its values."""
+    from dashboard import data
+
+    seen: list[tuple[str, tuple]] = []
+    data.query.clear()
+    with data.observe_queries(lambda sql, params: seen.append((sql, params))):
+        at = AppTest.from_file(str(ROOT / "dashboard" / "views" / "overview.py"),
+                               default_timeout=120)
+        at.run()
+    assert not at.exception
+    assert any("FROM" in sql.upper() for sql, _ in seen)
+    n = len(seen)
+    data.query.clear()
+    AppTest.from_file(str(ROOT / "dashboard" / "views" / "overview.py"),
+                      default_timeout=120).run()
+    assert len(seen) == n  # the observer is gone once its block ends
