@@ -23,8 +23,9 @@ SHEET_EVENT: Final[str] = "sheet"
 # registry adds them), so that an error can tell "not part of this game" from "unknown".
 EVENT_TYPES: Final[set[str]] = {CLAIM_EVENT, SHEET_EVENT}
 # The event types whose integers count and are read exactly even beyond 64 bits: claims,
-# and those a game declares (`GameInfo.exact_numbers`; the registry adds them).
-EXACT_NUMBER_EVENTS: Final[set[str]] = {CLAIM_EVENT}
+# score sheets' counts, and those a game declares (`GameInfo.exact_numbers`; the registry
+# adds them).
+EXACT_NUMBER_EVENTS: Final[set[str]] = {CLAIM_EVENT, SHEET_EVENT}
 
 
 class Event:

@@ -453,7 +453,9 @@ class GameState(ABC):
         if "note" in d and type(d["note"]) is not str:
             raise FormatError(f"'note' must be a string, got {kind(d['note'])}")
         if self.over and ev.type != "claim":
-            raise RuleError(f"the game is over (all {self.rounds_total} rounds were played): "
+            played = ("its only round was played" if self.rounds_total == 1 else
+                      f"all {self.rounds_total} rounds were played")
+            raise RuleError(f"the game is over ({played}): "
                             f"no '{ev.type}' may follow")
         fn(self, ev)
 
@@ -586,7 +588,9 @@ class GameState(ABC):
                 if 1 <= r <= self.rounds_total:
                     raise RuleError(f"claim for round {r}, which has not finished "
                                     f"({len(self.rounds)} finished so far)")
-                raise RuleError(f"claim for round {r}: the game has rounds 1-{self.rounds_total}")
+                has = ("round 1 only" if self.rounds_total == 1 else
+                       f"rounds 1-{self.rounds_total}")
+                raise RuleError(f"claim for round {r}: the game has {has}")
             rs = self.rounds[r - 1]
             computed, derivs = rs.scores, rs.derivations
             round_no = r

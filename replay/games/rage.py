@@ -295,7 +295,8 @@ class RageState(GameState):
         for s, name in enumerate(self.players):
             cards = hands[name]
             if len(cards) != hs:
-                raise RuleError(f"deal: round {self.round_no} deals {hs} cards each, "
+                raise RuleError(f"deal: round {self.round_no} deals {hs} "
+                                f"card{'s' if hs != 1 else ''} each, "
                                 f"{name} got {len(cards)}")
             parsed = [CARDS.parse(c) for c in cards]
             for c in parsed:
@@ -731,7 +732,8 @@ def heuristic(st: RageState, m: Move) -> float:
 
 
 def _render_dealt(f: RoundDealt, players: tuple[str, ...]) -> list[str]:
-    return [f"== Round {f.round}: {players[f.dealer]} deals {len(f.hands[0])} cards each, "
+    k = len(f.hands[0])
+    return [f"== Round {f.round}: {players[f.dealer]} deals {k} card{'s' if k != 1 else ''} each, "
             f"{players[f.leader]} leads", *hands_lines(f, players)]
 
 

@@ -574,3 +574,25 @@ def test_three_colours_from_one_trick_are_legal():
         "Dan": {}}}
     v = verdict(replay_bytes(log_bytes(head, [line]), "s.jsonl"))
     assert v["status"] == "complete", v["error"]
+
+
+def test_a_count_of_31_digits_is_judged_by_the_rules_not_called_a_number():
+    """A sheet's counts are read exactly, however long: a 31-digit count of tricks is refused
+    by the rule it breaks, not as 'a number' that is not a whole number."""
+    import json
+
+    head, lines = copy.deepcopy(RADAR)
+    lines[0]["players"]["Ann"]["taken"] = 10 ** 30
+    data = "\n".join(json.dumps(x) for x in [head, *lines]).encode() + b"\n"
+    v = verdict(replay_bytes(data, "sheet.jsonl"))
+    assert_illegal(v, 2, f"Ann took {10 ** 30} tricks", "at most 8")
+
+
+def test_messages_count_one_as_one():
+    """'the game is over (its only round was played)', 'round 1 only', never '1 rounds'."""
+    head, lines = copy.deepcopy(RADAR)
+    head["rounds"] = 1
+    v = run(head, [lines[0], dict(lines[1], round=2)])
+    assert_illegal(v, 3, "its only round was played")
+    v = run(head, [lines[0], {"type": "claim", "round": 2, "scores": {"Ann": 1}}])
+    assert_illegal(v, 3, "the game has round 1 only")
