@@ -674,19 +674,20 @@ def keep_turns_two(face_down: int) -> bool:
     return face_down == 0 or face_down >= 2
 
 
-def collectable(players: int, cards: int) -> bool:
-    """Whether one player can have collected `cards` cards in a round: every trick gives its
-    first winner `pick_size` cards and its second winner the rest, nobody is both, and a
-    round has at most HAND_SIZE tricks."""
+def take_splits(players: int, cards: int) -> list[tuple[int, int]]:
+    """The ways one player's `cards` collected cards split into first picks and second
+    halves: every trick gives its first winner `pick_size` cards and its second winner the
+    rest, and a round has at most HAND_SIZE tricks."""
     first = pick_size(players)
     second = players - first
-    for a in range(HAND_SIZE + 1):
-        rest = cards - a * first
-        if rest < 0:
-            break
-        if rest % second == 0 and a + rest // second <= HAND_SIZE:
-            return True
-    return False
+    return [(a, (cards - first * a) // second) for a in range(HAND_SIZE + 1)
+            if first * a <= cards and (cards - first * a) % second == 0
+            and a + (cards - first * a) // second <= HAND_SIZE]
+
+
+def collectable(players: int, cards: int) -> bool:
+    """Whether one player can have collected `cards` cards in a round (see `take_splits`)."""
+    return bool(take_splits(players, cards))
 
 
 def trick_splits(players: int, totals: list[int]) -> set[tuple[int, int]]:
@@ -696,14 +697,10 @@ def trick_splits(players: int, totals: list[int]) -> set[tuple[int, int]]:
     colour); a round has at most HAND_SIZE tricks; and a player's second halves come from
     tricks that somebody else picked first from (the two winners played different cards),
     so nobody has more second halves than the other players have first picks."""
-    first = pick_size(players)
-    second = players - first
     # (first picks, second halves, the most first picks + second halves of one player)
     sums = {(0, 0, 0)}
     for cards in totals:
-        ways = [(a, (cards - first * a) // second) for a in range(HAND_SIZE + 1)
-                if first * a <= cards and (cards - first * a) % second == 0
-                and a + (cards - first * a) // second <= HAND_SIZE]
+        ways = take_splits(players, cards)
         sums = {(f + a, g + b, max(m, a + b)) for f, g, m in sums for a, b in ways
                 if f + a <= HAND_SIZE and g + b <= HAND_SIZE}
         if not sums:
