@@ -87,7 +87,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         say(f"trickledger ingest: {e}", error=True)
         return 2
     for name, msg in missing:
-        say(f"{name}: {msg}", error=True)
+        say(f"{terminal(name)}: {msg}", error=True)
     bar = tqdm(total=len(sources), unit="log", desc="ingest",
                disable=not sys.stderr.isatty() or len(sources) < 200)
 
@@ -110,12 +110,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     summary.unreadable += len(missing)  # a path that names nothing is a file not loaded
     for p in summary.results:
         if p.status in ("illegal", "unreadable", "conflict", "quarantined"):
-            where = f"{p.name}:{p.line}" if p.line else p.name
-            say(f"{where}: {p.status}: {p.message}", error=True)
+            where = f"{terminal(p.name)}:{p.line}" if p.line else terminal(p.name)
+            say(f"{where}: {p.status}: {terminal(str(p.message))}", error=True)
         if p.disputed and p.status != "already loaded":
-            say(f"{p.name}: disputed: {p.disputed} claimed "
+            say(f"{terminal(p.name)}: disputed: {p.disputed} claimed "
                 f"{'score does' if p.disputed == 1 else 'scores do'} not match the replay "
-                f"(trickledger verify {p.name})", error=True)
+                f"(trickledger verify {terminal(p.name)})", error=True)
     say(summary.line())
     say(f"lake: {args.lake}" if args.lake else f"database: {path}")
     if path is not None:
