@@ -146,7 +146,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def missing_file(name: str) -> str | None:
     """The words every command uses for a FILE argument that names nothing."""
     if name != STDIN and not Path(name).exists():
-        return f"{name}: no such file or folder"
+        return f"{terminal(name)}: no such file or folder"
     return None
 
 
@@ -157,18 +157,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return 2
     r = replay_path("/dev/stdin", "<stdin>") if args.file == STDIN else replay_path(args.file)
     if r.state is None:
-        say(f"{r.error}", error=True)
+        say(_error_line(r.error), error=True)
         return 2
     h = r.header
     assert h is not None
-    say(f"{r.file}: {h.game}{' score sheet' if r.state.is_sheet else ''}, "
+    say(f"{terminal(r.file)}: {h.game}{' score sheet' if r.state.is_sheet else ''}, "
         f"players {', '.join(h.players)}"
         + (f", edition {h.edition}" if h.edition else "")
         + (f", variants {', '.join(sorted(h.variants))}" if h.variants else ""))
     for line in r.render():
         say(line)
     if r.error is not None:
-        say(f"ILLEGAL: {r.error}")
+        say(f"ILLEGAL: {_error_line(r.error)}")
     say(f"status: {r.status}")
     for line in _score_table(r):
         say("  " + line)
@@ -317,7 +317,7 @@ def cmd_sheet_of(args: argparse.Namespace) -> int:
         say(f"trickledger sheet-of: {e}", error=True)
         return 2
     if r.error is not None:
-        say(f"{r.error}", error=True)
+        say(_error_line(r.error), error=True)
         say(f"trickledger sheet-of: the sheet holds the {len(r.state.rounds) if r.state else 0} "
             f"rounds finished before the illegal line", error=True)
     if args.out:
