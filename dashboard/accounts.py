@@ -164,6 +164,16 @@ class Limiter:
                 self.strikes.pop(k, None)
                 self.locked_until.pop(k, None)
 
+    def take_back(self, keys: list[str]) -> None:
+        """Uncount the latest attempt of each key (a right password), keeping its earlier
+        failures: an address's count must outlive one account's correct login, or an
+        attacker with an account of their own guesses across every name without limit."""
+        with self.lock:
+            for k in keys:
+                recent = self.failures.get(k)
+                if recent:
+                    recent.pop()
+
 
 # The server's one limiter, outside Streamlit's caches: a visitor's "clear cache" must
 # not wipe the record of failed logins.
@@ -189,7 +199,8 @@ def check_login(users: dict[str, Account], limiter: Limiter, name: str, password
         ok = verify_password(password, stored) and account is not None and \
             account.password is not None
     if ok and account is not None:
-        limiter.succeeded(keys)
+        limiter.succeeded(keys[:1])  # the name's record only: the address's count stays
+        limiter.take_back(keys[1:])
         return account, "ok"
     return None, "Wrong name or password."
 

@@ -111,13 +111,23 @@ _PROXY_PREFIXES = ("x-forwarded-", "x-original-", "cf-", "x-envoy-", "x-amz-cf-"
                    "x-real-", "x-cluster-", "x-proxy", "x-forward", "x-cloud-trace")
 _PROXY_WORDS = ("forwarded", "client-ip", "clientip", "real-ip", "connecting-ip",
                 "remote-addr", "originating-ip")
+# Words of a header's name (split at '-') that speak of the client's address as a proxy saw
+# it (X-True-IP, Client-Address, Cdn-Src-Ip, X-Coming-From...) or of a user an auth proxy
+# logged in (Remote-User, X-Auth-Request-User, Tailscale-User-Login): no browser sends one.
+_PROXY_NAME_WORDS = frozenset({
+    "forwarded", "client", "real", "true", "connecting", "remote", "originating", "coming",
+    "ip", "addr", "address", "src", "proxy", "auth", "authenticated", "tailscale"})
+_BROWSER_USER_HEADERS = frozenset({"user-agent", "sec-fetch-user"})
 
 
 def proxy_header(name: str) -> bool:
-    """Whether a request header (any case) is one a proxy adds on its way through."""
-    n = name.strip().lower()
+    """Whether a request header (any case, '_' or '-') is one a proxy adds on its way
+    through: an address it forwards, or a user it vouches for."""
+    n = name.strip().lower().replace("_", "-")  # some proxies spell X_Real_IP
+    words = set(n.split("-"))
     return n in _PROXY_HEADERS or n.startswith(_PROXY_PREFIXES) or \
-        any(w in n for w in _PROXY_WORDS)
+        any(w in n for w in _PROXY_WORDS) or bool(words & _PROXY_NAME_WORDS) or \
+        ("user" in words and n not in _BROWSER_USER_HEADERS)
 
 
 def from_this_machine() -> bool:

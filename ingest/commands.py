@@ -40,7 +40,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         say(f"trickledger ingest: {e}", error=True)
         return 2
     for name, msg in missing:
-        say(f"{name}: {msg}", error=True)
+        say(f"{terminal(name)}: {msg}", error=True)
     bar = tqdm(total=len(sources), unit="log", desc="ingest",
                disable=not sys.stderr.isatty() or len(sources) < 200)
 
@@ -63,12 +63,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     summary.unreadable += len(missing)  # a path that names nothing is a file not loaded
     for p in summary.results:
         if p.status in ("illegal", "unreadable", "conflict", "quarantined"):
-            where = f"{p.name}:{p.line}" if p.line else p.name
-            say(f"{where}: {p.status}: {p.message}", error=True)
+            where = f"{terminal(p.name)}:{p.line}" if p.line else terminal(p.name)
+            say(f"{where}: {p.status}: {terminal(str(p.message))}", error=True)
         if p.disputed and p.status != "already loaded":
-            say(f"{p.name}: disputed: {p.disputed} claimed "
+            say(f"{terminal(p.name)}: disputed: {p.disputed} claimed "
                 f"{'score does' if p.disputed == 1 else 'scores do'} not match the replay "
-                f"(trickledger verify {p.name})", error=True)
+                f"(trickledger verify {terminal(p.name)})", error=True)
     say(summary.line())
     say(f"lake: {args.lake}" if args.lake else f"database: {path}")
     if path is not None:
@@ -128,25 +128,54 @@ def cmd_sql(args: argparse.Namespace) -> int:
         say(f"trickledger sql: {e}", error=True)
         return 2
     if args.format == "json":  # escaped as JSON escapes: \u001b, \u202e, ...
-        sys.stdout.write(json_text(res.as_dicts()) + "\n")
+        # row by row, as one indented JSON list: the whole text is never held at once
+        sys.stdout.write("[" if res.rows else "[]")
+        for i, row in enumerate(res.rows):
+            obj = json_text(dict(zip(res.columns, row)))
+            sys.stdout.write(("," if i else "") + "\n  " + obj.replace("\n", "\n  "))
+        sys.stdout.write("\n]\n" if res.rows else "\n")
     elif args.format == "csv":
         # one newline per row (not csv's CRLF) and SQL's true/false, as DuckDB writes CSV
         w = csv.writer(sys.stdout, lineterminator="\n")
         w.writerow([terminal(c) for c in res.columns])
         w.writerows([[_csv_cell(v) for v in row] for row in res.rows])
     else:
-        cells = [[terminal(_cell(v)) for v in row] for row in res.rows]
-        columns = [terminal(c) for c in res.columns]
+        # a cell wider than TABLE_CELL_CHARS is cut there, so that one long value does not
+        # pad every row to its width (CSV and JSON give it whole)
+        cells = [[_table_cell(v) for v in row] for row in res.rows]
+        columns = [_cut(terminal(c)) for c in res.columns]
         widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
         print("  ".join(c.ljust(w) for c, w in zip(columns, widths)))
         print("  ".join("-" * w for w in widths))
         for r in cells:
             print("  ".join(v.ljust(w) for v, w in zip(r, widths)))
         print(f"({len(res.rows)} row{'s' if len(res.rows) != 1 else ''})")
+        if any(len(v) > TABLE_CELL_CHARS for v in (*res.columns, *_strings(res.rows))):
+            say(f"trickledger sql: values longer than {TABLE_CELL_CHARS} characters are cut "
+                f"in the table (ending in {ELLIPSIS}); --format csv or json shows them whole",
+                error=True)
     if res.truncated:
         say(f"trickledger sql: output cut: {res.note or f'at {args.max_rows} rows'}",
             error=True)
     return 0
+
+
+TABLE_CELL_CHARS = 200  # the widest a column of the table gets
+ELLIPSIS = "\u2026"
+MAX_ROWS = 10_000  # --max-rows at most: beyond it, write a query that aggregates
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= TABLE_CELL_CHARS else text[:TABLE_CELL_CHARS - 1] + ELLIPSIS
+
+
+def _table_cell(v: Any) -> str:
+    return _cut(terminal(_cell(v)))
+
+
+def _strings(rows: list[tuple[Any, ...]]) -> Any:
+    """Every cell as the table shows it before it is cut."""
+    return (terminal(_cell(v)) for row in rows for v in row)
 
 
 def _csv_cell(v: Any) -> Any:
@@ -242,6 +271,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 0
 
 
+def row_count(text: str) -> int:
+    """An argparse type: --max-rows, a whole number from 1 to MAX_ROWS."""
+    value = int(positive(int)(text))
+    if value > MAX_ROWS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_ROWS:,}, got {text}")
+    return value
+
+
 def register_commands(sub: Any) -> None:
     """Add this package's subcommands to the `trickledger` parser."""
     i = sub.add_parser("ingest", help="load logs into the DuckDB database or a lake",
@@ -281,8 +318,8 @@ def register_commands(sub: Any) -> None:
     q.add_argument("--lake", default=None, metavar="DIR",
                    help="query a lake folder made by ingest --lake instead")
     q.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    q.add_argument("--max-rows", type=positive(int), default=1000,
-                   help="rows shown at most (default 1000)")
+    q.add_argument("--max-rows", type=row_count, default=1000,
+                   help=f"rows shown at most (default 1000, at most {MAX_ROWS:,})")
     q.add_argument("--timeout", type=positive(float), default=10.0,
                    help="seconds before the query's process is stopped (default 10)")
     q.set_defaults(fn=cmd_sql)

@@ -427,12 +427,19 @@ def shown_bytes(array: Any) -> int:
             getattr(pa.types, "is_binary_view", lambda _: False)(t):
         # views share their bytes: each row counts the bytes it shows
         return cells + int(pc.sum(pc.binary_length(array)).as_py() or 0)
+    if pa.types.is_map(t):
+        # Arrow has no flatten for a map: its entries (a struct of key and value) are the
+        # rows of its values between its first and last offset (a slice keeps them all)
+        start, end = array.offsets[0].as_py(), array.offsets[-1].as_py()
+        return cells + shown_bytes(array.values.slice(start, end - start))
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t) \
-            or pa.types.is_map(t) or getattr(pa.types, "is_list_view", lambda _: False)(t) \
+            or getattr(pa.types, "is_list_view", lambda _: False)(t) \
             or getattr(pa.types, "is_large_list_view", lambda _: False)(t):
         return cells + shown_bytes(array.flatten())
     if pa.types.is_struct(t):
-        return cells + sum(shown_bytes(field) for field in array.flatten())
+        # each value shows its field names again (a dict's keys, a printed {'name': ...})
+        names = sum(len(t.field(i).name.encode()) + CELL_BYTES for i in range(t.num_fields))
+        return cells + n * names + sum(shown_bytes(field) for field in array.flatten())
     if pa.types.is_union(t):
         return cells + sum(shown_bytes(array.field(i)) for i in range(t.num_fields))
     if pa.types.is_null(t):
@@ -460,7 +467,11 @@ def _value_sizes(values: Any) -> Any:
 
 
 def _table_bytes(table: Any) -> int:
-    return sum(shown_bytes(table.column(i)) for i in range(table.num_columns))
+    """What the rows of `table` become where they are shown: their values, and the column
+    names once per row (a JSON row, a dict, repeats them)."""
+    names = sum(len(name.encode()) for name in table.column_names)
+    return table.num_rows * names + \
+        sum(shown_bytes(table.column(i)) for i in range(table.num_columns))
 
 
 def _rows_within(table: Any, budget: int) -> Any:

@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from .engine import Replay, exit_status, replay_path, verdict, verdict_json
+from .errors import LogError
 from .files import STDIN, find_logs
 from .reader import INVISIBLE
 from .registry import registry
@@ -35,16 +36,16 @@ def human_report(r: Replay) -> str:
     v = verdict(r)
     out: list[str] = []
     if r.status == "unreadable":
-        out.append(f"{r.error}")
-        out.append(f"{r.file}: unreadable")
+        out.append(_error_line(r.error))
+        out.append(f"{terminal(r.file)}: unreadable")
         return "\n".join(out)
     st = r.state
     assert st is not None and r.header is not None
     kind = " score sheet" if st.is_sheet else ""
     desc = f"{r.header.game}{kind}, {st.n} players, {len(st.rounds)} of {st.rounds_total} rounds"
-    out.append(f"{r.file}: {r.status} ({desc})")
+    out.append(f"{terminal(r.file)}: {r.status} ({desc})")
     if r.error is not None:
-        out.append(f"{r.error}")
+        out.append(_error_line(r.error))
     out.extend("  " + line for line in _score_table(r))
     if v["winners"]:
         out.append("  winner" + ("s" if len(v["winners"]) > 1 else "") + ": "
@@ -61,15 +62,29 @@ def human_report(r: Replay) -> str:
 
 
 # Everything a reader cannot see (replay.reader.INVISIBLE: controls, ESC, BEL, C1, every
-# text-direction mark, zero widths, fillers) but the tab and the line break we print.
-_CONTROL = re.compile(r"(?![\t\n])" + INVISIBLE.pattern)
+# text-direction mark, zero widths, fillers), the tab and the line break included.
+_CONTROL = INVISIBLE
+_CONTROL_BUT_LINES = re.compile(r"(?!\n)" + INVISIBLE.pattern)
+
+
+def _escape(m: re.Match[str]) -> str:
+    return m.group().encode("unicode_escape").decode()
 
 
 def terminal(text: str) -> str:
-    """Text made safe to print: control, text-direction and invisible characters are shown
-    as escapes, so nothing read from a log (a file name, a message quoting a value) can
-    rewrite what the terminal shows."""
-    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode(), text)
+    """One data field (a file name, a value, a column name) made safe to print: control,
+    text-direction and invisible characters are shown as escapes, the line break and the
+    tab too, so nothing read from a log or a database can rewrite what the terminal shows
+    or add a line of its own."""
+    return _CONTROL.sub(_escape, text)
+
+
+def _error_line(e: object) -> str:
+    """A log's error as printed: its file name escaped as a data field."""
+    if isinstance(e, LogError):
+        where = terminal(e.file) + (f":{e.line}" if e.line is not None else "")
+        return f"{where}: {terminal(e.message)}"
+    return terminal(str(e))
 
 
 def _json_escape(m: re.Match[str]) -> str:
@@ -89,11 +104,14 @@ def json_text(value: Any, indent: bool = True) -> str:
                             option=orjson.OPT_INDENT_2 if indent else 0).decode()
     except TypeError:  # an integer beyond 64 bits, written exactly
         text = verdict_json(value).decode()
-    return _CONTROL.sub(_json_escape, text)  # a raw line break is orjson's indentation
+    return _CONTROL_BUT_LINES.sub(_json_escape, text)  # a raw line break is orjson's indentation
 
 
 def say(text: str = "", error: bool = False) -> None:
-    print(terminal(text), file=sys.stderr if error else sys.stdout)
+    """Print the program's own lines: its line breaks stay, every other control character
+    is escaped (data fields in `text` must be escaped with `terminal` first, so that a line
+    break in them shows as \\n)."""
+    print(_CONTROL_BUT_LINES.sub(_escape, text), file=sys.stderr if error else sys.stdout)
 
 
 EXIT_CODES = ("exit status: 0 when every log is complete or incomplete and every claim "
@@ -105,13 +123,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     found = find_logs(args.files, follow_symlinks=args.follow_symlinks)
     worst = 2 if found.refused else 0
     for name, why in found.refused:
-        say(f"{name}: {why}", error=True)
+        say(f"{terminal(name)}: {why}", error=True)
     results: list[dict[str, Any]] = []
     for i, f in enumerate(found.paths):
         r = replay_path("/dev/stdin", "<stdin>") if f == STDIN else replay_path(f)
         worst = max(worst, exit_status(r))
         if r.status == "unreadable":
-            say(f"{r.error}", error=True)
+            say(_error_line(r.error), error=True)
         if args.json:
             results.append(verdict(r))
         elif r.status != "unreadable":
@@ -131,7 +149,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def missing_file(name: str) -> str | None:
     """The words every command uses for a FILE argument that names nothing."""
     if name != STDIN and not Path(name).exists():
-        return f"{name}: no such file or folder"
+        return f"{terminal(name)}: no such file or folder"
     return None
 
 
@@ -142,18 +160,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return 2
     r = replay_path("/dev/stdin", "<stdin>") if args.file == STDIN else replay_path(args.file)
     if r.state is None:
-        say(f"{r.error}", error=True)
+        say(_error_line(r.error), error=True)
         return 2
     h = r.header
     assert h is not None
-    say(f"{r.file}: {h.game}{' score sheet' if r.state.is_sheet else ''}, "
+    say(f"{terminal(r.file)}: {h.game}{' score sheet' if r.state.is_sheet else ''}, "
         f"players {', '.join(h.players)}"
         + (f", edition {h.edition}" if h.edition else "")
         + (f", variants {', '.join(sorted(h.variants))}" if h.variants else ""))
     for line in r.render():
         say(line)
     if r.error is not None:
-        say(f"ILLEGAL: {r.error}")
+        say(f"ILLEGAL: {_error_line(r.error)}")
     say(f"status: {r.status}")
     for line in _score_table(r):
         say("  " + line)
@@ -302,7 +320,7 @@ def cmd_sheet_of(args: argparse.Namespace) -> int:
         say(f"trickledger sheet-of: {e}", error=True)
         return 2
     if r.error is not None:
-        say(f"{r.error}", error=True)
+        say(_error_line(r.error), error=True)
         say(f"trickledger sheet-of: the sheet holds the {len(r.state.rounds) if r.state else 0} "
             f"rounds finished before the illegal line", error=True)
     if args.out:

@@ -138,3 +138,25 @@ def test_clearing_the_caches_leaves_the_consoles_workers_in_hand(tmp_path):
     finally:
         data._console.clear()
     assert _console_workers() == []
+
+
+def test_a_correct_login_does_not_reset_the_addresss_lock_out():
+    """An attacker with an account of their own guesses 4 passwords per name and then logs
+    into their own account: the address's count of failures must survive that."""
+    limiter = accounts.Limiter(max_failures=5)
+    users = {"mallory": auth.Account("mallory", "member", auth.hash_password("my own password")),
+             "alice": auth.Account("alice", "member", auth.hash_password("alice password")),
+             "bob": auth.Account("bob", "member", auth.hash_password("bob password 1"))}
+    address = "198.51.100.9"
+    for victim in ("alice", "bob"):
+        for i in range(2):
+            assert accounts.check_login(users, limiter, victim, f"guess {i}", address)[0] is None
+        account, _ = accounts.check_login(users, limiter, "mallory", "my own password", address)
+        assert account is not None  # the right password, while the address is not locked
+    # four failures from this address so far: the fifth locks it, whatever the name
+    assert accounts.check_login(users, limiter, "carol", "guess", address)[0] is None
+    account, message = accounts.check_login(users, limiter, "mallory", "my own password",
+                                            address)
+    assert account is None and message.startswith("Too many failed attempts"), message
+    # the correct logins themselves were not counted as failures of the name
+    assert limiter.wait_s(["user:mallory"]) == 0

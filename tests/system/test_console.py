@@ -174,3 +174,70 @@ def test_every_statement_but_a_select_is_refused_in_one_line(console, sql, capsy
     assert main(["sql", "--db", console[1].db, sql]) == 1  # refused, as every refusal
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err and "StatementType" not in err
+
+
+# ------------------------------------------------------------ issue 24's review
+
+@pytest.mark.parametrize("sql", [
+    "SELECT histogram(game_id) AS h FROM games", "SELECT * FROM duckdb_databases()",
+    "SELECT map([1], [2]) AS m", "SELECT map([1, 2], ['a', 'bb']) AS m FROM range(3)",
+])
+def test_a_map_column_is_shown_not_a_traceback(console, sql):
+    a = run(console, sql)
+    assert a.rows and not a.truncated
+
+
+def test_a_map_column_counts_its_keys_and_values(console):
+    a = run(console, f"SELECT map(['{LONG}'], ['{LONG}']) AS m FROM range(2000)",
+            max_bytes=1_000_000)
+    assert a.truncated and "larger than 1,000,000 bytes" in (a.note or "")
+    assert 0 < len(a.rows) < 2000 and _shown(a.rows) <= 1_100_000
+
+
+def test_struct_field_names_count_once_per_value(console):
+    """A struct whose field name is 120,000 characters, 5,000 times: each value shows the
+    name again (a dict's key, a printed {'aaa...': NULL}), so the cap counts it each time."""
+    name = "a" * 120_000
+    a = run(console, f"SELECT {{'{name}': NULL}} AS s FROM range(5000)")
+    assert a.truncated and 0 < len(a.rows) <= 16 * 1024 * 1024 // 120_000
+
+
+def test_column_names_count_once_per_row(console):
+    """A 120,000-character column name: each JSON row (and each dict) repeats it."""
+    name = "a" * 120_000
+    a = run(console, f'SELECT 1 AS "{name}" FROM range(5000)')
+    assert a.truncated and 0 < len(a.rows) <= 16 * 1024 * 1024 // 120_000
+    assert len(a.as_dicts()) == len(a.rows)
+
+
+def test_max_rows_has_an_upper_bound(console, capsys):
+    from trickledger import main
+
+    assert main(["sql", "--db", console[1].db, "--max-rows", "100000", "SELECT 1"]) == 2
+    assert "at most 10,000" in capsys.readouterr().err
+
+
+def test_one_long_cell_does_not_pad_every_row_of_the_table(console, capsys):
+    """5,000 rows, one of them 1 MB: the table cuts the cell (and says so) rather than
+    padding all 5,000 rows to its width (5 GB)."""
+    from trickledger import main
+
+    sql = ("SELECT CASE WHEN range = 0 THEN repeat('x', 1000000) ELSE 'y' END AS big "
+           "FROM range(5000)")
+    assert main(["sql", "--db", console[1].db, "--max-rows", "5000", sql]) == 0
+    out, err = capsys.readouterr()
+    assert len(out) < 5000 * 300, len(out)
+    assert "\u2026" in out and "cut in the table" in err
+    assert main(["sql", "--db", console[1].db, "--format", "csv", sql]) == 0
+    assert "x" * 1_000_000 in capsys.readouterr().out  # CSV keeps the whole value
+
+
+def test_a_newline_in_a_value_or_header_cannot_forge_a_table_row(console, capsys):
+    from trickledger import main
+
+    sql = "SELECT 'a' || chr(10) || '(0 rows)' AS \"h\nx\", 'b' || chr(9) || 'c' AS t"
+    assert main(["sql", "--db", console[1].db, sql]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 4 and lines[-1] == "(1 row)", lines
+    assert lines[0].startswith("h\\nx") and lines[2].startswith("a\\n(0 rows)")
+    assert "b\\tc" in lines[2]

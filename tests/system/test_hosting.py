@@ -156,7 +156,11 @@ def test_uploads_of_every_visitor_together_are_capped(monkeypatch):
 PROXY_HEADERS = ["X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host",
                  "X-Forwarded-Port", "Forwarded", "X-Real-IP", "X-Client-IP",
                  "True-Client-IP", "CF-Connecting-IP", "CF-Ray", "Fastly-Client-IP",
-                 "X-Cluster-Client-IP", "X-Original-Forwarded-For", "Via", "x-forwarded-proto"]
+                 "X-Cluster-Client-IP", "X-Original-Forwarded-For", "Via", "x-forwarded-proto",
+                 "X-True-IP", "X-Client-Addr", "X-Client-Address", "Client-Address",
+                 "Cdn-Src-Ip", "X-Nf-Client-Connection-Ip", "X-Coming-From", "X_Real_IP",
+                 "True_Client_IP", "CF_Connecting_IP", "Tailscale-User-Login",
+                 "X-Auth-Request-User", "Remote-User", "X-Remote-User", "X-Forwarded-User"]
 
 
 @pytest.mark.parametrize("header", PROXY_HEADERS)
@@ -176,6 +180,21 @@ def test_any_proxy_header_means_beyond_this_machine(monkeypatch, header):
                         SimpleNamespace(headers={**direct, header: "https"}))
     assert not auth.from_this_machine()
     assert not auth.visitor().is_admin
+
+
+BROWSER_HEADERS = ["Host", "User-Agent", "Origin", "Accept", "Accept-Language",
+                   "Accept-Encoding", "Cookie", "Cache-Control", "Pragma", "Connection",
+                   "Upgrade", "Sec-WebSocket-Key", "Sec-WebSocket-Version",
+                   "Sec-WebSocket-Extensions", "Sec-WebSocket-Protocol", "Sec-Fetch-User",
+                   "Sec-Fetch-Mode", "Sec-Fetch-Site", "Sec-Fetch-Dest", "Sec-Ch-Ua",
+                   "Sec-Ch-Ua-Mobile", "Sec-Ch-Ua-Platform", "Referer", "Dnt",
+                   "Upgrade-Insecure-Requests", "Priority", "If-None-Match", "Authorization"]
+
+
+def test_a_browsers_own_headers_are_not_proxy_headers():
+    from dashboard import auth
+
+    assert [h for h in BROWSER_HEADERS if auth.proxy_header(h)] == []
 
 
 def test_another_loopback_address_warns_that_every_visitor_is_an_admin(tmp_path, monkeypatch,

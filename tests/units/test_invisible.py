@@ -34,6 +34,9 @@ BLANK_OR_ALIKE = {
     "Ann\u17b4": "Khmer inherent vowel", "Ann\u00a0Lee": "no-break space",
     "Ann\u3000": "ideographic space", " Ann": "leading space", "Ann ": "trailing space",
     "\u0301\u0301": "combining marks alone",
+    "Lou\U0001d159": "musical null notehead", "Lou\ufffc": "object replacement character",
+    "Lou\U0001d173": "musical begin beam", "Lou\u2061": "function application",
+    "Lou\u2064": "invisible plus",
 }
 
 
@@ -69,12 +72,25 @@ ATTACKS = ["\x1b[2J", "\x1b]0;pwned\x07", "\x9b2J", "\u202egnp", "\u200e", "\u20
 @pytest.mark.parametrize("attack", ATTACKS, ids=[a.encode("unicode_escape").decode()
                                                  for a in ATTACKS])
 def test_no_escape_code_or_direction_mark_reaches_the_terminal(attack):
-    shown = terminal(f"Ann{attack}.jsonl: illegal\n\tnext")
-    assert not INVISIBLE.search(shown.replace("\n", "").replace("\t", "")), shown
-    assert shown.endswith("\n\tnext")  # our own line breaks and tabs stay
+    shown = terminal(f"Ann{attack}.jsonl")
+    assert not INVISIBLE.search(shown), shown
     as_json = json_text({"name": f"Ann{attack}", "n": [1, 2]})
     assert not INVISIBLE.search(as_json.replace("\n", "")), as_json
     assert orjson.loads(as_json) == {"name": f"Ann{attack}", "n": [1, 2]}  # the same JSON
+
+
+@pytest.mark.parametrize("field", ["x\ntrusted.jsonl: complete (rage, 4 players)\ny",
+                                   "a\tb", "a\r\n(0 rows)"])
+def test_a_line_break_or_tab_in_a_data_field_is_escaped(field, capsys):
+    """A file name, value or column name cannot add a line of its own (a forged verdict,
+    a forged table row): its line breaks and tabs show as escapes."""
+    from replay.commands import say
+
+    shown = terminal(field)
+    assert "\n" not in shown and "\t" not in shown and "\r" not in shown, shown
+    say(f"{terminal(field)}: illegal\n  next line")
+    out = capsys.readouterr().out
+    assert out.splitlines() == [f"{shown}: illegal", "  next line"], out
 
 
 def _split_log() -> tuple[bytes, bytes]:
@@ -110,3 +126,18 @@ def test_gzip_members_are_bounded_and_trailing_bytes_refused():
     assert tail.status == "unreadable" and "not gzip" in tail.error.message
     cut = replay_bytes(gzip.compress(first) + gzip.compress(rest)[:-9], "cut.jsonl.gz")
     assert cut.status == "unreadable" and "truncated" in cut.error.message
+
+
+def test_a_file_name_with_a_line_break_cannot_forge_a_verdict(capsys):
+    """`verify` on a file named "x<newline>trusted.jsonl: complete (...)<newline>y.jsonl":
+    the name stays on its own report line, escaped."""
+    from replay.commands import human_report, say
+
+    first, rest = _split_log()
+    name = "x\ntrusted.jsonl: complete (rage, 5 players)\ny.jsonl"
+    for data in (first + rest, b"not json\n"):
+        say(human_report(replay_bytes(data, name)))
+        lines = capsys.readouterr().out.splitlines()
+        assert not any(line.startswith("trusted.jsonl") for line in lines), lines
+        assert any(line.startswith("x\\ntrusted.jsonl") for line in lines), lines
+
