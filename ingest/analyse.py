@@ -24,7 +24,7 @@ from typing import Any
 from replay.judge import DEFAULT_SAMPLES as DEFAULT_SAMPLES_MOVES
 
 from . import ratings
-from .db import DatabaseBusy, db_path, reading, writing
+from .db import DatabaseBusy, db_path, log_texts, reading, writing
 from .hands import DEFAULT_PLAYOUTS, METHOD, HandEstimate, estimate_round
 from .lake import Analysis, LakeError
 
@@ -197,9 +197,7 @@ def estimate_hands(path: Target, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0
     now_total = sum(len(t.players) for t in tasks)  # what this call will estimate
     with _reading(path) as con:
         shas = sorted({t.sha256 for t in tasks})
-        raw = {sha: text.encode("utf-8") for sha, text in con.execute(
-            "SELECT sha256, raw_text FROM logs WHERE list_contains(?, sha256)", [shas]
-        ).fetchall()}
+        raw = log_texts(con, shas)
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks) or 1))
     done = 0
     pending: list[tuple[RoundTask, list[HandEstimate]]] = []

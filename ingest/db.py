@@ -193,3 +193,10 @@ def is_empty(path: str) -> bool:
     with reading(path) as con:
         row = con.execute("SELECT count(*) FROM logs").fetchone()
         return row is None or row[0] == 0
+
+
+def log_texts(con: Any, shas: list[str]) -> dict[str, bytes]:
+    """The stored bytes of the logs with these SHA-256s (for the analyses that replay them)."""
+    return {sha: text.encode("utf-8") for sha, text in con.execute(
+        "SELECT sha256, raw_text FROM logs WHERE list_contains(?, sha256)", [shas]
+    ).fetchall()}

@@ -37,15 +37,15 @@ from typing import Any
 
 import orjson
 
-from replay.bots import Bot, GreedyBot
+from replay.bots import GreedyBot
 from replay.engine import replay_bytes
 from replay.events import Event
+from replay.judge import play_round_out
 from replay.registry import GameInfo, registry
 from replay.state import GameState
 
 METHOD = "greedy-redeal-v1"
 DEFAULT_PLAYOUTS = 200
-MAX_MOVES = 100_000  # a playout that does not end is a bug, not a hang
 
 
 @dataclass(frozen=True)
@@ -176,23 +176,7 @@ def _playout(info: Any, before_deal: GameState, deal: tuple[int, dict[str, Any]]
     for line, ev in (deal, *turned):
         state.apply(Event(line, ev["type"], ev))
     first = len(state.facts)
-    play_round_out(state, GreedyBot(), rng)
+    play_round_out(state, rng, GreedyBot())
     won = info.trick_winner
     assert won is not None  # _deck checked it
     return sum(1 for f in state.facts[first:] if won(f) == seat)
-
-
-def play_round_out(state: GameState, bot: Bot, rng: random.Random) -> None:
-    """Play `state` to the end of its round (or of the game): `bot` in every seat, chance
-    events drawn from `rng`."""
-    line = 10 ** 9
-    for _ in range(MAX_MOVES):
-        if state.is_over():
-            return
-        chance = state.next_chance()
-        if chance == "deal":
-            return  # the round is over
-        ev = state.draw_chance(rng) if chance is not None else bot.choose(state, rng)
-        line += 1
-        state.apply(Event(line, ev["type"], ev))
-    raise RuntimeError("a playout did not end")

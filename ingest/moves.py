@@ -21,7 +21,7 @@ from multiprocessing import get_context
 from replay.judge import DEFAULT_SAMPLES, METHOD, Judgement, judge_log
 
 from . import ratings
-from .db import reading, writing
+from .db import log_texts, reading, writing
 
 # the complete games not judged yet for (method, seed, samples); disputed games are complete
 MISSING_SQL = """
@@ -115,9 +115,7 @@ def judge_games(path: str, samples: int = DEFAULT_SAMPLES, seed: int = 0,
         tasks = tasks[:limit]
     with reading(path) as con:
         shas = sorted({t.sha256 for t in tasks})
-        raw = {sha: text.encode("utf-8") for sha, text in con.execute(
-            "SELECT sha256, raw_text FROM logs WHERE list_contains(?, sha256)", [shas]
-        ).fetchall()}
+        raw = log_texts(con, shas)
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks) or 1))
     done = 0
     for task, result, seconds in _run(tasks, raw, samples, seed, jobs):
