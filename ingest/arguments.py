@@ -31,6 +31,9 @@ def database_problem(path: str, must_exist: bool = False) -> str | None:
     if os.path.isdir(path):
         example = os.path.join(path, "trickledger.duckdb")
         return f"{path}: is a folder; --db needs a database file, e.g. {example}"
+    if os.path.exists(path) and not os.path.isfile(path):
+        # opening a FIFO would wait for a writer for ever: never open what is not a file
+        return f"{path}: not a database file (a pipe, socket or device); refused"
     if os.path.exists(path):
         try:
             with open(path, "rb") as f:

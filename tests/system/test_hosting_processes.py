@@ -173,7 +173,8 @@ def test_a_test_run_fails_when_a_process_it_started_outlives_it(tmp_path):
     folder = tmp_path / "units"  # a folder the suite's conftest knows
     folder.mkdir()
     (folder / "test_leak.py").write_text(LEAKS)
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "tests")}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "tests"),
+           "TRICKLEDGER_LEFTOVER_GRACE_S": "3"}  # its `sleep 600` never ends by itself
     env.pop("TRICKLEDGER_TEST_SESSION", None)
 
     def inner(*args: str) -> subprocess.CompletedProcess[str]:
