@@ -508,12 +508,16 @@ def ensure_ratings() -> str | None:
     db = database()
     if db.lake is not None:
         return None  # a lake's ratings are not stored (docs/scale.md)
+    waits = _run_waits()
     try:
         with _connection(db) as con:  # within the page run's one wait
             if ratings.is_fresh(con):
                 return None
-        jobs.run("ratings", {"db": db.path})
+        # the job's waits for the file come out of the same budget
+        done = jobs.run("ratings", {"db": db.path, "wait_s": waits.lock_s})
+        waits.lock_s = max(0.0, waits.lock_s - float(done.get("waited", 0.0)))
     except (DatabaseBusy, jobs.JobBusy):
+        waits.lock_s = 0.0
         return ("The ratings could not be brought up to date: another process is "
                 "writing to the database. They are from before its latest games.")
     query.clear()

@@ -238,7 +238,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
     except (AdminError, DatabaseBusy, NoDatabase, duckdb.Error) as e:
         say(f"trickledger {args.action}: {str(e).splitlines()[0]}", error=True)
         return 2
-    say(done.line())
+    say(terminal(done.line()))  # it names the log's file: data
     return 0
 
 
@@ -265,7 +265,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
         say(f"trickledger audit: {str(e).splitlines()[0]}", error=True)
         return 2
     for r in rows:
-        say(f"{r[0]:%Y-%m-%d %H:%M:%S}  {r[4]:<10} {r[1]} ({r[2]}, {r[3]})  {r[5]}: {r[6]}")
+        # every field is data (a file name may hold a line break): one line per row
+        say(f"{r[0]:%Y-%m-%d %H:%M:%S}  {terminal(str(r[4])):<10} {terminal(str(r[1]))} "
+            f"({terminal(str(r[2]))}, {terminal(str(r[3]))})  {terminal(str(r[5]))}: "
+            f"{terminal(str(r[6]))}")
     if not rows:
         say("the audit log is empty")
     return 0

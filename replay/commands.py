@@ -110,8 +110,12 @@ def json_text(value: Any, indent: bool = True) -> str:
 def say(text: str = "", error: bool = False) -> None:
     """Print the program's own lines: its line breaks stay, every other control character
     is escaped (data fields in `text` must be escaped with `terminal` first, so that a line
-    break in them shows as \\n)."""
-    print(_CONTROL_BUT_LINES.sub(_escape, text), file=sys.stderr if error else sys.stdout)
+    break in them shows as \\n). An error is one line whatever it quotes (a path given on
+    the command line, a database's message): every character of it is escaped."""
+    if error:
+        print(terminal(text), file=sys.stderr)
+        return
+    print(_CONTROL_BUT_LINES.sub(_escape, text), file=sys.stdout)
 
 
 EXIT_CODES = ("exit status: 0 when every log is complete or incomplete and every claim "

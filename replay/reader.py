@@ -310,9 +310,10 @@ def parse_header(name: str, lineno: int, raw: bytes, sha: str) -> Header:
 # widths, the soft hyphen, tags), line and paragraph separators, and the rest of Unicode's
 # Default_Ignorable_Code_Point (combining grapheme joiner, Hangul and halfwidth fillers,
 # Mongolian selectors, variation selectors), plus symbols drawn as nothing or as a stand-in
-# box: the Braille blank (U+2800), the musical null notehead (U+1D159) and the object
-# replacement character (U+FFFC). tests/units/test_invisible.py checks that every Cc, Cf, Zl and Zp
-# character of the running Python's Unicode is among them.
+# box: the Braille blank (U+2800), the Khitan small script filler (U+16FE4), the musical null
+# notehead (U+1D159) and the object replacement character (U+FFFC).
+# tests/units/test_invisible.py checks that every Cc, Cf, Zl and Zp character of the running
+# Python's Unicode is among them.
 INVISIBLE_RANGES: Final = (
     (0x00, 0x1F), (0x7F, 0x9F), (0xAD, 0xAD), (0x34F, 0x34F), (0x600, 0x605),
     (0x61C, 0x61C), (0x6DD, 0x6DD), (0x70F, 0x70F), (0x890, 0x891), (0x8E2, 0x8E2),
@@ -320,7 +321,7 @@ INVISIBLE_RANGES: Final = (
     (0x2028, 0x202E), (0x2060, 0x206F), (0x2800, 0x2800), (0x3164, 0x3164),
     (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFFC),
     (0x110BD, 0x110BD), (0x110CD, 0x110CD), (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3),
-    (0x1D159, 0x1D159), (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+    (0x16FE4, 0x16FE4), (0x1D159, 0x1D159), (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
 )
 INVISIBLE: Final = re.compile("[" + "".join(
     re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "")

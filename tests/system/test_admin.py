@@ -339,3 +339,22 @@ def test_removal_commands_on_a_lake_say_so_in_one_line(tmp_path, capsys):
         assert main([*cmd, "--db", str(lake)]) == 2, cmd
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "Traceback" not in err, (cmd, err)
+
+
+def test_a_line_break_in_a_file_name_cannot_forge_an_audit_line(tmp_path, capsys):
+    """`quarantine` and `audit` print stored file names: one with a line break in it stays on
+    its own line, escaped, and forges no 'delete by ann' line of its own."""
+    folder = tmp_path / "q"
+    folder.mkdir()
+    forged = "2026-11-26 16:00:00  delete     ann (password, 10.0.0.9)  real.jsonl: deleted"
+    sample = ROOT / "sample_logs" / "plotters" / "plotters-4p-early-end.jsonl"
+    (folder / f"x\n{forged}.jsonl").write_bytes(sample.read_bytes())
+    db = str(tmp_path / "q.duckdb")
+    assert main(["ingest", str(folder), "--db", db]) in (0, 1)
+    sha = rows(db, "SELECT sha256 FROM logs")[0][0]
+    capsys.readouterr()
+    assert main(["quarantine", sha, "--db", db]) == 0
+    assert main(["audit", "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert not any(line.startswith("2026-11-26 16:00:00") for line in out.splitlines()), out
+    assert "x\\n2026-11-26 16:00:00  delete" in out

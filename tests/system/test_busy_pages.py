@@ -88,3 +88,36 @@ def test_a_failed_write_names_no_server_path(tmp_path, monkeypatch):
             data.load([("a.jsonl", b"{}")])
     assert "club-secret-folder" not in str(failed.value)
     assert "could not write" in str(failed.value) and "the database" in str(failed.value)
+
+
+def test_the_ratings_refresh_waits_within_the_page_runs_budget(tmp_path, monkeypatch):
+    """A page that brings the ratings up to date hands the job what is left of its one wait
+    (the job used to wait 30 s to read and 30 s more to write, whatever the page had left),
+    and a busy file spends the rest of it."""
+    from dashboard import data
+    from ingest import jobs
+    from ingest.load import expand, ingest
+
+    db = str(tmp_path / "stale.duckdb")
+    ingest(expand([str(ROOT / "sample_logs" / "rage")])[0], db, jobs=1)
+    asked: list[dict] = []
+
+    def busy_job(job: str, request: dict, **kw: object) -> dict:
+        asked.append(request)
+        raise jobs.JobBusy("held")
+
+    monkeypatch.setattr(data.jobs, "run", busy_job)
+    with dashboard_database(db):
+        note = data.ensure_ratings()
+    assert note is not None and "could not be brought up to date" in note
+    assert len(asked) == 1 and 0 <= asked[0]["wait_s"] <= data.LOCK_WAIT_S
+
+
+def test_the_ratings_job_waits_no_longer_than_it_is_given(held):
+    """The job itself: given no time to wait, a held file is busy at its first try."""
+    from ingest import jobs
+    from ingest.db import DatabaseBusy
+
+    db, _ = held
+    with pytest.raises(DatabaseBusy):
+        jobs._ratings({"db": db, "wait_s": 0.0}, sys.stdout)
