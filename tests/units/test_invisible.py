@@ -34,7 +34,8 @@ BLANK_OR_ALIKE = {
     "Ann\u17b4": "Khmer inherent vowel", "Ann\u00a0Lee": "no-break space",
     "Ann\u3000": "ideographic space", " Ann": "leading space", "Ann ": "trailing space",
     "\u0301\u0301": "combining marks alone",
-    "Lou\U0001d159": "musical null notehead", "Ned\U00016fe4": "Khitan small script filler", "Lou\ufffc": "object replacement character",
+    "Lou\U0001d159": "musical null notehead",
+    "Ned\U00016fe4": "Khitan small script filler", "Lou\ufffc": "object replacement character",
     "Lou\U0001d173": "musical begin beam", "Lou\u2061": "function application",
     "Lou\u2064": "invisible plus",
 }
