@@ -190,7 +190,9 @@ def login_panel() -> None:
     sb = st.sidebar
     me = visitor()
     if me.name is not None:
-        sb.caption(f"Logged in as {me.name} ({me.role or 'reader'}).")
+        from dashboard.ui import md  # an account name is text (an identity provider's e-mail)
+
+        sb.caption(f"Logged in as {md(me.name)} ({me.role or 'reader'}).")
         if sb.button("Log out", key="logout"):
             if me.via == "identity provider":
                 st.logout()
@@ -243,7 +245,9 @@ def _require(allowed: Callable[[Visitor], bool], to_member: str,
     if allowed(me):
         return me
     if me.name is not None:
-        st.warning(f"{to_member}; {me.name} is a {me.role or 'reader'}.")
+        from dashboard.ui import md
+
+        st.warning(f"{to_member}; {md(me.name)} is a {me.role or 'reader'}.")
     else:
         st.info(f"{to_stranger}: log in from the sidebar.")
     return None
