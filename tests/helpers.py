@@ -160,3 +160,46 @@ def rows(db: str, sql: str, params: list[Any] | None = None) -> list[tuple[Any, 
         return con.execute(sql, params or []).fetchall()
     finally:
         con.close()
+
+
+def console_workers(min_cpu_ticks: int = 0) -> list[int]:
+    """Live console worker processes (`python -m ingest.console`) whose parent is this
+    process; with `min_cpu_ticks`, only those that have used more CPU than that (a query
+    running)."""
+    import os
+    from pathlib import Path
+
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            stat = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            cmd = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat[1]) == os.getpid() and stat[0] != "Z" and b"ingest.console" in cmd and \
+                int(stat[11]) + int(stat[12]) >= min_cpu_ticks:  # utime + stime, in ticks
+            found.append(int(proc.name))
+    return found
+
+
+def pause_in_batch(batch: int) -> str:
+    """A script for `python -c`: a real `trickledger ARGS...` (argv[2:]) whose database
+    writer, in batch `batch`'s transaction (after the `players` rows are in), marks the
+    moment in the file argv[1] and waits there to be killed. The pause is patched in by the
+    test; the product has no test hooks."""
+    return f"""
+import sys, time
+from pathlib import Path
+from ingest.load import DatabaseWriter
+real = DatabaseWriter.insert
+def insert(self, con, table, files):
+    real(self, con, table, files)
+    if self.batches + 1 == {batch} and table == "players":
+        Path(sys.argv[1]).write_text("mid-batch")
+        time.sleep(3600)
+DatabaseWriter.insert = insert
+from trickledger import main
+raise SystemExit(main(sys.argv[2:]))
+"""

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
+from helpers import console_workers
 
 from dashboard import accounts, auth
 from trickledger import main
@@ -99,22 +100,6 @@ def test_users_add_refuses_a_password_shorter_than_ten_characters(tmp_path, monk
     assert main(["users", "add", "ann", "--users", str(users), "--password-stdin"]) == 0
 
 
-def _console_workers() -> list[int]:
-    """Live console worker processes whose parent is this process."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            stat = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-            cmd = (proc / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(stat[1]) == os.getpid() and stat[0] != "Z" and b"ingest.console" in cmd:
-            found.append(int(proc.name))
-    return found
-
-
 def test_clearing_the_caches_leaves_the_consoles_workers_in_hand(tmp_path):
     """"Clear cache" must not drop the console with a spare worker still running."""
     import duckdb
@@ -129,15 +114,15 @@ def test_clearing_the_caches_leaves_the_consoles_workers_in_hand(tmp_path):
     try:
         assert console.run(Target(db=db), "SELECT 42 AS n").rows == [(42,)]  # starts a spare
         spares = [s.proc.pid for s in console.ready]
-        assert spares and sorted(_console_workers()) == sorted(spares)
+        assert spares and sorted(console_workers()) == sorted(spares)
         for _ in range(3):
             st.cache_resource.clear()
             st.cache_data.clear()
             assert data._console() is console
-        assert sorted(_console_workers()) == sorted(s.proc.pid for s in console.ready)
+        assert sorted(console_workers()) == sorted(s.proc.pid for s in console.ready)
     finally:
         data._console.clear()
-    assert _console_workers() == []
+    assert console_workers() == []
 
 
 def test_a_correct_login_does_not_reset_the_addresss_lock_out():

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import rows
+from helpers import console_workers, rows
 from streamlit.testing.v1 import AppTest
 
 from ingest import jobs
@@ -197,24 +197,6 @@ def test_admin_page_quarantines_and_shows_the_audit(dashboard_db):
     assert "quarantine" in set(audit["action"])
 
 
-def _busy_console_worker() -> bool:
-    """Whether a console worker of this process is running a query (using the CPU)."""
-    import os
-
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            stat = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-            cmd = (proc / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(stat[1]) == os.getpid() and b"ingest.console" in cmd and \
-                int(stat[11]) + int(stat[12]) > 50:  # utime + stime, in ticks
-            return True
-    return False
-
-
 # 9.2e18 rows with a filter DuckDB cannot fold: no machine answers it within any time limit.
 NEVER_ENDS = "SELECT count(*) FROM range(9223372036854775807) WHERE random() < 0"
 
@@ -234,7 +216,7 @@ def test_a_slow_console_query_does_not_hold_up_other_pages(dashboard_db):
 
     t = threading.Thread(target=slow)
     t.start()
-    while not _busy_console_worker():  # the query is running in its worker
+    while not console_workers(min_cpu_ticks=51):  # the query is running in its worker
         assert t.is_alive(), result
         threading.Event().wait(0.05)
     n = data.query("SELECT count(*) AS n FROM games")

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import pause_in_batch
 
 from trickledger import main
 
@@ -63,20 +64,7 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
 
 # A real `trickledger ingest` on 2 worker processes that, in its second batch (the pool
 # and its forkserver and resource tracker running), marks the moment and waits to be killed.
-PAUSE_IN_SECOND_BATCH = """
-import sys, time
-from pathlib import Path
-from ingest.load import DatabaseWriter
-real = DatabaseWriter.insert
-def insert(self, con, table, files):
-    real(self, con, table, files)
-    if self.batches + 1 == 2 and table == "players":
-        Path(sys.argv[1]).write_text("mid-batch")
-        time.sleep(3600)
-DatabaseWriter.insert = insert
-from trickledger import main
-raise SystemExit(main(sys.argv[2:]))
-"""
+PAUSE_IN_SECOND_BATCH = pause_in_batch(2)
 
 
 def test_a_killed_ingest_leaves_no_process_behind(tmp_path):

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import CHROMIUM_ARGS, dashboard_server
+from helpers import CHROMIUM_ARGS, dashboard_server, pause_in_batch
 
 from dashboard.limits import MAX_FILE_MB
 from ingest.db import reading
@@ -43,20 +43,7 @@ def consistent(db) -> None:
 # A real `trickledger ingest` process that stops in the middle of its third batch's
 # transaction (after the `players` rows are in), marks the moment in a file and waits there
 # to be killed. The pause is patched in by the test; the product has no test hooks.
-HANG_MID_BATCH = """
-import sys, time
-from pathlib import Path
-from ingest.load import DatabaseWriter
-real = DatabaseWriter.insert
-def insert(self, con, table, files):
-    real(self, con, table, files)
-    if self.batches + 1 == 3 and table == "players":
-        Path(sys.argv[1]).write_text("mid-batch")
-        time.sleep(3600)
-DatabaseWriter.insert = insert
-from trickledger import main
-raise SystemExit(main(sys.argv[2:]))
-"""
+HANG_MID_BATCH = pause_in_batch(3)
 
 
 def test_sigkill_mid_batch_leaves_a_consistent_database_and_a_rerun_completes(tmp_path):
