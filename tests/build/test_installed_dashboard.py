@@ -36,9 +36,9 @@ def test_the_dashboard_started_in_a_checkout_runs_the_installed_compiled_engine(
                                          args=CHROMIUM_ARGS)
             try:
                 tab = browser.new_page()
-                tab.goto(f"http://127.0.0.1:{port}/", timeout=120_000)
+                tab.goto(f"http://127.0.0.1:{port}/", timeout=600_000)
                 tab.get_by_text("Replays on this server run on the engine").wait_for(
-                    timeout=120_000)
+                    timeout=600_000)
                 shown = tab.get_by_text("Replays on this server run on the engine").inner_text()
             finally:
                 browser.close()
