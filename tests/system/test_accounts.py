@@ -87,7 +87,8 @@ def test_a_password_change_ends_the_users_sessions(tmp_path, monkeypatch):
     assert me.name is None and me.role is None and auth.SESSION_KEY not in state
 
 
-@pytest.mark.parametrize("password", ["", "x", "123456789", "ninechars"])
+@pytest.mark.parametrize("password", ["", "x", "123456789", "ninechars", " " * 10,
+                                      "\t" * 12, "abc  def  gh"])
 def test_users_add_refuses_a_password_shorter_than_ten_characters(tmp_path, monkeypatch,
                                                                   capsys, password):
     users = tmp_path / "users.toml"
@@ -98,6 +99,8 @@ def test_users_add_refuses_a_password_shorter_than_ten_characters(tmp_path, monk
     assert not users.exists()
     monkeypatch.setattr(sys, "stdin", io.StringIO("0123456789\n"))
     assert main(["users", "add", "ann", "--users", str(users), "--password-stdin"]) == 0
+    monkeypatch.setattr(sys, "stdin", io.StringIO("correct horse\n"))  # spaces inside: fine
+    assert main(["users", "add", "ben", "--users", str(users), "--password-stdin"]) == 0
 
 
 def test_clearing_the_caches_leaves_the_consoles_workers_in_hand(tmp_path):
