@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from random import Random
 from typing import Any, Final
 
@@ -257,6 +258,14 @@ def first_leader(players: int, dealer: int, totals: list[int], previous: int | N
 # ------------------------------------------------------------------- state
 
 
+class Phase(Enum):
+    """What the round waits for (`self.phase`). A plain `Enum`: compiled, its members are
+    read as C statics and compared by identity."""
+
+    DEAL = "deal"  # a deal (the next round, or the first)
+    PLAY = "play"  # the next card of the trick
+
+
 class UnderTheRadarState(GameState):
     @classmethod
     def check_header(cls, header: Header) -> int:
@@ -266,7 +275,7 @@ class UnderTheRadarState(GameState):
         super().__init__(header)
         self.hand_size = HAND_SIZE[self.n]
         self.removed_count = REMOVED[self.n]
-        self.phase = "deal"
+        self.phase: Phase = Phase.DEAL
         self.hands: list[dict[UCard, int]] = [{} for _ in range(self.n)]
         self.trick = Trick()
         self.trick_cards: list[tuple[int, UCard]] = []
@@ -329,14 +338,14 @@ class UnderTheRadarState(GameState):
         self.trick = Trick()
         self.trick_cards = []
         self.trick_no = 0
-        self.phase = "play"
+        self.phase = Phase.PLAY
         self.emit(RoundDealt(self.round_no, self.dealer, leader,
                              tuple(tuple(self.hand(s)) for s in range(self.n)), ev.line))
         if removed:
             self.emit(CompletesRemoved(self.round_no, tuple(removed)))
 
     def on_play(self, ev: Event) -> None:
-        if self.phase != "play":
+        if self.phase is not Phase.PLAY:
             if self.round_no == 0:
                 raise RuleError("no card may be played now: no round has been dealt yet")
             raise RuleError(f"no card may be played now: round {self.round_no} is over "
@@ -406,7 +415,7 @@ class UnderTheRadarState(GameState):
         scores = [k for k, _ in scored]
         derivs = [text for _, text in scored]
         self.emit(UTRRoundEnded(self.round_no, how, player, tuple(scores), line))
-        self.phase = "deal"
+        self.phase = Phase.DEAL
         self.finish_round(scores, derivs, RadarRound(self.trick_no, how), line)
 
     def close(self) -> None:
@@ -420,10 +429,10 @@ class UnderTheRadarState(GameState):
         return list(cards)
 
     def to_move(self) -> str | None:
-        return self.players[self.turn] if self.phase == "play" else None
+        return self.players[self.turn] if self.phase is Phase.PLAY else None
 
     def legal_moves(self) -> list[Move]:
-        if self.phase != "play":
+        if self.phase is not Phase.PLAY:
             return []
         p = self.players[self.turn]
         hand = self.hands[self.turn]
@@ -432,7 +441,7 @@ class UnderTheRadarState(GameState):
         return [{"type": "play", "player": p, "card": c.name} for c in cards]
 
     def next_chance(self) -> str | None:
-        return "deal" if self.phase == "deal" and not self.over else None
+        return "deal" if self.phase is Phase.DEAL and not self.over else None
 
     def draw_chance(self, rng: Random) -> Move:
         completes = list(COMPLETES)

@@ -16,6 +16,7 @@ from replay.games.under_the_radar import (
     CARDS,
     COMPLETES,
     SINGLES,
+    Phase,
     Trick,
     UTRRoundEnded,
     UTRTrickFinished,
@@ -249,7 +250,7 @@ def test_skipped_player_with_no_cards_may_not_play():
         for i in range(2, len(lines)):
             prefix = replay_bytes(b"\n".join(lines[:i]), "g.jsonl")
             st_ = prefix.state
-            if st_.phase != "play":
+            if st_.phase is not Phase.PLAY:
                 continue
             empty = [s for s in range(st_.n) if not st_.hands[s] and s != st_.turn]
             if empty:
