@@ -3,12 +3,13 @@
 For one player's hand in one round of a bidding game, a seeded Monte-Carlo:
 
 1. what the player saw when bidding is kept: their own hand and the cards turned up
-   after the deal (the log's own `trump` events); every other card of the game's deck
+   after the deal (the log's own chance events the game declares as seen by all,
+   `GameInfo.seen_after_deal`: rage's `trump`); every other card of the game's deck
    (its `GameInfo.deck`) is unseen;
 2. each playout redeals the unseen cards at random to the other players (the rest stays
    in the pile), branches the state before the deal (`GameState.clone`; the log's
    earlier rounds are replayed once per hand, `replay_bytes` for the header, then
-   `GameState.apply`), applies this deal and its trump events, and plays the round out
+   `GameState.apply`), applies this deal and the cards turned after it, and plays the round out
    with the project's greedy bot in every seat, through `state.choices()`;
 3. the tricks the player took are counted from the facts the engine emitted (those
    whose `GameInfo.trick_winner` is the player's seat).
@@ -114,14 +115,14 @@ def estimate_round(raw: bytes, round_no: int, players: list[str] | None = None,
         raise ValueError(f"the log has no round {round_no}")
     at = deals[round_no - 1]
     deal_line, deal = log.events[at]
-    turned: list[tuple[int, dict[str, Any]]] = []
-    for line, ev in log.events[at + 1:]:
-        if ev.get("type") != "trump":
-            break
-        turned.append((line, ev))
     game = str(log.header["game"])
     info = registry()[game]
     deck = _deck(info)
+    turned: list[tuple[int, dict[str, Any]]] = []
+    for line, ev in log.events[at + 1:]:
+        if ev.get("type") not in info.seen_after_deal:
+            break
+        turned.append((line, ev))
     names = [str(p) for p in log.header["players"]]
     hands: dict[str, list[str]] = deal["hands"]
     # the state before this round's deal, replayed once: every playout branches from it

@@ -976,4 +976,6 @@ INFO = register(GameInfo(
     heuristic=heuristic, step_facts=(RageTrickFinished,), sheet_state=RageSheet,
     events=("deal", "trump", "bid", "play"), exact_numbers=("bid",), injectable=("bid", "play"),
     deck=DECK, trick_winner=trick_winner,
+    # secret bids are revealed after the round's last trick; the turned trump is seen by all
+    deferrable={"secret_bid": "bid"}, seen_after_deal=("trump",),
 ))

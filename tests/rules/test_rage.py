@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from replay.bots import RandomBot
 from replay.engine import replay_bytes, verdict
 from replay.games.rage import BidSettled, RageTrickFinished, score_round
-from replay.simulate import defer_secret_bids, play_game
+from replay.simulate import defer_moves, play_game
 
 HANDS = {
     "Ann": ["R10", "R2", "+5", "JOKER", "G5", "B5", "NOTRUMP", "O0", "O1", "O2"],
@@ -113,7 +113,7 @@ def test_secret_bid_may_not_come_mid_round():
 def test_secret_bids_may_come_after_the_last_trick():
     h = header("rage", 4, variants=["secret_bid"], rounds=3)
     _, events = play_game(h, {p: RandomBot() for p in NAMES[:4]}, random.Random(5), claims=True)
-    data = log_bytes(h, defer_secret_bids(events))
+    data = log_bytes(h, defer_moves(events, "bid"))
     v = verdict(replay_bytes(data, "s.jsonl"))
     assert v["status"] == "complete", v["error"]
     assert all(c["match"] for c in v["claims"])
