@@ -43,12 +43,13 @@ COMPLETE: Final = -1  # the `cat` of a Complete: it shows all three categories
 
 class UCard(Card):
     """A Single shows one value (`cat` is its category, the other values are ""); a
-    Complete shows all three (`cat` is COMPLETE)."""
+    Complete shows all three (`cat` is COMPLETE). Its `color` is its colour value ("red",
+    "green", "blue"; "" for a Single of pattern or shape): what the dashboard paints it."""
 
     __slots__ = ("cat", "values")
 
     def __init__(self, name: str, cat: int, values: tuple[str, str, str]) -> None:
-        super().__init__(name, "", 0, "single" if cat != COMPLETE else "complete")
+        super().__init__(name, values[1], 0, "single" if cat != COMPLETE else "complete")
         self.cat = cat
         self.values = values
 

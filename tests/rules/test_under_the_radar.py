@@ -273,3 +273,10 @@ def test_random_legal_games(n, seed, rounds):
         if isinstance(f, UTRTrickFinished) and f.taker is not None:
             t = trick_of(*[c.name for _, c in f.cards[:-1]])
             assert not acceptable(f.cards[-1][1], t) or len(f.cards) == 1
+
+
+def test_a_card_knows_its_colour_value():
+    # what the dashboard paints a card by: the colour it shows, none for pattern or shape
+    assert CARDS.parse("red").color == "red"
+    assert CARDS.parse("hollow-blue-circle").color == "blue"
+    assert CARDS.parse("filled").color == "" and CARDS.parse("square").color == ""
