@@ -39,6 +39,7 @@ from typing import Any
 import orjson
 
 from replay.bots import GreedyBot
+from replay.cards import deal_hands
 from replay.engine import replay_bytes
 from replay.events import Event
 from replay.judge import play_round_out
@@ -134,20 +135,15 @@ def estimate_round(raw: bytes, round_no: int, players: list[str] | None = None,
         unseen = deck.copy()
         unseen.subtract(hand)
         unseen.subtract(ev["card"] for _, ev in turned)
-        pool = sorted(unseen.elements())
+        pool = [info.cards[name] for name in sorted(unseen.elements())]
+        others = [p for p in names if p != player]
         seat = names.index(player)
         rng = random.Random(f"trickledger-hands:{METHOD}:{seed}:{sha256}:{round_no}:{player}")
         counts = [0] * (len(hand) + 1)
         for _ in range(playouts):
             rng.shuffle(pool)
-            dealt: dict[str, list[str]] = {}
-            i = 0
-            for p in names:
-                if p == player:
-                    dealt[p] = hand
-                else:
-                    dealt[p] = pool[i:i + len(hand)]
-                    i += len(hand)
+            dealt = deal_hands(pool, others, len(hand))
+            dealt[player] = hand
             won = _playout(info, before_deal, (deal_line, {"type": "deal", "hands": dealt}),
                            turned, seat, rng)
             counts[won] += 1

@@ -583,30 +583,31 @@ class RageState(GameState):
             return "deal"
         return "trump" if self.phase is Phase.TRUMP else None
 
-    def _bidder(self) -> int:
-        if not self.any_order:
-            return self.next_bidder
+    def _bidder(self) -> int | None:
+        """The seat that bids next at a simulated table, which bids before it plays (secret
+        and hidden bids too): the first seat clockwise from the dealer's left that
+        `why_no_bid` lets bid now, or None when nobody may."""
+        if self.bid_count == self.n:  # while the tricks are played: no seat left to ask
+            return None
         s = self.left_of(self.dealer)
-        while self.bids[s] is not None:
+        for _ in range(self.n):
+            if self.why_no_bid(s) is None:
+                return s
             s = self.left_of(s)
-        return s
-
-    def _bidding_now(self) -> bool:
-        """Whether the simulated table bids next (secret bidders bid before playing)."""
-        if self.phase in (Phase.BID, Phase.AFTER_TRICKS):
-            return True
-        return self.phase is Phase.PLAY and not self.played_any and self.bid_count < self.n
+        return None
 
     def to_move(self) -> str | None:
-        if self._bidding_now():
-            return self.players[self._bidder()]
+        bidder = self._bidder()
+        if bidder is not None:
+            return self.players[bidder]
         if self.phase is Phase.PLAY:
             return self.players[self.turn]
         return None
 
     def choices(self) -> list[Move]:
-        if self._bidding_now():  # a simulated table bids first, clockwise from the dealer's left
-            p = self.players[self._bidder()]
+        bidder = self._bidder()
+        if bidder is not None:
+            p = self.players[bidder]
             return [{"type": "bid", "player": p, "bid": b} for b in self.legal_bids()]
         return super().choices()
 

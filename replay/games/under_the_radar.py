@@ -127,7 +127,7 @@ def acceptable_cards(hand: dict[UCard, int], trick: Trick, led: bool) -> list[UC
     cards = list(dict.fromkeys(hand_cards(hand)))
     if not led:
         return cards
-    return [c for c in cards if acceptable(c, trick)]
+    return [c for c in cards if why_unacceptable(c, trick) is None]
 
 
 def why_unacceptable(card: UCard, trick: Trick) -> str | None:
@@ -157,11 +157,6 @@ def why_unacceptable(card: UCard, trick: Trick) -> str | None:
         if d in trick.single_categories:
             return f"a {CATEGORIES[d]} Single was played, so {CATEGORIES[d]} cannot clash"
     return None
-
-
-def acceptable(card: UCard, trick: Trick) -> bool:
-    """Whether `card` may continue `trick`: it breaks no part of the rule."""
-    return why_unacceptable(card, trick) is None
 
 
 # ------------------------------------------------------------------- facts
@@ -365,7 +360,7 @@ class UnderTheRadarState(GameState):
         trick = self.trick
         why = why_unacceptable(card, trick) if self.trick_cards else None
         if why is not None:
-            held = next((c for c in hand if acceptable(c, trick)), None)
+            held = next((c for c in hand if why_unacceptable(c, trick) is None), None)
             if held is not None:
                 raise RuleError(f"{name} cannot play {card}: it is not acceptable "
                                 f"({why}), and {name} holds {held}, which is")

@@ -263,3 +263,26 @@ def test_random_legal_games_are_complete_and_deterministic(n, seed, variants):
     v = verdict(a)
     assert len(v["rounds"]) == 10 and all(c["match"] for c in v["claims"])
     assert [r["tricks"] for r in v["rounds"]] == list(range(10, 0, -1))
+
+
+@pytest.mark.parametrize("variants", [[], ["hidden_bid"], ["secret_bid"],
+                                      ["secret_bid", "plus_minus_one"]])
+def test_the_simulated_tables_bidder_is_one_the_bidding_rule_lets_bid(variants):
+    # who bids next at a simulated table is asked of why_no_bid, the one rule of who may bid
+    h = header("rage", 4, variants=variants, rounds=3)
+    _, events = play_game(h, {p: RandomBot() for p in NAMES[:4]}, random.Random(7))
+    data = log_bytes(h, events)
+    lines = data.splitlines()
+    seen_bids = 0
+    for i in range(1, len(lines) + 1):
+        state = replay_bytes(b"\n".join(lines[:i]), "g.jsonl").state
+        bidders = {m["player"] for m in state.legal_moves() if m["type"] == "bid"}
+        choices = state.choices() if state.to_move() is not None else []
+        if bidders:
+            seen_bids += 1
+            assert choices and all(m["type"] == "bid" for m in choices)
+            assert state.to_move() in bidders
+            assert state.why_no_bid(state.seat[state.to_move()]) is None
+        else:
+            assert all(m["type"] != "bid" for m in choices)
+    assert seen_bids >= 12

@@ -20,7 +20,7 @@ from replay.games.under_the_radar import (
     Trick,
     UTRRoundEnded,
     UTRTrickFinished,
-    acceptable,
+    why_unacceptable,
 )
 from replay.simulate import play_game
 from replay.state import RoundDealt
@@ -34,7 +34,7 @@ def trick_of(*names: str) -> Trick:
 
 
 def ok(card: str, *played: str) -> bool:
-    return acceptable(CARDS[card], trick_of(*played))
+    return why_unacceptable(CARDS[card], trick_of(*played)) is None
 
 
 ALL_KINDS = [c.name for c in SINGLES + COMPLETES]
@@ -272,7 +272,7 @@ def test_random_legal_games(n, seed, rounds):
     for f in a.facts:
         if isinstance(f, UTRTrickFinished) and f.taker is not None:
             t = trick_of(*[c.name for _, c in f.cards[:-1]])
-            assert not acceptable(f.cards[-1][1], t) or len(f.cards) == 1
+            assert why_unacceptable(f.cards[-1][1], t) is not None or len(f.cards) == 1
 
 
 def test_a_card_knows_its_colour_value():
