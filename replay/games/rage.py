@@ -262,6 +262,14 @@ class Phase(Enum):
     AFTER_TRICKS = "after_tricks"  # every trick is played: the secret bids still owed
 
 
+class TrumpReason(Enum):
+    """Why a trump is turned (in Phase.TRUMP; a `TrumpTurned` fact keeps its value)."""
+
+    DEAL = "deal"  # the round's trump, after the deal
+    CHANGE = "change"  # a CHANGE was played
+    NOTRUMP = "notrump"  # the trick just finished held a NOTRUMP
+
+
 class RageState(GameState):
     @classmethod
     def check_header(cls, header: Header) -> int:
@@ -275,7 +283,7 @@ class RageState(GameState):
         self.any_order = self.secret or "hidden_bid" in v
         self.marching_through = "marching_through" in v
         self.phase: Phase = Phase.DEAL
-        self.trump_reason = ""
+        self.trump_reason = TrumpReason.DEAL
         self.hands: list[dict[Card, int]] = [{} for _ in range(self.n)]
         self.used: dict[Card, int] = {}
         self.trump: str | None = None
@@ -338,7 +346,7 @@ class RageState(GameState):
         self.plus5 = [0] * self.n
         self.minus5 = [0] * self.n
         self.phase = Phase.TRUMP
-        self.trump_reason = "deal"
+        self.trump_reason = TrumpReason.DEAL
         self.emit(RoundDealt(self.round_no, self.dealer, left,
                              tuple(tuple(hand_cards(h)) for h in self.hands), ev.line))
 
@@ -370,12 +378,13 @@ class RageState(GameState):
         self.trump_seq += 1
         if not card.color:
             self.emit(TrumpTurned(self.round_no, self._trick_label(), self.trump_seq, card,
-                                  reason, None, ev.line))
+                                  reason.value, None, ev.line))
             return  # an action card turned up is set aside: the next card is turned
         self.trump = card.color
-        self.emit(TrumpTurned(self.round_no, self._trick_label(), self.trump_seq, card, reason,
+        self.emit(TrumpTurned(self.round_no, self._trick_label(), self.trump_seq, card,
+                              reason.value,
                               card.color, ev.line))
-        if reason == "deal":
+        if reason is TrumpReason.DEAL:
             self.round_trump = card.color
             for s in range(self.n):
                 h = self.hands[s]
@@ -383,7 +392,7 @@ class RageState(GameState):
                 self.jokers_held[s] = h.get(JOKER, 0)
             # secret bids may wait until the round's tricks are over
             self.phase = Phase.BID if self.bid_count < self.n and not self.secret else Phase.PLAY
-        elif reason == "change":
+        elif reason is TrumpReason.CHANGE:
             self.phase = Phase.PLAY
             if self.trick_full:
                 self._decide_trick(ev.line)
@@ -391,9 +400,9 @@ class RageState(GameState):
             self.phase = Phase.PLAY
 
     def _trick_label(self) -> int:
-        if self.trump_reason == "change":
+        if self.trump_reason is TrumpReason.CHANGE:
             return self.trick_no + 1
-        return self.trick_no if self.trump_reason == "notrump" else 0
+        return self.trick_no if self.trump_reason is TrumpReason.NOTRUMP else 0
 
     # ------------------------------------------------------------ bids
     def _bid_window_open(self) -> bool:
@@ -408,7 +417,7 @@ class RageState(GameState):
         now, for the handler and the legal moves alike."""
         name = self.players[s]
         if self.phase in (Phase.DEAL, Phase.TRUMP):
-            if self.phase is Phase.DEAL or self.trump_reason == "deal":
+            if self.phase is Phase.DEAL or self.trump_reason is TrumpReason.DEAL:
                 return f"{name} bids before the round's trump is turned"
             return f"{name} bids while a trump must be turned"
         if self.bids[s] is not None:
@@ -494,15 +503,17 @@ class RageState(GameState):
         elif card is CHANGE:
             self.change = True
             self.phase = Phase.TRUMP
-            self.trump_reason = "change"
+            self.trump_reason = TrumpReason.CHANGE
             return
         if full:
             self._decide_trick(ev.line)
 
     def _not_now(self) -> None:
         if self.phase is Phase.TRUMP:
-            why = {"deal": "the round's trump", "change": "the new trump after CHANGE",
-                   "notrump": "a new trump after the trick without trump"}[self.trump_reason]
+            why = {TrumpReason.DEAL: "the round's trump",
+                   TrumpReason.CHANGE: "the new trump after CHANGE",
+                   TrumpReason.NOTRUMP: "a new trump after the trick without trump",
+                   }[self.trump_reason]
             raise RuleError(f"expected a trump event ({why}) before the next play")
         if self.phase is Phase.BID:
             missing = [self.players[s] for s in range(self.n) if self.bids[s] is None]
@@ -542,7 +553,7 @@ class RageState(GameState):
                 self.phase = Phase.AFTER_TRICKS
         elif turn_after:
             self.phase = Phase.TRUMP
-            self.trump_reason = "notrump"
+            self.trump_reason = TrumpReason.NOTRUMP
         else:
             self.phase = Phase.PLAY
 
@@ -565,7 +576,7 @@ class RageState(GameState):
                           line)
 
     def check_claim_now(self) -> None:
-        if self.phase is Phase.TRUMP and self.trump_reason == "change":
+        if self.phase is Phase.TRUMP and self.trump_reason is TrumpReason.CHANGE:
             raise RuleError("expected a trump event (the new trump after CHANGE)")
 
     def close(self) -> None:
