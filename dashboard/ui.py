@@ -13,15 +13,20 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from replay.errors import FormatError
+
 from . import data
 
 _log = logging.getLogger("trickledger.dashboard")
 
-COLOR_CSS = {  # plotters / rage / color_stacks letters
+# A chip's background by the card's colour as its game's card table gives it (`Card.color`:
+# the suit letters of plotters, rage and color_stacks, under_the_radar's colour words).
+COLOR_CSS = {
     "B": "#2f6fdb", "G": "#2e9d4a", "R": "#d63a3a", "Y": "#e0b400", "P": "#8a49c9",
     "O": "#f07f1b", "K": "#333333", "W": "#9aa0a6",
+    "blue": "#2f6fdb", "green": "#2e9d4a", "red": "#d63a3a",
 }
-WORD_CSS = {"red": "#d63a3a", "green": "#2e9d4a", "blue": "#2f6fdb"}
+NO_COLOR_CSS = "#555555"  # a card without a colour (action cards, shapes) or not of the game
 
 
 def page(title: str) -> None:
@@ -369,15 +374,21 @@ def text_html(text: object) -> str:
     return html.escape(str(text), quote=False)
 
 
-def chip(card: str, note: str = "") -> str:
-    """A card as a coloured chip (HTML; every text escaped)."""
-    color = "#555555"
-    if card and card[0] in COLOR_CSS and card[1:].lstrip("-").isdigit():
-        color = COLOR_CSS[card[0]]
-    else:
-        for word, css in WORD_CSS.items():
-            if word in card.split("-"):
-                color = css
+def card_color(game: str, card: str) -> str:
+    """The colour of the card written `card` in `game`, asked of the game's card table; ""
+    for a card without one, and for a name the game lacks (an illegal move may write any)."""
+    info = data.game_info(game)
+    if info is None:
+        return ""
+    try:
+        return str(info.cards.parse(card).color)
+    except FormatError:
+        return ""
+
+
+def chip(game: str, card: str, note: str = "") -> str:
+    """A card of `game` as a chip in its colour (HTML; every text escaped)."""
+    color = COLOR_CSS.get(card_color(game, card), NO_COLOR_CSS)
     label = text_html(card) + (f" <small>{text_html(note)}</small>" if note else "")
     return (f'<span style="display:inline-block;padding:2px 8px;margin:2px;border-radius:6px;'
             f'background:{color};color:white;font-weight:600">{label}</span>')
@@ -400,9 +411,9 @@ def file_name(name: str) -> str:
     return Path(name.replace("\\", "/")).name or name
 
 
-def hand_row(hand: tuple[str, ...], legal: tuple[str, ...] | None = None,
+def hand_row(game: str, hand: tuple[str, ...], legal: tuple[str, ...] | None = None,
              played: tuple[str, ...] = ()) -> None:
-    """A hand as chips; with `legal`, the cards that could not legally be played are faded
+    """A hand of `game` as chips; with `legal`, the cards that could not legally be played are faded
     and the played card is outlined."""
     if not hand:
         st.caption("no cards")
@@ -413,7 +424,7 @@ def hand_row(hand: tuple[str, ...], legal: tuple[str, ...] | None = None,
     for c in hand:
         faded = legal is not None and c not in legal
         any_faded = any_faded or faded
-        chip_html = chip(c)
+        chip_html = chip(game, c)
         style = "opacity:0.35;" if faded else ""
         if c in to_outline:
             to_outline.remove(c)
@@ -428,10 +439,10 @@ def hand_row(hand: tuple[str, ...], legal: tuple[str, ...] | None = None,
         st.caption(said)
 
 
-def chips_row(items: list[tuple[str, str]]) -> None:
-    """Player: card pairs as a row of chips."""
+def chips_row(game: str, items: list[tuple[str, str]]) -> None:
+    """Player: card pairs of `game` as a row of chips."""
     parts = [f'<div style="display:inline-block;margin-right:10px;text-align:center">'
-             f'<div style="font-size:0.8em">{text_html(p)}</div>{chip(c)}</div>'
+             f'<div style="font-size:0.8em">{text_html(p)}</div>{chip(game, c)}</div>'
              for p, c in items]
     if parts:
         st.html("<div>" + "".join(parts) + "</div>")

@@ -3,12 +3,13 @@
 For one player's hand in one round of a bidding game, a seeded Monte-Carlo:
 
 1. what the player saw when bidding is kept: their own hand and the cards turned up
-   after the deal (the log's own `trump` events); every other card of the game's deck
+   after the deal (the log's own chance events the game declares as seen by all,
+   `GameInfo.seen_after_deal`: rage's `trump`); every other card of the game's deck
    (its `GameInfo.deck`) is unseen;
 2. each playout redeals the unseen cards at random to the other players (the rest stays
    in the pile), branches the state before the deal (`GameState.clone`; the log's
    earlier rounds are replayed once per hand, `replay_bytes` for the header, then
-   `GameState.apply`), applies this deal and its trump events, and plays the round out
+   `GameState.apply`), applies this deal and the cards turned after it, and plays the round out
    with the project's greedy bot in every seat, through `state.choices()`;
 3. the tricks the player took are counted from the facts the engine emitted (those
    whose `GameInfo.trick_winner` is the player's seat).
@@ -38,6 +39,7 @@ from typing import Any
 import orjson
 
 from replay.bots import GreedyBot
+from replay.cards import deal_hands
 from replay.engine import replay_bytes
 from replay.events import Event
 from replay.judge import play_round_out
@@ -114,14 +116,14 @@ def estimate_round(raw: bytes, round_no: int, players: list[str] | None = None,
         raise ValueError(f"the log has no round {round_no}")
     at = deals[round_no - 1]
     deal_line, deal = log.events[at]
-    turned: list[tuple[int, dict[str, Any]]] = []
-    for line, ev in log.events[at + 1:]:
-        if ev.get("type") != "trump":
-            break
-        turned.append((line, ev))
     game = str(log.header["game"])
     info = registry()[game]
     deck = _deck(info)
+    turned: list[tuple[int, dict[str, Any]]] = []
+    for line, ev in log.events[at + 1:]:
+        if ev.get("type") not in info.seen_after_deal:
+            break
+        turned.append((line, ev))
     names = [str(p) for p in log.header["players"]]
     hands: dict[str, list[str]] = deal["hands"]
     # the state before this round's deal, replayed once: every playout branches from it
@@ -133,20 +135,15 @@ def estimate_round(raw: bytes, round_no: int, players: list[str] | None = None,
         unseen = deck.copy()
         unseen.subtract(hand)
         unseen.subtract(ev["card"] for _, ev in turned)
-        pool = sorted(unseen.elements())
+        pool = [info.cards[name] for name in sorted(unseen.elements())]
+        others = [p for p in names if p != player]
         seat = names.index(player)
         rng = random.Random(f"trickledger-hands:{METHOD}:{seed}:{sha256}:{round_no}:{player}")
         counts = [0] * (len(hand) + 1)
         for _ in range(playouts):
             rng.shuffle(pool)
-            dealt: dict[str, list[str]] = {}
-            i = 0
-            for p in names:
-                if p == player:
-                    dealt[p] = hand
-                else:
-                    dealt[p] = pool[i:i + len(hand)]
-                    i += len(hand)
+            dealt = deal_hands(pool, others, len(hand))
+            dealt[player] = hand
             won = _playout(info, before_deal, (deal_line, {"type": "deal", "hands": dealt}),
                            turned, seat, rng)
             counts[won] += 1

@@ -20,8 +20,10 @@ from .events import Event, field_of
 # on the compiled engine (one outside replay/games/, the tests' toy game) subclasses it too.
 @mypyc_attr(allow_interpreted_subclasses=True)
 class Card:
-    """One card of a game. `color` is "" for cards without a colour (rage's action cards,
-    under_the_radar's shapes); `index` is its place in the game's deck order."""
+    """One card of a game. `color` is its colour as the game writes it (a suit letter;
+    under_the_radar's colour words), "" for cards without one (rage's action cards,
+    under_the_radar's Singles of pattern or shape): the dashboard paints a card by it;
+    `index` is its place in the game's deck order."""
 
     __slots__ = ("name", "color", "value", "kind", "index")
 

@@ -51,11 +51,17 @@ def register(info: GameInfo) -> GameInfo:
             raise ValueError(f"two games are registered as {info.name!r}")
     types = (*info.events, CLAIM_EVENT)
     check_handlers(info, info.state_class, types)
-    for what, named in (("exact_numbers", info.exact_numbers), ("injectable", info.injectable)):
+    for what, named in (("exact_numbers", info.exact_numbers), ("injectable", info.injectable),
+                        ("deferrable", tuple(info.deferrable.values())),
+                        ("seen_after_deal", info.seen_after_deal)):
         if not set(named) <= set(types):
             raise TypeError(f"game {info.name!r}: GameInfo.{what} names "
                             f"{', '.join(sorted(set(named) - set(types)))}, which is not "
                             f"one of its events")
+    unknown = sorted(set(info.deferrable) - set(info.variants))
+    if unknown:
+        raise TypeError(f"game {info.name!r}: GameInfo.deferrable names "
+                        f"{', '.join(unknown)}, which is not one of its variants")
     if info.sheet_state is not None:
         if not getattr(info.sheet_state, "is_sheet", False):
             raise TypeError(f"game {info.name!r}: sheet_state must be a replay.sheet.SheetState")

@@ -102,12 +102,14 @@ class SimOptions:
     sheets: bool = False  # write_run also writes each game's score sheet beside its log
 
 
-def defer_secret_bids(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Move each round's bids to after its last trick, as secret bids are revealed."""
+def defer_moves(events: list[dict[str, Any]], move_type: str) -> list[dict[str, Any]]:
+    """Move each round's moves of `move_type` to after its last trick (before the next deal
+    or claim), as a variant that defers them writes them (`GameInfo.deferrable`: rage's
+    secret bids are revealed then)."""
     out: list[dict[str, Any]] = []
     pending: list[dict[str, Any]] = []
     for ev in events:
-        if ev["type"] == "bid":
+        if ev["type"] == move_type:
             pending.append(ev)
             continue
         if ev["type"] in ("deal", "claim") and pending:
@@ -150,8 +152,9 @@ def simulate_one(opts: SimOptions, index: int) -> tuple[str, bytes, dict[str, An
     bots: dict[str, Bot] = {p: BOTS[b]() for p, b in bots_by_player.items()}
     wrong: list[dict[str, Any]] = []
     _, events = play_game(header, bots, rng, opts.claims, opts.wrong_claims, wrong)
-    if "secret_bid" in variants and rng.random() < 0.5:
-        events = defer_secret_bids(events)
+    for variant, move_type in info.deferrable.items():
+        if variant in variants and rng.random() < 0.5:
+            events = defer_moves(events, move_type)
     if opts.illegal and rng.random() < opts.illegal:
         injected = inject_illegal(header, events, rng)
         if injected is not None:

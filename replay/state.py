@@ -55,7 +55,13 @@ class GameInfo:
       schema creates them beside the shared ones (ingest.schema);
     - `deck`: every card of the game with its number of copies, and `trick_winner`: the
       seat that won the trick a fact closes, or None for any other fact (the hand
-      estimates of bidding games, ingest.hands, need both).
+      estimates of bidding games, ingest.hands, need both);
+    - `deferrable`: by variant, the move type that variant lets wait until after the
+      round's last trick (rage's `secret_bid` lets the `bid`s come then): a simulated game
+      of that variant writes them there half of the time (`replay.simulate`);
+    - `seen_after_deal`: the chance event types that may follow a deal and show their
+      `card` to every player before anyone moves (rage's turned `trump`): ingest.hands
+      counts those cards as seen.
     """
 
     name: str
@@ -83,6 +89,8 @@ class GameInfo:
     tables: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     deck: Mapping[Card, int] | None = None
     trick_winner: Callable[[Any], int | None] | None = None
+    deferrable: Mapping[str, str] = field(default_factory=dict)
+    seen_after_deal: tuple[str, ...] = ()
 
 
 

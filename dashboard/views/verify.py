@@ -133,7 +133,7 @@ def _illegal_move(raw: bytes, name: str) -> None:
     m = step.illegal
     st.markdown(f"{ui.md(m.player)} tried {ui.md(' '.join(m.cards))} in round {step.round}, "
                 f"{ui.md(step.label.lower())}. What {ui.md(m.player)} held:")
-    ui.hand_row(m.hand_before, m.legal, played=m.cards)
+    ui.hand_row(tl.replay.header.game, m.hand_before, m.legal, played=m.cards)
 
 
 def _viewer_link(r: Replay, mismatched: list[ClaimChecked]) -> tuple[dict[str, str], str] | None:

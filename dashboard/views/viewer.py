@@ -171,13 +171,13 @@ def _round_notes(tl: Timeline, rnd: int) -> None:
 
 def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
     played = [m for m in step.moves if m.from_hand] or step.moves  # a draw: cards off the pile
-    ui.chips_row([(m.player, c) for m in played for c in m.cards])
+    ui.chips_row(g["game"], [(m.player, c) for m in played for c in m.cards])
     if step.error is not None:
         st.error(ui.plain(f"Line {step.error_line}: {step.error}"))
         if step.illegal is not None:
             m = step.illegal
             st.markdown(f"{ui.md(m.player)} tried {ui.md(' '.join(m.cards))}. Held:")
-            ui.hand_row(m.hand_before, m.legal)
+            ui.hand_row(g["game"], m.hand_before, m.legal)
             legal = ", ".join(m.legal) or "none"
             st.caption(ui.plain(f"Legal at that moment: {legal}."))
     if step.lines:
@@ -191,7 +191,7 @@ def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
             mover = movers.get(player)
             st.markdown(f"**{ui.md(player)}**" + (" — played " + ui.md(" ".join(mover.cards))
                                                   if mover else ""))
-            ui.hand_row(hand, mover.legal if mover else None,
+            ui.hand_row(g["game"], hand, mover.legal if mover else None,
                         played=mover.cards if mover else ())
     stacks = data.step_stacks(gid, step.round, step.number, step_word)
     if stacks is not None and len(stacks):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from itertools import combinations
 from random import Random
 from typing import Any, Final
@@ -177,6 +178,15 @@ class StacksRound(RoundOutcome):
 # ------------------------------------------------------------------- state
 
 
+class Phase(Enum):
+    """What the round waits for (`self.phase`). A plain `Enum`: compiled, its members are
+    read as C statics and compared by identity."""
+
+    DEAL = "deal"  # a deal (the next round, or the first)
+    PLACE = "place"  # the player to move places cards
+    DRAW = "draw"  # the player who took the last turn draws
+
+
 class ColorStacksState(GameState):
     @classmethod
     def check_header(cls, header: Header) -> int:
@@ -203,7 +213,7 @@ class ColorStacksState(GameState):
         self.suits = header.suits
         self.deck = deck_of(self.suits)
         self.hand_size = HAND_SIZE[self.n]
-        self.phase = "deal"
+        self.phase: Phase = Phase.DEAL
         self.hands: list[set[Card]] = [set() for _ in range(self.n)]
         self.stacks: dict[str, int] = {s: 0 for s in self.suits}
         self.pile: list[Card] = []
@@ -266,7 +276,7 @@ class ColorStacksState(GameState):
         self.stacks = {s: 0 for s in self.suits}
         self.turn = left
         self.turns = self.seq = 0
-        self.phase = "place"
+        self.phase = Phase.PLACE
         self.emit(RoundDealt(self.round_no, self.dealer, left,
                              tuple(tuple(sorted(h, key=card_order)) for h in self.hands),
                              ev.line))
@@ -274,7 +284,7 @@ class ColorStacksState(GameState):
             self.emit(PileSet(self.round_no, tuple(self.pile), tuple(aside)))
 
     def _not_now(self, what: str) -> None:
-        if self.phase == "draw":
+        if self.phase is Phase.DRAW:
             raise RuleError(f"{what}: both players have taken a turn, so the top two pile cards "
                             f"must be drawn first (a draw event)")
         if self.round_no == 0:
@@ -292,7 +302,7 @@ class ColorStacksState(GameState):
         return cards
 
     def on_place(self, ev: Event) -> None:
-        if self.phase != "place":
+        if self.phase is not Phase.PLACE:
             self._not_now("no cards may be placed now")
         s = self.seat_of(ev)
         name = self.players[s]
@@ -313,14 +323,14 @@ class ColorStacksState(GameState):
         if ended:
             self._end(s, "place", ev.line)
         elif draw_due(self.n, self.turns, self.pile):
-            self.phase = "draw"
+            self.phase = Phase.DRAW
 
     def on_draw(self, ev: Event) -> None:
         if self.n != 2:
             raise RuleError(f"draws happen only in a two-player game ({self.n} players)")
         s = self.seat_of(ev)
-        if self.phase != "draw":
-            if self.phase == "place":
+        if self.phase is not Phase.DRAW:
+            if self.phase is Phase.PLACE:
                 when = "after every pair of turns while the pile has cards"
                 raise RuleError(f"no draw is due now: {self.players[s]} may draw only {when}")
             self._not_now("no draw is due now")
@@ -337,7 +347,7 @@ class ColorStacksState(GameState):
         if ended:
             self._end(s, "draw", ev.line)
         else:
-            self.phase = "place"
+            self.phase = Phase.PLACE
 
     def _turn_fact(self, s: int, kind: str, cards: list[Card], ended: bool, line: int) -> None:
         self.seq += 1
@@ -354,7 +364,7 @@ class ColorStacksState(GameState):
             derivs.append(text)
             self.emit(HandScored(self.round_no, s, breakdown, ENDER_BONUS if s == ender else 0,
                                  total))
-        self.phase = "deal"
+        self.phase = Phase.DEAL
         self.finish_round(scores, derivs, StacksRound(self.turns, ender, kind), line)
 
     # ------------------------------------------------------------ uniform API
@@ -362,19 +372,19 @@ class ColorStacksState(GameState):
         return sorted(self.hands[seat], key=card_order)
 
     def to_move(self) -> str | None:
-        if self.phase == "place":
+        if self.phase is Phase.PLACE:
             return self.players[self.turn]
-        if self.phase == "draw":  # the player who took the last turn draws
+        if self.phase is Phase.DRAW:  # the player who took the last turn draws
             return self.players[(self.turn - 1) % self.n]
         return None
 
     def legal_moves(self) -> list[Move]:
-        if self.phase == "place":
+        if self.phase is Phase.PLACE:
             p = self.players[self.turn]
             hand = sorted(self.hands[self.turn], key=card_order)
             return [{"type": "place", "player": p, "cards": [a.name, b.name]}
                     for a, b in combinations(hand, 2)]
-        if self.phase == "draw":  # the rules do not say who turns the cards: either may
+        if self.phase is Phase.DRAW:  # the rules do not say who turns the cards: either may
             top = [c.name for c in self.pile[:2]]
             drawer = (self.turn - 1) % self.n
             return [{"type": "draw", "player": self.players[s], "cards": top}
@@ -382,7 +392,7 @@ class ColorStacksState(GameState):
         return []
 
     def next_chance(self) -> str | None:
-        return "deal" if self.phase == "deal" and not self.over else None
+        return "deal" if self.phase is Phase.DEAL and not self.over else None
 
     def draw_chance(self, rng: Random) -> Move:
         deck = sorted(self.deck, key=card_order)

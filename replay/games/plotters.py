@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from itertools import combinations
 from random import Random
 from typing import Any, Final
@@ -201,6 +202,16 @@ class PlottersRound(RoundOutcome):
 # ------------------------------------------------------------------- state
 
 
+class Phase(Enum):
+    """What the round waits for (`self.phase`). A plain `Enum`: compiled, its members are
+    read as C statics and compared by identity."""
+
+    DEAL = "deal"  # a deal (the next round, or the first)
+    PLAY = "play"  # the next card of the trick
+    TAKE = "take"  # the trick is full: its winners take their picks
+    KEEP = "keep"  # a player who collected a fourth colour keeps two
+
+
 class PlottersState(GameState):
     @classmethod
     def check_header(cls, header: Header) -> int:
@@ -210,7 +221,7 @@ class PlottersState(GameState):
         super().__init__(header)
         self.deck = DECKS[self.n]
         self.pick_size = pick_size(self.n)
-        self.phase = "deal"
+        self.phase: Phase = Phase.DEAL
         self.hands: list[set[Card]] = [set() for _ in range(self.n)]
         self.open: list[list[int]] = [[0, 0, 0, 0] for _ in range(self.n)]
         self.discards = [0] * self.n
@@ -227,13 +238,13 @@ class PlottersState(GameState):
 
     # ------------------------------------------------------------ events
     def why_no_deal(self) -> str | None:
-        if self.phase in ("play", "take") and self.in_round:
+        if self.phase in (Phase.PLAY, Phase.TAKE):
             return (f"a deal came before round {self.round_no} was finished "
                     f"(trick {self.trick_no + 1} is being played)")
         return super().why_no_deal()
 
     def on_deal(self, ev: Event) -> None:
-        if self.phase == "keep":
+        if self.phase is Phase.KEEP:
             self._missing_keep()
         hands = self.begin_deal(ev)
         seen: set[Card] = set()
@@ -272,7 +283,7 @@ class PlottersState(GameState):
         self.trick_colors = set()
         self.trick_no = 0
         self.leader = self.turn = self.round_leader = leader
-        self.phase = "play"
+        self.phase = Phase.PLAY
         self.emit(RoundDealt(self.round_no, self.dealer, leader,
                              tuple(tuple(sorted(h, key=card_order)) for h in self.hands),
                              ev.line))
@@ -282,13 +293,13 @@ class PlottersState(GameState):
         return ", ".join(f"{c}1-{top[c]}" for c in COLORS)
 
     def _not_now(self, what: str) -> None:
-        if self.phase == "keep":
+        if self.phase is Phase.KEEP:
             self._missing_keep()
-        if self.phase == "take":
+        if self.phase is Phase.TAKE:
             raise RuleError(f"{what}: the trick is finished and "
                             f"{self.players[self.first_winner]} must first take their pick "
                             f"(a take of {self.pick_size} cards)")
-        if self.phase == "deal":
+        if self.phase is Phase.DEAL:
             if self.round_no == 0:
                 raise RuleError(f"{what}: no round has been dealt yet (expected a deal)")
             raise RuleError(f"{what}: round {self.round_no} is over "
@@ -301,7 +312,7 @@ class PlottersState(GameState):
                         f"and must choose two to keep: expected a keep event")
 
     def on_play(self, ev: Event) -> None:
-        if self.phase != "play":
+        if self.phase is not Phase.PLAY:
             self._not_now("no card may be played now")
         s, card = self.card_played(ev, self.turn, CARDS, self.hands, "to play to trick",
                                    self.trick_no + 1)
@@ -335,7 +346,7 @@ class PlottersState(GameState):
             if c.color != led and c.value < best:
                 best, second = c.value, s
         self.second_winner = second
-        self.phase = "take"
+        self.phase = Phase.TAKE
 
     def _collect(self, s: int, cards: list[Card]) -> int:
         kept = self.kept[s]
@@ -352,8 +363,8 @@ class PlottersState(GameState):
         return landed
 
     def on_take(self, ev: Event) -> None:
-        if self.phase != "take":
-            if self.phase == "play":
+        if self.phase is not Phase.TAKE:
+            if self.phase is Phase.PLAY:
                 raise RuleError(f"no trick is waiting to be split: trick {self.trick_no + 1} "
                                 f"holds {len(self.trick)} of {self.n} cards")
             self._not_now("no take is due now")
@@ -396,7 +407,7 @@ class PlottersState(GameState):
         self.trick_colors = set()
         self.leader = self.turn = nxt
         if self.keep_owed:
-            self.phase = "keep"
+            self.phase = Phase.KEEP
         else:
             self._after_trick(ev.line)
 
@@ -408,12 +419,12 @@ class PlottersState(GameState):
         if not self.hands[self.turn]:
             self._end_round(line, early_player=None)
         else:
-            self.phase = "play"
+            self.phase = Phase.PLAY
 
     def on_keep(self, ev: Event) -> None:
         s = self.seat_of(ev)
         name = self.players[s]
-        if self.phase != "keep" or s not in self.keep_owed:
+        if self.phase is not Phase.KEEP or s not in self.keep_owed:
             kept = self.kept[s]
             if kept is not None:
                 raise RuleError(f"{name} already chose to keep "
@@ -449,9 +460,9 @@ class PlottersState(GameState):
             self._after_trick(ev.line)
 
     def check_claim_now(self) -> None:
-        if self.phase == "keep":
+        if self.phase is Phase.KEEP:
             self._missing_keep()
-        if self.phase == "take":
+        if self.phase is Phase.TAKE:
             self._not_now("a claim cannot come now")
 
     def close(self) -> None:
@@ -472,7 +483,7 @@ class PlottersState(GameState):
             derivs.append(text)
         self.trick = []
         self.trick_colors = set()
-        self.phase = "deal"
+        self.phase = Phase.DEAL
         self.finish_round(scores, derivs, PlottersRound(
             self.trick_no, early_player, self.trick_no + 1 if early else None), line)
 
@@ -481,31 +492,31 @@ class PlottersState(GameState):
         return sorted(self.hands[seat], key=card_order)
 
     def to_move(self) -> str | None:
-        if self.phase == "play":
+        if self.phase is Phase.PLAY:
             return self.players[self.turn]
-        if self.phase == "take":
+        if self.phase is Phase.TAKE:
             return self.players[self.first_winner]
-        if self.phase == "keep":
+        if self.phase is Phase.KEEP:
             return self.players[self.keep_owed[0]]
         return None
 
     def legal_moves(self) -> list[Move]:
-        if self.phase == "play":
+        if self.phase is Phase.PLAY:
             s = self.turn
             colors = self.trick_colors
             cards = [c for c in sorted(self.hands[s], key=card_order) if fits_trick(c, colors)]
             return [{"type": "play", "player": self.players[s], "card": c.name} for c in cards]
-        if self.phase == "take":
+        if self.phase is Phase.TAKE:
             trick = [c.name for _, c in self.trick]
             return [{"type": "take", "player": self.players[self.first_winner], "cards": list(p)}
                     for p in combinations(trick, self.pick_size)]
-        if self.phase == "keep":  # either owed player may choose first
+        if self.phase is Phase.KEEP:  # either owed player may choose first
             return [{"type": "keep", "player": self.players[s], "colors": list(p)}
                     for s in self.keep_owed for p in combinations(keepable(self.open[s]), 2)]
         return []
 
     def next_chance(self) -> str | None:
-        return "deal" if self.phase == "deal" and not self.over else None
+        return "deal" if self.phase is Phase.DEAL and not self.over else None
 
     def draw_chance(self, rng: Random) -> Move:
         deck = sorted(self.deck, key=card_order)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from random import Random
 from typing import Any, Final
 
@@ -250,6 +251,25 @@ class RageRound(RoundOutcome):
 # ------------------------------------------------------------------- state
 
 
+class Phase(Enum):
+    """What the round waits for (`self.phase`). A plain `Enum`: compiled, its members are
+    read as C statics and compared by identity."""
+
+    DEAL = "deal"  # a deal (the next round, or the first)
+    TRUMP = "trump"  # a turned trump (after the deal, a CHANGE or a NOTRUMP trick)
+    BID = "bid"  # the bids, before the first play
+    PLAY = "play"  # the next card (with hidden or secret bids, bids may come too)
+    AFTER_TRICKS = "after_tricks"  # every trick is played: the secret bids still owed
+
+
+class TrumpReason(Enum):
+    """Why a trump is turned (in Phase.TRUMP; a `TrumpTurned` fact keeps its value)."""
+
+    DEAL = "deal"  # the round's trump, after the deal
+    CHANGE = "change"  # a CHANGE was played
+    NOTRUMP = "notrump"  # the trick just finished held a NOTRUMP
+
+
 class RageState(GameState):
     @classmethod
     def check_header(cls, header: Header) -> int:
@@ -262,8 +282,8 @@ class RageState(GameState):
         self.secret = "secret_bid" in v
         self.any_order = self.secret or "hidden_bid" in v
         self.marching_through = "marching_through" in v
-        self.phase = "deal"
-        self.trump_reason = ""
+        self.phase: Phase = Phase.DEAL
+        self.trump_reason = TrumpReason.DEAL
         self.hands: list[dict[Card, int]] = [{} for _ in range(self.n)]
         self.used: dict[Card, int] = {}
         self.trump: str | None = None
@@ -325,8 +345,8 @@ class RageState(GameState):
         self.won = [0] * self.n
         self.plus5 = [0] * self.n
         self.minus5 = [0] * self.n
-        self.phase = "trump"
-        self.trump_reason = "deal"
+        self.phase = Phase.TRUMP
+        self.trump_reason = TrumpReason.DEAL
         self.emit(RoundDealt(self.round_no, self.dealer, left,
                              tuple(tuple(hand_cards(h)) for h in self.hands), ev.line))
 
@@ -342,8 +362,8 @@ class RageState(GameState):
                f"{', '.join(missing)} did not bid"
 
     def on_trump(self, ev: Event) -> None:
-        if self.phase != "trump":
-            if self.phase == "deal":
+        if self.phase is not Phase.TRUMP:
+            if self.phase is Phase.DEAL:
                 raise RuleError("no trump is turned now: the round has not been dealt")
             raise RuleError("no trump is turned now: trump is turned after the deal, right "
                             "after a CHANGE, and after a trick that held a NOTRUMP")
@@ -358,45 +378,46 @@ class RageState(GameState):
         self.trump_seq += 1
         if not card.color:
             self.emit(TrumpTurned(self.round_no, self._trick_label(), self.trump_seq, card,
-                                  reason, None, ev.line))
+                                  reason.value, None, ev.line))
             return  # an action card turned up is set aside: the next card is turned
         self.trump = card.color
-        self.emit(TrumpTurned(self.round_no, self._trick_label(), self.trump_seq, card, reason,
+        self.emit(TrumpTurned(self.round_no, self._trick_label(), self.trump_seq, card,
+                              reason.value,
                               card.color, ev.line))
-        if reason == "deal":
+        if reason is TrumpReason.DEAL:
             self.round_trump = card.color
             for s in range(self.n):
                 h = self.hands[s]
                 self.trumps_held[s] = sum(k for c, k in h.items() if c.color == card.color)
                 self.jokers_held[s] = h.get(JOKER, 0)
             # secret bids may wait until the round's tricks are over
-            self.phase = "bid" if self.bid_count < self.n and not self.secret else "play"
-        elif reason == "change":
-            self.phase = "play"
+            self.phase = Phase.BID if self.bid_count < self.n and not self.secret else Phase.PLAY
+        elif reason is TrumpReason.CHANGE:
+            self.phase = Phase.PLAY
             if self.trick_full:
                 self._decide_trick(ev.line)
         else:
-            self.phase = "play"
+            self.phase = Phase.PLAY
 
     def _trick_label(self) -> int:
-        if self.trump_reason == "change":
+        if self.trump_reason is TrumpReason.CHANGE:
             return self.trick_no + 1
-        return self.trick_no if self.trump_reason == "notrump" else 0
+        return self.trick_no if self.trump_reason is TrumpReason.NOTRUMP else 0
 
     # ------------------------------------------------------------ bids
     def _bid_window_open(self) -> bool:
         """Whether a bid may come now (given that the trump is set): before the first play,
         or with secret_bid also after the last trick."""
-        if self.phase in ("deal", "trump"):
+        if self.phase in (Phase.DEAL, Phase.TRUMP):
             return False
-        return not self.played_any or (self.secret and self.phase == "after_tricks")
+        return not self.played_any or (self.secret and self.phase is Phase.AFTER_TRICKS)
 
     def why_no_bid(self, s: int) -> str | None:
         """Why the player in seat `s` may not bid now, or None when they may: who may bid
         now, for the handler and the legal moves alike."""
         name = self.players[s]
-        if self.phase in ("deal", "trump"):
-            if self.phase == "deal" or self.trump_reason == "deal":
+        if self.phase in (Phase.DEAL, Phase.TRUMP):
+            if self.phase is Phase.DEAL or self.trump_reason is TrumpReason.DEAL:
                 return f"{name} bids before the round's trump is turned"
             return f"{name} bids while a trump must be turned"
         if self.bids[s] is not None:
@@ -431,14 +452,14 @@ class RageState(GameState):
         self.next_bidder = self.left_of(s)
         self.emit(BidMade(self.round_no, s, bid, ev.line))
         if self.bid_count == self.n:
-            if self.phase == "after_tricks":
+            if self.phase is Phase.AFTER_TRICKS:
                 self._score_round(ev.line)
-            elif self.phase == "bid":
-                self.phase = "play"
+            elif self.phase is Phase.BID:
+                self.phase = Phase.PLAY
 
     # ------------------------------------------------------------ play
     def on_play(self, ev: Event) -> None:
-        if self.phase != "play":
+        if self.phase is not Phase.PLAY:
             self._not_now()
         s, card = self.card_played(ev, self.turn, CARDS, self.hands, "in trick",
                                    self.trick_no + 1)
@@ -481,22 +502,24 @@ class RageState(GameState):
             self.notrump = True
         elif card is CHANGE:
             self.change = True
-            self.phase = "trump"
-            self.trump_reason = "change"
+            self.phase = Phase.TRUMP
+            self.trump_reason = TrumpReason.CHANGE
             return
         if full:
             self._decide_trick(ev.line)
 
     def _not_now(self) -> None:
-        if self.phase == "trump":
-            why = {"deal": "the round's trump", "change": "the new trump after CHANGE",
-                   "notrump": "a new trump after the trick without trump"}[self.trump_reason]
+        if self.phase is Phase.TRUMP:
+            why = {TrumpReason.DEAL: "the round's trump",
+                   TrumpReason.CHANGE: "the new trump after CHANGE",
+                   TrumpReason.NOTRUMP: "a new trump after the trick without trump",
+                   }[self.trump_reason]
             raise RuleError(f"expected a trump event ({why}) before the next play")
-        if self.phase == "bid":
+        if self.phase is Phase.BID:
             missing = [self.players[s] for s in range(self.n) if self.bids[s] is None]
             raise RuleError(f"no card may be played before every bid is in: "
                             f"{', '.join(missing)} has not bid")
-        if self.phase == "after_tricks":
+        if self.phase is Phase.AFTER_TRICKS:
             raise RuleError(f"round {self.round_no} has no tricks left: expected the remaining "
                             f"secret bids")
         if self.round_no == 0:
@@ -527,12 +550,12 @@ class RageState(GameState):
             if self.bid_count == self.n:
                 self._score_round(line)
             else:
-                self.phase = "after_tricks"
+                self.phase = Phase.AFTER_TRICKS
         elif turn_after:
-            self.phase = "trump"
-            self.trump_reason = "notrump"
+            self.phase = Phase.TRUMP
+            self.trump_reason = TrumpReason.NOTRUMP
         else:
-            self.phase = "play"
+            self.phase = Phase.PLAY
 
     def _score_round(self, line: int) -> None:
         scores: list[int] = []
@@ -548,12 +571,12 @@ class RageState(GameState):
                 self.round_no, s, self.hs, bid, self.won[s], self.won[s] - bid,
                 self.won[s] == bid, self.plus5[s], self.minus5[s], self.trumps_held[s],
                 self.jokers_held[s], marching, total))
-        self.phase = "deal"
+        self.phase = Phase.DEAL
         self.finish_round(scores, derivs, RageRound(self.trick_no, self.round_trump, self.hs),
                           line)
 
     def check_claim_now(self) -> None:
-        if self.phase == "trump" and self.trump_reason == "change":
+        if self.phase is Phase.TRUMP and self.trump_reason is TrumpReason.CHANGE:
             raise RuleError("expected a trump event (the new trump after CHANGE)")
 
     def close(self) -> None:
@@ -567,34 +590,35 @@ class RageState(GameState):
     def next_chance(self) -> str | None:
         if self.over:
             return None
-        if self.phase == "deal":
+        if self.phase is Phase.DEAL:
             return "deal"
-        return "trump" if self.phase == "trump" else None
+        return "trump" if self.phase is Phase.TRUMP else None
 
-    def _bidder(self) -> int:
-        if not self.any_order:
-            return self.next_bidder
+    def _bidder(self) -> int | None:
+        """The seat that bids next at a simulated table, which bids before it plays (secret
+        and hidden bids too): the first seat clockwise from the dealer's left that
+        `why_no_bid` lets bid now, or None when nobody may."""
+        if self.bid_count == self.n:  # while the tricks are played: no seat left to ask
+            return None
         s = self.left_of(self.dealer)
-        while self.bids[s] is not None:
+        for _ in range(self.n):
+            if self.why_no_bid(s) is None:
+                return s
             s = self.left_of(s)
-        return s
-
-    def _bidding_now(self) -> bool:
-        """Whether the simulated table bids next (secret bidders bid before playing)."""
-        if self.phase in ("bid", "after_tricks"):
-            return True
-        return self.phase == "play" and not self.played_any and self.bid_count < self.n
+        return None
 
     def to_move(self) -> str | None:
-        if self._bidding_now():
-            return self.players[self._bidder()]
-        if self.phase == "play":
+        bidder = self._bidder()
+        if bidder is not None:
+            return self.players[bidder]
+        if self.phase is Phase.PLAY:
             return self.players[self.turn]
         return None
 
     def choices(self) -> list[Move]:
-        if self._bidding_now():  # a simulated table bids first, clockwise from the dealer's left
-            p = self.players[self._bidder()]
+        bidder = self._bidder()
+        if bidder is not None:
+            p = self.players[bidder]
             return [{"type": "bid", "player": p, "bid": b} for b in self.legal_bids()]
         return super().choices()
 
@@ -620,14 +644,14 @@ class RageState(GameState):
 
     def legal_moves(self) -> list[Move]:
         moves: list[Move] = []
-        if self.phase in ("deal", "trump") or self.over:
+        if self.phase in (Phase.DEAL, Phase.TRUMP) or self.over:
             return moves
         bidders = [s for s in range(self.n) if self.why_no_bid(s) is None]
         if bidders:
             bids = self.legal_bids()
             for s in bidders:
                 moves.extend({"type": "bid", "player": self.players[s], "bid": b} for b in bids)
-        if self.phase == "play":
+        if self.phase is Phase.PLAY:
             p = self.players[self.turn]
             for c, col in self.legal_cards():
                 m: Move = {"type": "play", "player": p, "card": c.name}
@@ -643,7 +667,7 @@ class RageState(GameState):
         return out
 
     def draw_chance(self, rng: Random) -> Move:
-        if self.phase == "trump":
+        if self.phase is Phase.TRUMP:
             return {"type": "trump", "card": rng.choice(self.pile()).name}
         deck = [c for c, k in DECK.items() for _ in range(k)]
         rng.shuffle(deck)
@@ -964,4 +988,6 @@ INFO = register(GameInfo(
     heuristic=heuristic, step_facts=(RageTrickFinished,), sheet_state=RageSheet,
     events=("deal", "trump", "bid", "play"), exact_numbers=("bid",), injectable=("bid", "play"),
     deck=DECK, trick_winner=trick_winner,
+    # secret bids are revealed after the round's last trick; the turned trump is seen by all
+    deferrable={"secret_bid": "bid"}, seen_after_deal=("trump",),
 ))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from random import Random
 from typing import Any, Final
 
@@ -42,12 +43,13 @@ COMPLETE: Final = -1  # the `cat` of a Complete: it shows all three categories
 
 class UCard(Card):
     """A Single shows one value (`cat` is its category, the other values are ""); a
-    Complete shows all three (`cat` is COMPLETE)."""
+    Complete shows all three (`cat` is COMPLETE). Its `color` is its colour value ("red",
+    "green", "blue"; "" for a Single of pattern or shape): what the dashboard paints it."""
 
     __slots__ = ("cat", "values")
 
     def __init__(self, name: str, cat: int, values: tuple[str, str, str]) -> None:
-        super().__init__(name, "", 0, "single" if cat != COMPLETE else "complete")
+        super().__init__(name, values[1], 0, "single" if cat != COMPLETE else "complete")
         self.cat = cat
         self.values = values
 
@@ -125,7 +127,7 @@ def acceptable_cards(hand: dict[UCard, int], trick: Trick, led: bool) -> list[UC
     cards = list(dict.fromkeys(hand_cards(hand)))
     if not led:
         return cards
-    return [c for c in cards if acceptable(c, trick)]
+    return [c for c in cards if why_unacceptable(c, trick) is None]
 
 
 def why_unacceptable(card: UCard, trick: Trick) -> str | None:
@@ -155,11 +157,6 @@ def why_unacceptable(card: UCard, trick: Trick) -> str | None:
         if d in trick.single_categories:
             return f"a {CATEGORIES[d]} Single was played, so {CATEGORIES[d]} cannot clash"
     return None
-
-
-def acceptable(card: UCard, trick: Trick) -> bool:
-    """Whether `card` may continue `trick`: it breaks no part of the rule."""
-    return why_unacceptable(card, trick) is None
 
 
 # ------------------------------------------------------------------- facts
@@ -257,6 +254,14 @@ def first_leader(players: int, dealer: int, totals: list[int], previous: int | N
 # ------------------------------------------------------------------- state
 
 
+class Phase(Enum):
+    """What the round waits for (`self.phase`). A plain `Enum`: compiled, its members are
+    read as C statics and compared by identity."""
+
+    DEAL = "deal"  # a deal (the next round, or the first)
+    PLAY = "play"  # the next card of the trick
+
+
 class UnderTheRadarState(GameState):
     @classmethod
     def check_header(cls, header: Header) -> int:
@@ -266,7 +271,7 @@ class UnderTheRadarState(GameState):
         super().__init__(header)
         self.hand_size = HAND_SIZE[self.n]
         self.removed_count = REMOVED[self.n]
-        self.phase = "deal"
+        self.phase: Phase = Phase.DEAL
         self.hands: list[dict[UCard, int]] = [{} for _ in range(self.n)]
         self.trick = Trick()
         self.trick_cards: list[tuple[int, UCard]] = []
@@ -329,14 +334,14 @@ class UnderTheRadarState(GameState):
         self.trick = Trick()
         self.trick_cards = []
         self.trick_no = 0
-        self.phase = "play"
+        self.phase = Phase.PLAY
         self.emit(RoundDealt(self.round_no, self.dealer, leader,
                              tuple(tuple(self.hand(s)) for s in range(self.n)), ev.line))
         if removed:
             self.emit(CompletesRemoved(self.round_no, tuple(removed)))
 
     def on_play(self, ev: Event) -> None:
-        if self.phase != "play":
+        if self.phase is not Phase.PLAY:
             if self.round_no == 0:
                 raise RuleError("no card may be played now: no round has been dealt yet")
             raise RuleError(f"no card may be played now: round {self.round_no} is over "
@@ -355,7 +360,7 @@ class UnderTheRadarState(GameState):
         trick = self.trick
         why = why_unacceptable(card, trick) if self.trick_cards else None
         if why is not None:
-            held = next((c for c in hand if acceptable(c, trick)), None)
+            held = next((c for c in hand if why_unacceptable(c, trick) is None), None)
             if held is not None:
                 raise RuleError(f"{name} cannot play {card}: it is not acceptable "
                                 f"({why}), and {name} holds {held}, which is")
@@ -406,7 +411,7 @@ class UnderTheRadarState(GameState):
         scores = [k for k, _ in scored]
         derivs = [text for _, text in scored]
         self.emit(UTRRoundEnded(self.round_no, how, player, tuple(scores), line))
-        self.phase = "deal"
+        self.phase = Phase.DEAL
         self.finish_round(scores, derivs, RadarRound(self.trick_no, how), line)
 
     def close(self) -> None:
@@ -420,10 +425,10 @@ class UnderTheRadarState(GameState):
         return list(cards)
 
     def to_move(self) -> str | None:
-        return self.players[self.turn] if self.phase == "play" else None
+        return self.players[self.turn] if self.phase is Phase.PLAY else None
 
     def legal_moves(self) -> list[Move]:
-        if self.phase != "play":
+        if self.phase is not Phase.PLAY:
             return []
         p = self.players[self.turn]
         hand = self.hands[self.turn]
@@ -432,7 +437,7 @@ class UnderTheRadarState(GameState):
         return [{"type": "play", "player": p, "card": c.name} for c in cards]
 
     def next_chance(self) -> str | None:
-        return "deal" if self.phase == "deal" and not self.over else None
+        return "deal" if self.phase is Phase.DEAL and not self.over else None
 
     def draw_chance(self, rng: Random) -> Move:
         completes = list(COMPLETES)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from replay.bots import RandomBot
 from replay.engine import replay_bytes, verdict
 from replay.games.rage import BidSettled, RageTrickFinished, score_round
-from replay.simulate import defer_secret_bids, play_game
+from replay.simulate import defer_moves, play_game
 
 HANDS = {
     "Ann": ["R10", "R2", "+5", "JOKER", "G5", "B5", "NOTRUMP", "O0", "O1", "O2"],
@@ -113,7 +113,7 @@ def test_secret_bid_may_not_come_mid_round():
 def test_secret_bids_may_come_after_the_last_trick():
     h = header("rage", 4, variants=["secret_bid"], rounds=3)
     _, events = play_game(h, {p: RandomBot() for p in NAMES[:4]}, random.Random(5), claims=True)
-    data = log_bytes(h, defer_secret_bids(events))
+    data = log_bytes(h, defer_moves(events, "bid"))
     v = verdict(replay_bytes(data, "s.jsonl"))
     assert v["status"] == "complete", v["error"]
     assert all(c["match"] for c in v["claims"])
@@ -263,3 +263,26 @@ def test_random_legal_games_are_complete_and_deterministic(n, seed, variants):
     v = verdict(a)
     assert len(v["rounds"]) == 10 and all(c["match"] for c in v["claims"])
     assert [r["tricks"] for r in v["rounds"]] == list(range(10, 0, -1))
+
+
+@pytest.mark.parametrize("variants", [[], ["hidden_bid"], ["secret_bid"],
+                                      ["secret_bid", "plus_minus_one"]])
+def test_the_simulated_tables_bidder_is_one_the_bidding_rule_lets_bid(variants):
+    # who bids next at a simulated table is asked of why_no_bid, the one rule of who may bid
+    h = header("rage", 4, variants=variants, rounds=3)
+    _, events = play_game(h, {p: RandomBot() for p in NAMES[:4]}, random.Random(7))
+    data = log_bytes(h, events)
+    lines = data.splitlines()
+    seen_bids = 0
+    for i in range(1, len(lines) + 1):
+        state = replay_bytes(b"\n".join(lines[:i]), "g.jsonl").state
+        bidders = {m["player"] for m in state.legal_moves() if m["type"] == "bid"}
+        choices = state.choices() if state.to_move() is not None else []
+        if bidders:
+            seen_bids += 1
+            assert choices and all(m["type"] == "bid" for m in choices)
+            assert state.to_move() in bidders
+            assert state.why_no_bid(state.seat[state.to_move()]) is None
+        else:
+            assert all(m["type"] != "bid" for m in choices)
+    assert seen_bids >= 12

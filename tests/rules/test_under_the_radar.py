@@ -16,10 +16,11 @@ from replay.games.under_the_radar import (
     CARDS,
     COMPLETES,
     SINGLES,
+    Phase,
     Trick,
     UTRRoundEnded,
     UTRTrickFinished,
-    acceptable,
+    why_unacceptable,
 )
 from replay.simulate import play_game
 from replay.state import RoundDealt
@@ -33,7 +34,7 @@ def trick_of(*names: str) -> Trick:
 
 
 def ok(card: str, *played: str) -> bool:
-    return acceptable(CARDS[card], trick_of(*played))
+    return why_unacceptable(CARDS[card], trick_of(*played)) is None
 
 
 ALL_KINDS = [c.name for c in SINGLES + COMPLETES]
@@ -249,7 +250,7 @@ def test_skipped_player_with_no_cards_may_not_play():
         for i in range(2, len(lines)):
             prefix = replay_bytes(b"\n".join(lines[:i]), "g.jsonl")
             st_ = prefix.state
-            if st_.phase != "play":
+            if st_.phase is not Phase.PLAY:
                 continue
             empty = [s for s in range(st_.n) if not st_.hands[s] and s != st_.turn]
             if empty:
@@ -271,4 +272,11 @@ def test_random_legal_games(n, seed, rounds):
     for f in a.facts:
         if isinstance(f, UTRTrickFinished) and f.taker is not None:
             t = trick_of(*[c.name for _, c in f.cards[:-1]])
-            assert not acceptable(f.cards[-1][1], t) or len(f.cards) == 1
+            assert why_unacceptable(f.cards[-1][1], t) is not None or len(f.cards) == 1
+
+
+def test_a_card_knows_its_colour_value():
+    # what the dashboard paints a card by: the colour it shows, none for pattern or shape
+    assert CARDS.parse("red").color == "red"
+    assert CARDS.parse("hollow-blue-circle").color == "blue"
+    assert CARDS.parse("filled").color == "" and CARDS.parse("square").color == ""

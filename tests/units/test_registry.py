@@ -55,3 +55,19 @@ def test_a_games_own_event_type_is_known_and_dispatched() -> None:
     assert r.error is not None and r.error.message == "unknown event type 'shout'"
     r = replay_bytes(head + b'{"type":"bid","player":"Ann","bid":1}\n', "other.jsonl")
     assert r.error is not None and r.error.message == "'bid' events are not part of toy_high_card"
+
+
+def test_deferred_and_seen_moves_are_checked_against_the_games_vocabulary() -> None:
+    class Deferring(toy_game.ToyState):
+        pass
+
+    with pytest.raises(TypeError, match=r"GameInfo.deferrable names bid, which is not one "
+                                        r"of its events"):
+        variant(Deferring, variants=("late",), deferrable={"late": "bid"})
+    with pytest.raises(TypeError, match=r"GameInfo.deferrable names late, which is not one "
+                                        r"of its variants"):
+        variant(Deferring, deferrable={"late": "boast"})
+    with pytest.raises(TypeError, match=r"GameInfo.seen_after_deal names trump, which is not "
+                                        r"one of its events"):
+        variant(Deferring, seen_after_deal=("trump",))
+    assert registry()["rage"].deferrable == {"secret_bid": "bid"}

@@ -13,7 +13,7 @@ from helpers import NAMES, header
 from replay.bots import GreedyBot
 from replay.engine import new_state
 from replay.events import Event
-from replay.games.rage import CARDS
+from replay.games.rage import CARDS, Phase
 from replay.judge import ENDGAME_BUDGET, band_of, better_sign, cost_of, decisions, evaluate
 from replay.reader import parse_header
 from replay.search import BudgetExceeded, Unsearchable, best_index, exact_values
@@ -29,7 +29,7 @@ def rage_two_tricks_left():
     state = new_state(parse_header("<endgame>", 1, orjson.dumps(h), "test"))
     for i, ev in enumerate(events, 2):
         state.apply(Event(i, ev["type"], ev))
-        if state.trick_no == state.hs - 2 and not state.trick and state.phase == "play":
+        if state.trick_no == state.hs - 2 and not state.trick and state.phase is Phase.PLAY:
             return state
     raise AssertionError("the round never reached its last two tricks")
 
