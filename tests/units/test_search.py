@@ -1,6 +1,7 @@
 """replay/search.py: the perfect-information search is exact on a hand-built endgame of
-each game (values argued from the rules in each test's docstring), stops at its budget, and the Monte-Carlo judge never calls its best move a mistake or worse on
-small endgames of every game."""
+each game (values argued from the rules in each test's docstring), stops at its budget,
+and the Monte-Carlo judge never calls its best move a mistake or worse on small endgames
+of every game."""
 
 from __future__ import annotations
 
