@@ -96,16 +96,18 @@ def _same_move(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return sorted(move_label(a).split()) == sorted(move_label(b).split())
 
 
-def greedy_margins(game: str, games: int, samples: int, seed: int = 2) -> list[float]:
+def greedy_margins(game: str, games: int, samples: int,
+                   seed: int = 2) -> list[tuple[str, float]]:
     """Per decision of `games` simulated games (greedy bots in every seat, deals seeded
     0, 1, ...): the value of greedy's move minus the mean value of all legal alternatives,
     in the game's points, turned so that above 0 means greedy is better (= the expected
-    cost of a random legal move minus the cost of greedy's move). Decisions taken out of
-    turn (rage's hidden bids) are left out: the bots only move in turn."""
+    cost of a random legal move minus the cost of greedy's move), with the decision's kind
+    (the move's type). Decisions taken out of turn (rage's hidden bids) are left out: the
+    bots only move in turn."""
     n, extra = MARGIN_TABLES[game]
     h = {"format": "trickledger/1", "game": game, "players": NAMES[:n], **extra}
     sign = better_sign(game)
-    out: list[float] = []
+    out: list[tuple[str, float]] = []
     for deal in range(games):
         _, events = play_game(h, {p: GreedyBot() for p in NAMES[:n]}, random.Random(deal))
         for d in decisions(dump_lines(h, events)):
@@ -117,7 +119,7 @@ def greedy_margins(game: str, games: int, samples: int, seed: int = 2) -> list[f
             pick = GreedyBot().choose(d.truth, random.Random(d.line))
             g = next(i for i, m in enumerate(d.alternatives) if _same_move(m, pick))
             means = [statistics.fmean(v) for v in values]
-            out.append(sign * (means[g] - statistics.fmean(means)))
+            out.append((str(d.made["type"]), sign * (means[g] - statistics.fmean(means))))
     return out
 
 
@@ -126,18 +128,23 @@ def margin_summary(margins: list[float]) -> tuple[float, float]:
     return statistics.fmean(margins), statistics.stdev(margins) / math.sqrt(len(margins))
 
 
+def _margin_row(margins: list[float]) -> dict[str, Any]:
+    mean, se = margin_summary(margins) if len(margins) > 1 else (margins[0], math.nan)
+    return {"decisions": len(margins), "mean": round(mean, 4), "se": round(se, 4),
+            "ci95": [round(mean - 1.96 * se, 4), round(mean + 1.96 * se, 4)],
+            "zero_share": round(sum(1 for x in margins if x == 0) / len(margins), 3)}
+
+
 def margin_main(args: argparse.Namespace) -> None:
     out: dict[str, Any] = {"engine": version_text(), "samples": args.samples,
                            "games_per_game": args.games, "margin": {}}
     for game in [args.only] if args.only else list(MARGIN_TABLES):
         t0 = time.process_time()
-        margins = greedy_margins(game, args.games, args.samples)
-        mean, se = margin_summary(margins)
-        row = {"decisions": len(margins), "mean": round(mean, 4), "se": round(se, 4),
-               "ci95": [round(mean - 1.96 * se, 4), round(mean + 1.96 * se, 4)],
-               "sd_per_decision": round(statistics.stdev(margins), 4),
-               "zero_share": round(sum(1 for x in margins if x == 0) / len(margins), 3),
-               "cpu_seconds": round(time.process_time() - t0, 1)}
+        kinds = greedy_margins(game, args.games, args.samples)
+        row = _margin_row([m for _, m in kinds])
+        row["cpu_seconds"] = round(time.process_time() - t0, 1)
+        row["by_kind"] = {kind: _margin_row([m for k, m in kinds if k == kind])
+                          for kind in sorted({k for k, _ in kinds})}
         out["margin"][game] = row
         print(game, row, flush=True)
     if args.out:
