@@ -2,7 +2,7 @@
 time to judge one game of each game at its common table size, on one core.
 
     python -m bench.quality [--games 1] [--samples 16] [--out FILE]
-    python -m bench.quality --margin [--games 20] [--samples 8] [--only GAME]
+    python -m bench.quality --margin [--only GAME] --games 40 --samples 8
 
 `--margin` measures instead how much better the greedy bot decides than a random bot
 (docs/analytics.md, "Greedy against random"): at every decision of games simulated with
