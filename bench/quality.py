@@ -2,6 +2,13 @@
 time to judge one game of each game at its common table size, on one core.
 
     python -m bench.quality [--games 1] [--samples 16] [--out FILE]
+    python -m bench.quality --margin [--only GAME] --games 40 --samples 8
+
+`--margin` measures instead how much better the greedy bot decides than a random bot
+(docs/analytics.md, "Greedy against random"): at every decision of games simulated with
+greedy bots in every seat, the judge's value of greedy's move minus the mean of the values
+of all legal alternatives (what a uniformly random move is worth on average), all valued on
+the same samples; per game the mean over decisions and its 95 % interval.
 
 Times are CPU time of this process (`time.process_time`), so a machine busy with other
 work does not inflate them. A playout is what the hand estimates and the judge repeat:
@@ -15,7 +22,9 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import math
 import random
+import statistics
 import time
 from typing import Any
 
@@ -24,7 +33,15 @@ import orjson
 from replay.bots import GreedyBot
 from replay.engine import new_state
 from replay.events import Event
-from replay.judge import DEFAULT_SAMPLES, judge_log, play_round_out
+from replay.judge import (
+    DEFAULT_SAMPLES,
+    better_sign,
+    decisions,
+    evaluate,
+    judge_log,
+    move_label,
+    play_round_out,
+)
 from replay.reader import parse_header
 from replay.simulate import play_game
 from replay.state import GameState
@@ -66,12 +83,88 @@ def playouts_per_second(starts: list[GameState], branch: str, seconds: float = 3
     return done / (time.process_time() - t0)
 
 
+# (players, header keys) of the small games the margin is measured on: one-round games,
+# the test suite's tables (tests/system/test_move_quality.py)
+MARGIN_TABLES: dict[str, tuple[int, dict[str, Any]]] = {
+    "plotters": (4, {"rounds": 1}), "rage": (3, {"rounds": 1}),
+    "color_stacks": (2, {"suits": ["R", "Y", "G", "B"]}),
+    "under_the_radar": (3, {"rounds": 1})}
+
+
+def _same_move(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    # the same cards in another order are the same move (the judge's own rule)
+    return sorted(move_label(a).split()) == sorted(move_label(b).split())
+
+
+def greedy_margins(game: str, games: int, samples: int,
+                   seed: int = 2) -> list[tuple[str, float]]:
+    """Per decision of `games` simulated games (greedy bots in every seat, deals seeded
+    0, 1, ...): the value of greedy's move minus the mean value of all legal alternatives,
+    in the game's points, turned so that above 0 means greedy is better (= the expected
+    cost of a random legal move minus the cost of greedy's move), with the decision's kind
+    (the move's type). Decisions taken out of turn (rage's hidden bids) are left out: the
+    bots only move in turn."""
+    n, extra = MARGIN_TABLES[game]
+    h = {"format": "trickledger/1", "game": game, "players": NAMES[:n], **extra}
+    sign = better_sign(game)
+    out: list[tuple[str, float]] = []
+    for deal in range(games):
+        _, events = play_game(h, {p: GreedyBot() for p in NAMES[:n]}, random.Random(deal))
+        for d in decisions(dump_lines(h, events)):
+            if d.truth.to_move() != d.player:
+                continue
+            values = evaluate(d, samples, seed, f"margin-{deal}")
+            if not values:
+                continue
+            pick = GreedyBot().choose(d.truth, random.Random(d.line))
+            g = next(i for i, m in enumerate(d.alternatives) if _same_move(m, pick))
+            means = [statistics.fmean(v) for v in values]
+            out.append((str(d.made["type"]), sign * (means[g] - statistics.fmean(means))))
+    return out
+
+
+def margin_summary(margins: list[float]) -> tuple[float, float]:
+    """The mean of per-decision margins and its standard error."""
+    return statistics.fmean(margins), statistics.stdev(margins) / math.sqrt(len(margins))
+
+
+def _margin_row(margins: list[float]) -> dict[str, Any]:
+    mean, se = margin_summary(margins) if len(margins) > 1 else (margins[0], math.nan)
+    return {"decisions": len(margins), "mean": round(mean, 4), "se": round(se, 4),
+            "ci95": [round(mean - 1.96 * se, 4), round(mean + 1.96 * se, 4)],
+            "zero_share": round(sum(1 for x in margins if x == 0) / len(margins), 3)}
+
+
+def margin_main(args: argparse.Namespace) -> None:
+    out: dict[str, Any] = {"engine": version_text(), "samples": args.samples,
+                           "games_per_game": args.games, "margin": {}}
+    for game in [args.only] if args.only else list(MARGIN_TABLES):
+        t0 = time.process_time()
+        kinds = greedy_margins(game, args.games, args.samples)
+        row = _margin_row([m for _, m in kinds])
+        row["cpu_seconds"] = round(time.process_time() - t0, 1)
+        row["by_kind"] = {kind: _margin_row([m for k, m in kinds if k == kind])
+                          for kind in sorted({k for k, _ in kinds})}
+        out["margin"][game] = row
+        print(game, row, flush=True)
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(out, f, indent=1)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=1, help="games judged per game (default 1)")
     ap.add_argument("--samples", type=int, default=DEFAULT_SAMPLES)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--margin", action="store_true",
+                    help="measure greedy's margin over random moves instead")
+    ap.add_argument("--only", choices=sorted(MARGIN_TABLES), default=None,
+                    help="with --margin: one game only")
     args = ap.parse_args()
+    if args.margin:
+        margin_main(args)
+        return
     out: dict[str, Any] = {"engine": version_text(), "samples": args.samples, "games": {}}
     for game, n in TABLES.items():
         raw, starts = round_starts(game, 1)

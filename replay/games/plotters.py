@@ -556,11 +556,21 @@ def _targets(st: PlottersState, s: int) -> set[str]:
     kept = st.kept[s]
     if kept is not None:
         return {COLORS[i] for i in kept}
-    in_hand = {c: 0 for c in COLORS}
+    in_hand = [0, 0, 0, 0]
     for card in st.hands[s]:
-        in_hand[card.color] += 1
-    ranked = sorted(COLORS, key=lambda c: (st.open[s][COLOR_INDEX[c]], in_hand[c]), reverse=True)
-    return set(ranked[:2])
+        in_hand[COLOR_INDEX[card.color]] += 1
+    # The two largest (open stack, held) in colour order, ties to the earlier colour: what
+    # a stable descending sort's first two are, without sorting (the greedy bot asks this
+    # for every legal move, and it was most of a playout's time).
+    opened = st.open[s]
+    first, second = -1, -1
+    for i in range(4):
+        key = (opened[i], in_hand[i])
+        if first < 0 or key > (opened[first], in_hand[first]):
+            first, second = i, first
+        elif second < 0 or key > (opened[second], in_hand[second]):
+            second = i
+    return {COLORS[first], COLORS[second]}
 
 
 def heuristic(st: PlottersState, m: Move) -> float:

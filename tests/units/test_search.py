@@ -1,6 +1,7 @@
-"""replay/search.py: the perfect-information search is exact on a hand-built endgame, stops
-at its budget, and the Monte-Carlo judge never calls its best move a mistake or worse on
-small endgames of every game."""
+"""replay/search.py: the perfect-information search is exact on a hand-built endgame of
+each game (values argued from the rules in each test's docstring), stops at its budget,
+and the Monte-Carlo judge never calls its best move a mistake or worse on small endgames
+of every game."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from helpers import NAMES, header
 from replay.bots import GreedyBot
 from replay.engine import new_state
 from replay.events import Event
+from replay.games import color_stacks, plotters, under_the_radar
 from replay.games.rage import CARDS, Phase
 from replay.judge import ENDGAME_BUDGET, band_of, better_sign, cost_of, decisions, evaluate
 from replay.reader import parse_header
@@ -70,6 +72,136 @@ def test_a_rage_endgame_by_argument():
     values = dict(zip((m["card"] for m in moves), exact_values(st, ann, moves)))
     assert values == {"B9": 14, "R2": 0}
     assert moves[best_index(list(values.values()), False)]["card"] == "B9"
+
+
+def dealt(game: str, n: int, **extra):
+    """A fresh round of `game` at a table of `n`, just dealt (the hands are replaced by
+    each test's own)."""
+    h = header(game, n, **extra)
+    state = new_state(parse_header("<endgame>", 1, orjson.dumps(h), "test"))
+    state.apply(Event(2, "deal", state.draw_chance(random.Random(0))))
+    return state
+
+
+def values_by(state, seat: int, key) -> dict:
+    """The exact value of each legal move of `seat`, by `key(move)`; and the key of the
+    move `best_index` picks."""
+    moves = [m for m in state.legal_moves() if m["player"] == state.players[seat]]
+    values = exact_values(state, seat, moves)
+    best = moves[best_index(values, state.info.lowest_wins)]
+    return dict(zip(map(key, moves), values)), key(best)
+
+
+def test_a_plotters_endgame_by_argument():
+    """Four players, the round's last two tricks (13 and 14). Ben led B9, Cat followed
+    with G5; Ann, third, holds R3 G1; Dan holds Y4 Y6. Everybody has kept two colours:
+
+        Ann keeps B G: open B×4 G×4, 2 discarded -> 16 // 2 = 8
+        Ben keeps B Y: open B×5 Y×5, nothing discarded -> 25
+        Ben and Cat hold one card each for the last trick: R1 and R2.
+
+    - Ann plays R3: the trick holds blue, green and red, and Dan, next, holds nothing but
+      yellow. The round stops at once and is scored as it lies: Ann 8.
+    - Ann plays G1: Dan may play either yellow (two colours so far). Blue was led; Ben's
+      B9 is its highest card, and Ann's G1 the lowest of the others: Ben picks two cards,
+      Ann gets the other two. Ben's best pick is B9 and the yellow (B×6 Y×6 = 36; any
+      green would go to his discards: at most 30). Ann gets G5 and G1: B×4 G×6. Then Ann
+      must lead her R3 to the last trick; Ben's R1, Cat's R2 and Dan's yellow cannot beat
+      it, so Ann wins it and must pick two of its four cards: red or yellow, both colours
+      she discards. 24 // 4 = 6.
+
+    So R3, ending the round before Ann collects anything more, is worth 8; G1 is worth 6.
+    """
+    st = dealt("plotters", 4, rounds=1)
+    ben = st.leader
+    cat, ann, dan = (ben + 1) % 4, (ben + 2) % 4, (ben + 3) % 4
+    cards = plotters.CARDS
+    hands = {ann: ["R3", "G1"], ben: ["R1"], cat: ["R2"], dan: ["Y4", "Y6"]}
+    for seat, names in hands.items():
+        st.hands[seat] = {cards[c] for c in names}
+    st.open = [[0, 0, 0, 0] for _ in range(4)]  # B G R Y
+    st.open[ann] = [4, 4, 0, 0]
+    st.open[ben] = [5, 0, 0, 5]
+    st.open[cat] = [3, 3, 0, 0]
+    st.open[dan] = [0, 0, 3, 3]
+    st.discards = [0] * 4
+    st.discards[ann] = 2
+    st.kept = [(0, 1), (0, 1), (0, 1), (0, 1)]
+    st.kept[ben], st.kept[dan] = (0, 3), (2, 3)
+    st.trick = [(ben, cards["B9"]), (cat, cards["G5"])]
+    st.trick_colors = {"B", "G"}
+    st.trick_no = 12
+    st.turn = ann
+    values, best = values_by(st, ann, lambda m: m["card"])
+    assert values == {"R3": 8, "G1": 6}
+    assert best == "R3"
+
+
+def test_a_color_stacks_endgame_by_argument():
+    """Three players, no pile. Stacks R×5 Y×4 G×3 B×1; Ann to place, then Ben, then Cat:
+
+        Ann R1 Y1 G1 B1      Ben Y2 Y4 B3      Cat G5 G6
+
+    A card in hand is worth its stack below six, else nothing; who ends the game adds 2.
+
+    - Any pair with R1 brings red to six and ends the game, Ann keeping the other two:
+      R1 Y1 -> G1 3 + B1 1 + 2 = 6; R1 G1 -> Y1 4 + B1 1 + 2 = 7;
+      R1 B1 -> Y1 4 + G1 3 + 2 = 9 (B goes to 2, but Ann no longer holds blue).
+    - Y1 G1 (Y×5 G×4): Ben ends it either way. Y2 Y4 keeps B3: 1 + 2 = 3 for him; a
+      yellow with B3 keeps a yellow on a stack of six: 0 + 2 = 2. He plays Y2 Y4: Ann
+      holds R1 5 + B1 1 = 6.
+    - Y1 B1 (Y×5 B×2): Y2 Y4 gives Ben B3 2 + 2 = 4, a yellow with B3 only 2; he plays
+      Y2 Y4, yellow is dead, Ann holds R1 5 + G1 3 = 8.
+    - G1 B1 (G×4 B×2): Y2 Y4 ends it (Y×6) with B3 kept, 2 + 2 = 4 for Ben, and leaves
+      Ann R1 5 + Y1 0 = 5. But a yellow with B3 (Y×5 B×3) ends nothing: Cat must place
+      G5 G6 and ends it (G×6), and Ben keeps a yellow worth 5 > 4. So he does, and Ann
+      holds R1 5 + Y1 5 = 10.
+
+    So G1 B1 is best (10), because Ben, playing for himself, lets the yellow stack stay
+    at five; a search that let the others play against Ann would value it 5.
+    """
+    st = dealt("color_stacks", 3, suits=["R", "Y", "G", "B"])
+    ann = st.turn
+    ben, cat = st.left_of(ann), st.left_of(st.left_of(ann))
+    st.stacks = {"R": 5, "Y": 4, "G": 3, "B": 1}
+    hands = {ann: ["R1", "Y1", "G1", "B1"], ben: ["Y2", "Y4", "B3"], cat: ["G5", "G6"]}
+    for seat, names in hands.items():
+        st.hands[seat] = {color_stacks.CARDS[c] for c in names}
+    values, best = values_by(st, ann, lambda m: " ".join(sorted(m["cards"])))
+    assert values == {"R1 Y1": 6, "G1 R1": 7, "B1 R1": 9, "G1 Y1": 6, "B1 Y1": 8,
+                      "B1 G1": 10}
+    assert best == "B1 G1"
+
+
+def test_an_under_the_radar_endgame_by_argument():
+    """Three players, nobody has taken a trick; Ann leads (fewer tricks is better):
+
+        Ann triangle partial      Ben filled partial hollow      Cat red
+
+    - Ann leads partial. Ben's only acceptable card is his partial (filled and hollow
+      would show a second pattern): he plays it. Cat's red is acceptable: her last card,
+      she is out. Ann's triangle is acceptable (no shape shown): she is out too. Ben,
+      holding filled and hollow, has nothing acceptable: he takes the trick, leads his
+      last card, and nobody is left to play. Ann takes 0.
+    - Ann leads triangle. Ben may play any of his patterns. Cat plays red and is out.
+      If Ben played partial, Ann's partial is acceptable and Ben takes the trick as
+      before; if he played filled or hollow, Ann's partial is not, and Ann takes the
+      trick with her last card, which ends the round. Ben, playing for himself, plays
+      filled or hollow: Ann takes 1.
+
+    So leading partial is worth 0 tricks and leading triangle 1.
+    """
+    st = dealt("under_the_radar", 3, rounds=1)
+    ann = st.turn
+    ben, cat = (ann + 1) % 3, (ann + 2) % 3
+    cards = under_the_radar.CARDS
+    hands = {ann: ["triangle", "partial"], ben: ["filled", "partial", "hollow"],
+             cat: ["red"]}
+    for seat, names in hands.items():
+        st.hands[seat] = {cards[c]: 1 for c in names}
+    values, best = values_by(st, ann, lambda m: m["card"])
+    assert values == {"partial": 0, "triangle": 1}
+    assert best == "partial"
 
 
 def test_the_search_stops_at_its_budget():
