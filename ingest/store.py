@@ -142,7 +142,7 @@ class Store:
         ingest.sql.SqlRefused with DuckDB's message in one line."""
         import duckdb
 
-        from .sql import SqlRefused, check, one_line
+        from .readonly import SqlRefused, check, one_line
 
         with self.read() as con:
             check(con, query)  # a lake's connection is in memory: only the gate keeps it read-only
