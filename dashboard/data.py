@@ -1,14 +1,16 @@
 """All data access of the dashboard: one module, cached, parameterised.
 
-Pages never open the database themselves. Reads go through `query()` (cached
-for a few seconds, so games loaded by another process appear soon), each on a
-short read-only connection of its own, so that an ingest can take the file
-between two queries. Nothing here holds a lock while it works: the SQL
-console's queries run in a worker process that is killed at their limits
-(ingest.console), and writes — uploads, ratings, hand estimates — run in a
-child process (ingest.jobs), because DuckDB lets one process hold a file
-read-write or read-only, not both. A slow query or upload never blocks another
-visitor's page.
+Pages never open the database themselves, nor write SQL: they ask the page
+queries at the end of this module by name (`splits_by_player(f)`). The data
+lives in one `Store` (ingest.store: the database file, or a lake). Reads go
+through `query()` (cached for a few seconds, so games loaded by another process
+appear soon), each on a short read-only connection of its own (`Store.read`),
+so that an ingest can take the file between two queries. Nothing here holds a
+lock while it works: the SQL console's queries run in a worker process that is
+killed at their limits (ingest.console), and writes — uploads, ratings, hand
+estimates — run in a child process (ingest.jobs), because DuckDB lets one
+process hold a file read-write or read-only, not both. A slow query or upload
+never blocks another visitor's page.
 """
 
 from __future__ import annotations
@@ -58,8 +60,8 @@ def database() -> Store:
     (ingest.jobs), never on its own connections."""
     lake = os.environ.get("TRICKLEDGER_LAKE")
     if lake:
-        return Store(lake=lake)
-    return Store(writable=True)  # $TRICKLEDGER_DB, or trickledger.duckdb
+        return Store.connect(lake=lake)
+    return Store.connect(writable=True)  # $TRICKLEDGER_DB, or trickledger.duckdb
 
 
 LOCK_WAIT_S = 15.0  # a page run waits at most this long for a file another process holds
