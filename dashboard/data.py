@@ -1,14 +1,16 @@
 """All data access of the dashboard: one module, cached, parameterised.
 
-Pages never open the database themselves. Reads go through `query()` (cached
-for a few seconds, so games loaded by another process appear soon), each on a
-short read-only connection of its own, so that an ingest can take the file
-between two queries. Nothing here holds a lock while it works: the SQL
-console's queries run in a worker process that is killed at their limits
-(ingest.console), and writes — uploads, ratings, hand estimates — run in a
-child process (ingest.jobs), because DuckDB lets one process hold a file
-read-write or read-only, not both. A slow query or upload never blocks another
-visitor's page.
+Pages never open the database themselves, nor write SQL: they ask the page
+queries at the end of this module by name (`splits_by_player(f)`). The data
+lives in one `Store` (ingest.store: the database file, or a lake). Reads go
+through `query()` (cached for a few seconds, so games loaded by another process
+appear soon), each on a short read-only connection of its own (`Store.read`),
+so that an ingest can take the file between two queries. Nothing here holds a
+lock while it works: the SQL console's queries run in a worker process that is
+killed at their limits (ingest.console), and writes — uploads, ratings, hand
+estimates — run in a child process (ingest.jobs), because DuckDB lets one
+process hold a file read-write or read-only, not both. A slow query or upload
+never blocks another visitor's page.
 """
 
 from __future__ import annotations
@@ -22,19 +24,19 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 import streamlit as st
 
-from ingest import jobs
-from ingest import lake as lakes
+from ingest import admin, jobs
 from ingest.console import Answer, Console, Limits, Target
-from ingest.db import DatabaseBusy, db_path, reading, yield_to_writers
+from ingest.db import DatabaseBusy
 from ingest.load import Summary
 from ingest.sql import SqlRefused
+from ingest.store import Store
 
 Result = Answer  # what the SQL page shows
 
@@ -50,26 +52,16 @@ class WriteFailed(RuntimeError):
     """A write (upload, removal, estimate) that could not be done; the message says why."""
 
 
-@dataclass
-class Database:
-    path: str
-    lake: lakes.Reader | None = None  # `trickledger dashboard --lake DIR`: views over it
-
-    @property
-    def where(self) -> str:
-        return self.lake.lake if self.lake else self.path
-
-    def target(self) -> Target:
-        return Target(lake=self.path) if self.lake else Target(db=self.path)
-
-
 @st.cache_resource
-def database() -> Database:
-    """The process-wide handle: the file's path, or the lake's reader."""
+def database() -> Store:
+    """The process-wide store: the lake that `trickledger dashboard --lake` reads, or the
+    database file. The file's store is writable only so that a missing file is created
+    empty and the pages find their tables: the dashboard's writes run in child processes
+    (ingest.jobs), never on its own connections."""
     lake = os.environ.get("TRICKLEDGER_LAKE")
     if lake:
-        return Database(os.path.abspath(lake), lakes.Reader(lake))
-    return Database(os.path.abspath(db_path()))
+        return Store.connect(lake=lake)
+    return Store.connect(writable=True)  # $TRICKLEDGER_DB, or trickledger.duckdb
 
 
 LOCK_WAIT_S = 15.0  # a page run waits at most this long for a file another process holds
@@ -106,22 +98,17 @@ def _run_waits() -> _Waits:
 
 
 @contextmanager
-def _connection(db: Database) -> Iterator[Any]:
-    if db.lake is not None:
-        cursor = db.lake.get().cursor()  # one per query: a connection is not shared by threads
-        try:
-            yield cursor
-        finally:
-            cursor.close()
-        return
+def _connection(store: Store) -> Iterator[Any]:
+    """A short read-only connection (a lake's: a cursor of its own, for this thread) within
+    what is left of the page run's waits."""
     waits = _run_waits()
     started = time.monotonic()
-    yield_to_writers(db.path, limit_s=max(waits.writer_s, 0.0))
+    store.yield_to_writers(limit_s=max(waits.writer_s, 0.0))
     waits.writer_s -= time.monotonic() - started
     started = time.monotonic()
     try:
         # with nothing left to wait, the file is still tried once: only a held file fails
-        with reading(db.path, wait_s=max(waits.lock_s, 0.0)) as con:
+        with store.read(wait_s=max(waits.lock_s, 0.0)) as con:
             waits.lock_s -= time.monotonic() - started
             yield con
     except DatabaseBusy:
@@ -146,15 +133,23 @@ def observe_queries(observer: Callable[[str, tuple[Any, ...]], None]) -> Iterato
         _observers.remove(observer)
 
 
-def _read(sql: str, params: tuple[Any, ...]) -> pd.DataFrame:
-    for observer in _observers:
-        observer(sql, params)
+Read = TypeVar("Read")
+
+
+def _reading(work: Callable[[Any], Read]) -> Read:
+    """`work(connection)` on a short read-only connection; a held file is Busy."""
     try:
         with _connection(database()) as con:
-            return con.execute(sql, list(params)).df()
+            return work(con)
     except DatabaseBusy as e:
         _log.warning("%s", e)  # the server's path goes to its log, never to a visitor
         raise Busy(BUSY) from None
+
+
+def _read(sql: str, params: tuple[Any, ...]) -> pd.DataFrame:
+    for observer in _observers:
+        observer(sql, params)
+    return _reading(lambda con: con.execute(sql, list(params)).df())
 
 
 @st.cache_data(ttl=CACHE_TTL_S, show_spinner=False)
@@ -177,9 +172,9 @@ def _write_job() -> Iterator[None]:
 
 def without_paths(text: str) -> str:
     """A message for a visitor, the server's paths to the database taken out."""
-    db = database()
-    for path, word in ((db.where, "the database"), (db.path, "the database"),
-                       (os.path.dirname(db.path), "the server's folder")):
+    store = database()
+    for path, word in ((store.path, "the database"),
+                       (os.path.dirname(store.path), "the server's folder")):
         if path and len(path) > 1:
             text = text.replace(path, word)
     return text
@@ -219,7 +214,8 @@ def console(sql: str) -> Result:
     """The SQL console: one sandboxed read-only statement in a worker process that is
     killed at its time, memory or result-size limit (ConsoleError, a SqlRefused, says
     which)."""
-    return _console().run(database().target(), sql, CONSOLE_LIMITS)
+    store = database()
+    return _console().run(Target(db=store.db, lake=store.lake), sql, CONSOLE_LIMITS)
 
 
 def load(items: list[tuple[str, bytes]], who: dict[str, Any] | None = None,
@@ -228,12 +224,11 @@ def load(items: list[tuple[str, bytes]], who: dict[str, Any] | None = None,
     (auth.describe of the visitor), each audited; clears the query cache so pages show
     them. Names are kept as names only (a browser may send a path); every log is read
     within the one cap of the reader."""
-    db = database()
+    store = database()
     named = [(Path(name.replace("\\", "/")).name or "upload.jsonl", data)
              for name, data in items]
     with _write_job():
-        summary = jobs.upload(named, None if db.lake else db.path,
-                              db.path if db.lake else None, who, action)
+        summary = jobs.upload(named, store.db, store.lake, who, action)
     query.clear()
     return summary
 
@@ -405,7 +400,7 @@ def options() -> dict[str, Any]:
 
     games = query("SELECT DISTINCT game FROM games ORDER BY game")["game"].tolist()
     counts = query("SELECT DISTINCT n_players FROM games ORDER BY 1")["n_players"].tolist()
-    players = query("SELECT DISTINCT player FROM players ORDER BY 1")["player"].tolist()
+    players = player_names()
     variants = query("SELECT DISTINCT unnest(variants) AS v FROM games ORDER BY 1")["v"].tolist()
     editions = query("SELECT DISTINCT edition FROM games WHERE edition IS NOT NULL "
                      "ORDER BY 1")["edition"].tolist()
@@ -505,16 +500,16 @@ def ensure_ratings() -> str | None:
     did not); returns a note when the database was busy and older ratings are shown."""
     from ingest import ratings
 
-    db = database()
-    if db.lake is not None:
+    store = database()
+    if store.kind == "lake":
         return None  # a lake's ratings are not stored (docs/scale.md)
     waits = _run_waits()
     try:
-        with _connection(db) as con:  # within the page run's one wait
+        with _connection(store) as con:  # within the page run's one wait
             if ratings.is_fresh(con):
                 return None
         # the job's waits for the file come out of the same budget
-        done = jobs.run("ratings", {"db": db.path, "wait_s": waits.lock_s})
+        done = jobs.run("ratings", {"db": store.path, "wait_s": waits.lock_s})
         waits.lock_s = max(0.0, waits.lock_s - float(done.get("waited", 0.0)))
     except (DatabaseBusy, jobs.JobBusy):
         waits.lock_s = 0.0
@@ -566,9 +561,9 @@ __all__ = ["Busy", "Filters", "Result", "SqlRefused", "console", "database", "fi
 
 def audit_rows(limit: int = 500) -> pd.DataFrame:
     """The newest rows of the audit log (a lake's from its `_audit.jsonl`)."""
-    db = database()
-    if db.lake is not None:
-        path = Path(db.path) / "_audit.jsonl"
+    store = database()
+    if store.kind == "lake":  # a lake keeps its audit as JSON lines beside its tables
+        path = Path(store.path) / "_audit.jsonl"
         if not path.exists():
             return pd.DataFrame()
         frame = pd.read_json(path, lines=True, dtype=False)
@@ -580,15 +575,13 @@ def audit_rows(limit: int = 500) -> pd.DataFrame:
                  "game_id, sha256 FROM audit_log ORDER BY happened_at DESC LIMIT ?", (limit,))
 
 
-def find_log(wanted: str) -> pd.DataFrame:
-    """The logs a SHA-256 (or its first 8+ characters) or a game id names."""
-    wanted = wanted.strip()
-    return query("""
-        SELECT l.sha256, l.file_name, l.status, l.game_id, g.game, g.n_players,
-               l.ingested_at
-        FROM logs l LEFT JOIN games g ON g.sha256 = l.sha256
-        WHERE l.sha256 = ? OR l.game_id = ? OR (length(?) >= 8 AND starts_with(l.sha256, ?))
-        ORDER BY l.ingested_at LIMIT 20""", (wanted, wanted, wanted, wanted.lower()))
+def find_logs(wanted: str) -> pd.DataFrame:
+    """The logs a SHA-256 (or its first 8+ characters) or a game id names, the oldest 20
+    (ingest.admin.find_logs, the lookup a quarantine or delete makes). Not cached: a log
+    an admin has just taken out must not show as it was."""
+    found = _reading(lambda con: admin.find_logs(con, wanted, limit=20))
+    return pd.DataFrame([asdict(log) for log in found],
+                        columns=[f.name for f in fields(admin.FoundLog)])
 
 
 def remove_log(sha256: str, action: str, who: dict[str, Any], reason: str) -> str:
@@ -599,3 +592,423 @@ def remove_log(sha256: str, action: str, who: dict[str, Any], reason: str) -> st
                                      "who": who, "reason": reason})
     query.clear()
     return str(result["line"])
+
+
+# ----------------------------------------------------------------- page queries
+#
+# Every page's questions, by name: a page calls `splits_by_player(f)`, never SQL. Each is
+# named after what it answers (and the analytics macro it reads, docs/analytics.md); the
+# filtered ones read the sidebar's games through `filtered`, every value a parameter.
+
+
+def game_title(name: str) -> str:
+    """A game's title from the registry (its name when the registry does not know it)."""
+    info = game_info(name)
+    return info.title if info is not None else name
+
+
+def player_names() -> list[str]:
+    """Everybody in the database, whatever the filter."""
+    names: list[str] = query("SELECT DISTINCT player FROM players ORDER BY 1")["player"].tolist()
+    return names
+
+
+# --- overview
+
+
+def totals_by_game(f: Filters) -> pd.DataFrame:
+    """Per game: games, rounds played, tricks and different players."""
+    return filtered("""
+        WITH gs AS (SELECT game_id, game, rounds_played FROM games WHERE game_id IN ({games})),
+        t AS (SELECT gs.game, count(*) AS tricks FROM tricks JOIN gs USING (game_id)
+              GROUP BY gs.game),
+        p AS (SELECT gs.game, count(DISTINCT player) AS players FROM players JOIN gs
+              USING (game_id) GROUP BY gs.game)
+        SELECT gs.game, count(*) AS games, CAST(sum(gs.rounds_played) AS BIGINT) AS rounds,
+               coalesce(any_value(t.tricks), 0) AS tricks, any_value(p.players) AS players
+        FROM gs LEFT JOIN t USING (game) LEFT JOIN p USING (game)
+        GROUP BY gs.game ORDER BY gs.game""", f)
+
+
+def players_counted(f: Filters) -> int:
+    """How many different players sat at the filtered games."""
+    people = filtered("""
+        SELECT count(DISTINCT player) AS n FROM players WHERE game_id IN ({games})""", f)
+    return int(people["n"].iloc[0])
+
+
+def games_by_status(f: Filters) -> pd.DataFrame:
+    """Per counting class (`game_counting`): games, and the disputed ones of all of them."""
+    return filtered("""
+        SELECT counted_as, count(*) AS games,
+               sum(count(*) FILTER (WHERE disputed)) OVER () AS disputed
+        FROM game_counting WHERE game_id IN ({games}) GROUP BY counted_as""", f)
+
+
+def _like(text: str) -> str:
+    """`text` matched literally by ILIKE (its % and _ are not wildcards)."""
+    return text.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def disputed_games(f: Filters, wanted: str = "") -> pd.DataFrame:
+    """The 200 newest games with a claim that does not match, whose file name or game id
+    holds `wanted` (literally), with their first disputed round."""
+    return filtered("""
+        SELECT g.game_id, g.file_name, g.game, g.status, g.ingested_at,
+               count(*) AS claims, min(c.round) AS first_round
+        FROM games g JOIN claims c USING (game_id)
+        WHERE NOT c.match AND g.game_id IN ({games})
+          AND (g.file_name ILIKE ? ESCAPE '\\' OR g.game_id ILIKE ? ESCAPE '\\')
+        GROUP BY ALL ORDER BY g.ingested_at DESC, g.file_name LIMIT 200""", f,
+        params=(f"%{_like(wanted)}%", f"%{_like(wanted)}%"))
+
+
+def recent_uploads() -> pd.DataFrame:
+    """The 20 logs loaded last, whatever became of them (a conflict's game id is the other
+    log's, the one it clashes with: not shown)."""
+    return query("""
+        SELECT file_name, status,
+               CASE WHEN status IN ('conflict', 'quarantined', 'unreadable') THEN NULL
+                    ELSE game_id END AS game_id, size_bytes, ingested_at, error_line,
+               CASE WHEN status = 'quarantined' THEN 'taken out by an admin'
+                    ELSE error_message END AS error_message
+        FROM logs ORDER BY ingested_at DESC, file_name LIMIT 20""")
+
+
+# --- results and ratings
+
+
+def results(f: Filters) -> pd.DataFrame:
+    """Per game and player: wins against chance (`results_of`)."""
+    return filtered("""
+        SELECT * FROM results_of({game_list}) WHERE {players}
+        ORDER BY game, win_rate DESC, player""", f, player_column="player")
+
+
+def final_totals(f: Filters, game: str) -> pd.DataFrame:
+    """Every final total of one game, with the table size."""
+    return filtered("""
+        SELECT f.total, f.n_players FROM finishes f
+        WHERE f.game_id IN ({games}) AND {players}""", f, game=game,
+        player_column="f.player")
+
+
+def latest_games(f: Filters, game: str) -> pd.DataFrame:
+    """The 50 latest finished games of one game: winners and totals."""
+    return filtered("""
+        SELECT g.game_id, g.played_on, g.n_players,
+               array_to_string(g.winners, ', ') AS winners,
+               string_agg(p.player || ' ' || p.total, ', ' ORDER BY p.seat) AS totals
+        FROM games g JOIN players p USING (game_id)
+        WHERE g.status IN ('complete', 'sheet') AND g.game_id IN ({games})
+        GROUP BY ALL ORDER BY g.played_on DESC NULLS LAST, g.game_id LIMIT 50""",
+        f, game=game)
+
+
+def ratings_by_game(f: Filters) -> pd.DataFrame:
+    """The ratings of the filtered players in the filtered games, each with its place."""
+    return filtered("""
+        SELECT r.*, rank() OVER (PARTITION BY r.game ORDER BY r.ordinal DESC, r.player) AS place
+        FROM ratings r WHERE {players}
+          AND r.game IN (SELECT game FROM games WHERE game_id IN ({games}))
+          AND r.player IN (SELECT player FROM players WHERE game_id IN ({games}))
+        ORDER BY r.game, r.ordinal DESC, r.player""", f, player_column="r.player")
+
+
+def rating_history(game: str, players: list[str]) -> pd.DataFrame:
+    """How the ratings of `players` in `game` went, game by game."""
+    return query("""
+        SELECT seq, player, ordinal, mu, sigma, played_on
+        FROM rating_history WHERE game = ? AND list_contains(?, player)
+        ORDER BY seq, player""", (game, tuple(players)))
+
+
+def head_to_head(f: Filters) -> pd.DataFrame:
+    """Per game and pair of players who met: ahead, behind, tied (`head_to_head_of`)."""
+    return filtered("""
+        SELECT * FROM head_to_head_of({game_list}) WHERE {players}
+        ORDER BY game, player, opponent""", f, player_column="player")
+
+
+def seat_effects(f: Filters) -> pd.DataFrame:
+    """Per game and seat from the dealer: points above the table's mean (`seat_effects_of`)."""
+    return filtered("""
+        SELECT * FROM seat_effects_of({game_list}) ORDER BY game, seat_from_dealer""", f)
+
+
+def leader_effects(f: Filters) -> pd.DataFrame:
+    """Per game: the first leader's points above the table's mean (`leader_effects_of`)."""
+    return filtered("""
+        SELECT * FROM leader_effects_of({game_list}) ORDER BY game, first_round DESC""", f)
+
+
+# --- tricks: splits, early ends
+
+
+def splits_by_player(f: Filters) -> pd.DataFrame:
+    """Per player: first picks and the rest against chance (`split_stats_of`)."""
+    return filtered("SELECT * FROM split_stats_of({game_list}) WHERE {players} "
+                    "ORDER BY player", f, player_column="player")
+
+
+def split_takes_by_table(f: Filters) -> pd.DataFrame:
+    """Per table size and take (first pick, the rest): cards taken, placed open, kept."""
+    return filtered("""
+        SELECT CASE role WHEN 'first_pick' THEN 'first pick' ELSE 'the rest' END AS take,
+               g.n_players, count(*) AS takes, round(avg(n_cards), 2) AS cards,
+               round(avg(placed_open), 2) AS placed_open, round(avg(kept_cards), 2) AS kept
+        FROM split_takes t JOIN games g USING (game_id)
+        WHERE t.game_id IN ({games}) AND kept_cards IS NOT NULL
+        GROUP BY ALL ORDER BY g.n_players, take""", f)
+
+
+def early_ends(f: Filters) -> pd.DataFrame:
+    """Every round of a game that can end early, and how it ended (`early_ends_of`)."""
+    return filtered("SELECT * FROM early_ends_of({game_list})", f)
+
+
+def early_ends_by_table(f: Filters) -> pd.DataFrame:
+    """Per table size: the share of rounds ended early, with its 95 % interval."""
+    return filtered("""
+        SELECT n_players, count(*) AS rounds, count(*) FILTER (WHERE ended_early) AS early,
+               round(avg(CASE WHEN ended_early THEN 1 ELSE 0 END), 4) AS early_share,
+               round(wilson_low(count(*) FILTER (WHERE ended_early), count(*)), 4) AS low,
+               round(wilson_high(count(*) FILTER (WHERE ended_early), count(*)), 4) AS high
+        FROM early_ends_of({game_list}) GROUP BY n_players ORDER BY n_players""", f)
+
+
+def early_ends_by_player(f: Filters) -> pd.DataFrame:
+    """Per player: who could not play and who caused it (`early_end_players_of`)."""
+    return filtered("""
+        SELECT * FROM early_end_players_of({game_list}) WHERE {players}
+        ORDER BY could_not_play DESC, caused DESC, player""", f, player_column="player")
+
+
+# --- bidding (rage): `rule` is a bidding rule or "all", `pm1` "with", "without" or "either"
+
+_BIDS_UNDER = "(? = 'all' OR bidding = ?) AND (? = 'either' OR plus_minus_one = (? = 'with'))"
+
+
+def _bid_query(sql: str, f: Filters, rule: str, pm1: str) -> pd.DataFrame:
+    """`sql` over the bids of the filtered players, `{rule}` standing for the rule chosen."""
+    return filtered(sql.replace("{rule}", _BIDS_UNDER), f, player_column="player",
+                    params=(rule, rule, pm1, pm1))
+
+
+def bids_by_player(f: Filters, rule: str, pm1: str) -> pd.DataFrame:
+    """Per player: exact bids, bias and misses (`bid_rounds_of`)."""
+    return _bid_query("""
+        SELECT player, count(*) AS rounds, count(*) FILTER (WHERE exact) AS exact,
+               avg(CASE WHEN exact THEN 1 ELSE 0 END) AS exact_rate,
+               wilson_low(count(*) FILTER (WHERE exact), count(*)) AS exact_low,
+               wilson_high(count(*) FILTER (WHERE exact), count(*)) AS exact_high,
+               round(avg(bid_error), 3) AS bias, round(avg(abs(bid_error)), 3) AS mean_abs_error,
+               count(*) FILTER (WHERE bid_error < 0) AS overbids,
+               count(*) FILTER (WHERE bid_error > 0) AS underbids
+        FROM bid_rounds_of({game_list}) WHERE {players} AND {rule}
+        GROUP BY player ORDER BY player""", f, rule, pm1)
+
+
+def bids_by_hand_size(f: Filters, rule: str, pm1: str) -> pd.DataFrame:
+    """Per hand size: the exact rate and bias of the bids."""
+    return _bid_query("""
+        SELECT hand_size, avg(CASE WHEN exact THEN 1 ELSE 0 END) AS exact_rate,
+               avg(bid_error) AS bias, count(*) AS rounds
+        FROM bid_rounds_of({game_list}) WHERE {players} AND {rule}
+        GROUP BY hand_size ORDER BY hand_size""", f, rule, pm1)
+
+
+def bids_by_trumps(f: Filters, rule: str, pm1: str) -> pd.DataFrame:
+    """Per number of trumps held (6 = 6 or more): the exact rate and bias of the bids."""
+    return _bid_query("""
+        SELECT least(trumps_held, 6) AS trumps_held,
+               avg(CASE WHEN exact THEN 1 ELSE 0 END) AS exact_rate,
+               avg(bid_error) AS bias, count(*) AS rounds
+        FROM bid_rounds_of({game_list}) WHERE {players} AND {rule}
+        GROUP BY 1 ORDER BY 1""", f, rule, pm1)
+
+
+def bids_against_tricks(f: Filters, rule: str, pm1: str) -> pd.DataFrame:
+    """Per bid and tricks won: how many rounds."""
+    return _bid_query("""
+        SELECT bid, won, count(*) AS rounds FROM bid_rounds_of({game_list})
+        WHERE {players} AND {rule} GROUP BY bid, won""", f, rule, pm1)
+
+
+def bids_by_position(f: Filters, rule: str, pm1: str) -> pd.DataFrame:
+    """Per bidding position: the exact rate with its 95 % interval."""
+    return _bid_query("""
+        SELECT bid_position, count(*) AS rounds,
+               avg(CASE WHEN exact THEN 1 ELSE 0 END) AS exact_rate,
+               wilson_low(count(*) FILTER (WHERE exact), count(*)) AS low,
+               wilson_high(count(*) FILTER (WHERE exact), count(*)) AS high
+        FROM bid_rounds_of({game_list}) WHERE {players} AND {rule}
+        GROUP BY bid_position ORDER BY bid_position""", f, rule, pm1)
+
+
+def bids_against_hands(f: Filters, rule: str, pm1: str) -> pd.DataFrame:
+    """Per player: the bid and the play against what the hand could take (`bid_vs_hand_of`)."""
+    return _bid_query("""
+        SELECT player, count(*) AS bids, avg(bidding_error) AS bidding_error,
+               avg(play_error) AS play_error, avg(abs(bidding_error)) AS abs_bidding_error,
+               avg(abs(play_error)) AS abs_play_error, avg(expected_se) AS mc_error,
+               avg(bid_made_share) AS bid_made_share
+        FROM bid_vs_hand_of({game_list}) WHERE {players} AND {rule}
+        GROUP BY player ORDER BY player""", f, rule, pm1)
+
+
+# --- decisions (move_quality)
+
+
+def decisions_by_player(f: Filters) -> pd.DataFrame:
+    """Per game and player: the accuracy of the judged decisions (`decision_quality_of`)."""
+    return filtered("""
+        SELECT * FROM decision_quality_of({game_list}) WHERE {players}
+        ORDER BY game, accuracy DESC, avg_cost, player""", f, player_column="player")
+
+
+def decisions_judged() -> int:
+    """How many decisions the judge has judged, in every game."""
+    return int(query("SELECT count(*) AS n FROM move_quality")["n"].iloc[0])
+
+
+# --- one player (the player page)
+
+
+def player_results(f: Filters, player: str) -> pd.DataFrame:
+    """Per game: the player's wins against chance (`results_of`)."""
+    return filtered("""
+        SELECT game, games, win_share, expected_wins, win_rate, baseline_rate, vs_baseline,
+               win_rate_low, win_rate_high, mean_total, mean_finish
+        FROM results_of({game_list}) WHERE player = ? ORDER BY game""", f, params=(player,))
+
+
+def player_games(f: Filters, player: str) -> int:
+    """How many of the filtered games the player sat at."""
+    played = filtered("""
+        SELECT count(*) AS games FROM players WHERE player = ? AND game_id IN ({games})""", f,
+        params=(player,))
+    return int(played["games"].iloc[0])
+
+
+def player_ratings(player: str) -> pd.DataFrame:
+    """Per game: the player's rating and place among the rated players."""
+    return query("""
+        SELECT r.game, r.games, r.mu, r.sigma, r.ordinal,
+               (SELECT count(*) + 1 FROM ratings o WHERE o.game = r.game
+                AND (o.ordinal > r.ordinal OR (o.ordinal = r.ordinal AND o.player < r.player)))
+                   AS place,
+               (SELECT count(*) FROM ratings o WHERE o.game = r.game) AS rated
+        FROM ratings r WHERE r.player = ? ORDER BY r.game""", (player,))
+
+
+def player_rating_history(player: str) -> pd.DataFrame:
+    """The player's rating after each of their rated games."""
+    return query("""
+        SELECT game, seq, played_on, finish, players, mu, sigma, ordinal
+        FROM rating_history WHERE player = ? ORDER BY game, seq""", (player,))
+
+
+def player_form(f: Filters, player: str) -> pd.DataFrame:
+    """Every finished game of the player in played order: placing, and its mean over the
+    last ten."""
+    return filtered("""
+        SELECT game, game_id, played_on, n_players, finish, total, win_share,
+               CASE WHEN n_players > 1 THEN (n_players - finish) / (n_players - 1) END
+                   AS placing,
+               avg(CASE WHEN n_players > 1 THEN (n_players - finish) / (n_players - 1) END)
+                   OVER (ORDER BY played_on NULLS LAST, game_id
+                         ROWS BETWEEN 9 PRECEDING AND CURRENT ROW) AS last_ten
+        FROM finishes WHERE player = ? AND game_id IN ({games})
+        ORDER BY played_on NULLS LAST, game_id""", f, params=(player,))
+
+
+def player_head_to_head(f: Filters, player: str) -> pd.DataFrame:
+    """The player's 30 most frequent opponents (`head_to_head_of`)."""
+    return filtered("""
+        SELECT game, opponent, games, ahead, behind, tied
+        FROM head_to_head_of({game_list}) WHERE player = ?
+        ORDER BY games DESC, game, opponent LIMIT 30""", f, params=(player,))
+
+
+def player_splits(f: Filters, player: str) -> pd.DataFrame:
+    """The player's first picks and the rest (`split_stats_of`)."""
+    return filtered("SELECT * FROM split_stats_of({game_list}) WHERE player = ?", f,
+                    params=(player,))
+
+
+def player_early_ends(f: Filters, player: str) -> pd.DataFrame:
+    """The early ends the player could not play or caused (`early_end_players_of`)."""
+    return filtered("SELECT * FROM early_end_players_of({game_list}) WHERE player = ?",
+                    f, params=(player,))
+
+
+def player_bid_accuracy(f: Filters, player: str) -> pd.DataFrame:
+    """The player's exact bids and mean miss (`bid_accuracy_of`)."""
+    return filtered("SELECT * FROM bid_accuracy_of({game_list}) WHERE player = ?", f,
+                    params=(player,))
+
+
+def player_bids_against_hands(f: Filters, player: str) -> pd.DataFrame:
+    """The player's bid and play against what the hands could take (`bid_vs_hand_of`)."""
+    return filtered("""
+        SELECT count(*) AS bids, avg(bidding_error) AS bidding, avg(play_error) AS play,
+               avg(abs(bidding_error)) AS abs_bidding, avg(abs(play_error)) AS abs_play
+        FROM bid_vs_hand_of({game_list}) WHERE player = ?""", f, params=(player,))
+
+
+def player_decisions(f: Filters, player: str) -> pd.DataFrame:
+    """Per judged game of the player: accuracy, cost, blunders (`game_decisions_of`)."""
+    return filtered("""
+        SELECT game, game_id, played_on, decisions, accuracy, avg_cost, blunders
+        FROM game_decisions_of({game_list}) WHERE player = ?
+        ORDER BY played_on NULLS LAST, game_id""", f, params=(player,))
+
+
+def player_costliest_moves(f: Filters, player: str) -> pd.DataFrame:
+    """The player's ten costliest judged decisions (`move_quality_of`)."""
+    return filtered("""
+        SELECT game_id, round, move, best_move, cost, cost_se, band
+        FROM move_quality_of({game_list}) WHERE player = ? AND band <> 'best'
+        ORDER BY cost DESC, game_id, line LIMIT 10""", f, params=(player,))
+
+
+def player_disputes(player: str) -> pd.DataFrame:
+    """Every claimed score about the player that does not match the replay, newest first."""
+    return query("""
+        SELECT c.game_id, g.file_name, c.line, coalesce(CAST(c.round AS VARCHAR), 'totals')
+                   AS round, c.claimed, c.computed, c.derivation
+        FROM claims c JOIN games g USING (game_id)
+        WHERE c.player = ? AND NOT c.match ORDER BY g.played_on DESC NULLS LAST, c.game_id,
+              c.line""", (player,))
+
+
+# --- one game (the viewer)
+
+
+def judged_moves(game_id: str, round_no: int) -> pd.DataFrame:
+    """The judge's verdict on every decision of a round (`move_quality_of`)."""
+    return query("""
+        SELECT line, player, move, band, cost, cost_se, best_move, value, best_value, samples
+        FROM move_quality_of([?]) WHERE round = ? ORDER BY line""", (game_id, round_no))
+
+
+def round_bids(game_id: str, round_no: int) -> pd.DataFrame:
+    """Each player's bid and tricks won in a round."""
+    return query("""SELECT player, bid, won, bid_error AS "won − bid", score FROM bids
+                         WHERE game_id = ? AND round = ? ORDER BY player""", (game_id, round_no))
+
+
+def running_scores(game_id: str) -> pd.DataFrame:
+    """Every round's scores of a game, with the running totals and how each is made up."""
+    return query("""
+        SELECT round, player, score, running_total AS "running total", derivation FROM round_scores
+        WHERE game_id = ? ORDER BY round, player""", (game_id,))
+
+
+def disputed_claims(game_id: str) -> pd.DataFrame:
+    """A game's claimed scores that do not match the replay, in the order of the sheet."""
+    return query("""SELECT coalesce(CAST(round AS VARCHAR), 'totals') AS round,
+                                  player, claimed AS "sheet says", computed, derivation, line
+                           FROM claims WHERE game_id = ? AND NOT match ORDER BY line""",
+                 (game_id,))

@@ -30,6 +30,7 @@ import duckdb
 from . import schema
 from .analytics import DERIVED_TABLES
 from .db import writing
+from .transactions import transaction
 
 QUARANTINED = "quarantined"
 ACTIONS = ("upload", "save", "ingest", "quarantine", "delete")
@@ -83,13 +84,8 @@ def audit(path: str, actor: Actor, action: str, rows: list[dict[str, Any]]) -> N
     if not rows:
         return
     with writing(path) as con:
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             record(con, actor, action, rows)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
 
 
 @dataclass(frozen=True)
@@ -108,26 +104,52 @@ class Removed:
         return f"{self.file_name}{game}: {what}; {self.rows:,} rows of its facts removed"
 
 
-def find_log(con: duckdb.DuckDBPyConnection, wanted: str) -> tuple[str, str | None, str, str]:
-    """(sha256, game_id, file_name, status) of the one log `wanted` names: its SHA-256, a
-    unique prefix of it (8 characters or more), or its game id (the log whose game is
-    loaded, when others with that id were refused as conflicts)."""
+@dataclass(frozen=True)
+class FoundLog:
+    """A log that a SHA-256, a prefix of one or a game id names (`find_logs`)."""
+
+    sha256: str
+    file_name: str
+    status: str
+    game_id: str | None
+    game: str | None
+    n_players: int | None
+    ingested_at: dt.datetime
+    owner: bool  # its game is the one loaded (a conflict's or a quarantined log's is not)
+
+
+def find_logs(con: duckdb.DuckDBPyConnection, wanted: str,
+              limit: int | None = None) -> list[FoundLog]:
+    """The logs `wanted` names, oldest first (at most `limit`): by SHA-256, by a prefix of
+    one (8 characters or more) or by game id (a game id can name several logs: the one
+    whose game is loaded, and those refused as conflicts with it)."""
     wanted = wanted.strip()
-    rows = con.execute(
-        "SELECT l.sha256, l.game_id, l.file_name, l.status, g.sha256 IS NOT NULL AS owner "
+    cur = con.execute(
+        "SELECT l.sha256, l.file_name, l.status, l.game_id, g.game, g.n_players, "
+        "l.ingested_at, g.sha256 IS NOT NULL AS owner "
         "FROM logs l LEFT JOIN games g ON g.sha256 = l.sha256 "
-        "WHERE l.sha256 = ? OR l.game_id = ? OR (length(?) >= 8 AND starts_with(l.sha256, ?))",
-        [wanted, wanted, wanted, wanted.lower()]).fetchall()
+        "WHERE l.sha256 = ? OR l.game_id = ? OR (length(?) >= 8 AND starts_with(l.sha256, ?)) "
+        "ORDER BY l.ingested_at, l.sha256",
+        [wanted, wanted, wanted, wanted.lower()])
+    rows = cur.fetchall() if limit is None else cur.fetchmany(limit)
+    return [FoundLog(*row) for row in rows]
+
+
+def find_log(con: duckdb.DuckDBPyConnection, wanted: str) -> tuple[str, str | None, str, str]:
+    """(sha256, game_id, file_name, status) of the one log `wanted` names (`find_logs`):
+    of several logs with that game id, the one whose game is loaded."""
+    rows = find_logs(con, wanted)
+    wanted = wanted.strip()
     if not rows:
         raise AdminError(f"no log has the SHA-256 or game id {wanted!r}")
-    owners = [r for r in rows if r[4] and r[1] == wanted]
+    owners = [r for r in rows if r.owner and r.game_id == wanted]
     if len(rows) > 1 and len(owners) == 1:
         rows = owners
     if len(rows) > 1:
-        names = ", ".join(f"{r[2]} ({r[0][:12]})" for r in rows[:5])
+        names = ", ".join(f"{r.file_name} ({r.sha256[:12]})" for r in rows[:5])
         raise AdminError(f"{wanted!r} names {len(rows)} logs ({names}); give a SHA-256")
-    sha, gid, name, status, _ = rows[0]
-    return str(sha), gid, str(name), str(status)
+    found = rows[0]
+    return found.sha256, found.game_id, found.file_name, found.status
 
 
 def _remove_facts(con: duckdb.DuckDBPyConnection, sha: str, gid: str | None) -> int:
@@ -150,8 +172,7 @@ def remove(path: str, wanted: str, action: str, actor: Actor, reason: str = "") 
     if action not in ("quarantine", "delete"):
         raise ValueError(action)
     with writing(path) as con:
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             sha, gid, name, status = find_log(con, wanted)
             if action == "quarantine" and status == QUARANTINED:
                 raise AdminError(f"{name} is quarantined already")
@@ -180,12 +201,8 @@ def remove(path: str, wanted: str, action: str, actor: Actor, reason: str = "") 
             record(con, actor, action, [{"file_name": name, "sha256": sha, "game_id": gid,
                                          "result": f"was {status}",
                                          "detail": reason or None}])
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
     return Removed(action, sha, gid, name, rows)
 
 
-__all__ = ["QUARANTINED", "Actor", "AdminError", "Removed", "audit", "find_log", "record",
-           "remove"]
+__all__ = ["QUARANTINED", "Actor", "AdminError", "FoundLog", "Removed", "audit", "find_log",
+           "find_logs", "record", "remove"]

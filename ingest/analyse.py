@@ -27,6 +27,7 @@ from . import ratings
 from .db import DatabaseBusy, db_path, log_texts, reading, writing
 from .hands import DEFAULT_PLAYOUTS, METHOD, HandEstimate, estimate_round
 from .lake import Analysis, LakeError
+from .transactions import transaction
 
 # the settled bids without an estimate for (method, seed, playouts)
 MISSING_SQL = """
@@ -264,16 +265,11 @@ def _write(path: Target, done: list[tuple[RoundTask, list[HandEstimate]]], seed:
              e.expected_tricks, e.expected_sd, list(e.tricks_seen), e.seconds, now)
             for t, estimates in done for e in estimates]
     with _writing(path) as con:
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             for sha, rnd, player in {(r[0], r[2], r[3]) for r in rows}:
                 con.execute("DELETE FROM hand_estimates WHERE sha256 = ? AND round = ? AND "
                             "player = ?", [sha, rnd, player])
             ratings.insert_rows(con, "hand_estimates", rows)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
 
 
 def refresh_ratings(path: Target) -> ratings.RatingsRun:

@@ -20,6 +20,7 @@ import duckdb
 from . import schema
 from .analytics import DERIVED_TABLES
 from .db import STORAGE, open_db
+from .transactions import transaction
 
 MANIFEST = "manifest.json"
 FORMAT = "trickledger-export/1"
@@ -201,24 +202,19 @@ def _build(src: Path, db: str, manifest: dict[str, object], version: int) -> Rep
                 raise BackupError(f"{path}: not a readable Parquet file ({e})") from None
             if got != (expect["rows"], expect["checksum"]):
                 raise BackupError(f"{path}: its rows differ from the manifest (damaged?)")
-        con.execute("BEGIN TRANSACTION")
-        con.execute("CREATE TABLE schema_version (version INTEGER, applied_at TIMESTAMP)")
-        for name, cols in known.items():  # the schema of this version, which the export has
-            body = ", ".join(f'"{c}" {t}' for c, t in cols)
-            con.execute(f"CREATE TABLE {name} ({body})")
-        for name in listed:
-            path = src / f"{name}.parquet"
-            con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM "
-                        f"read_parquet('{_literal(path)}')")
-        for name, expect in listed.items():
-            if checksum(con, name) != (expect["rows"], expect["checksum"]):
-                raise BackupError(f"table {name}: the restored rows differ from the export")
-        con.execute("COMMIT")
+        with transaction(con):
+            con.execute("CREATE TABLE schema_version (version INTEGER, applied_at TIMESTAMP)")
+            for name, cols in known.items():  # the schema of this version, which the export has
+                body = ", ".join(f'"{c}" {t}' for c, t in cols)
+                con.execute(f"CREATE TABLE {name} ({body})")
+            for name in listed:
+                path = src / f"{name}.parquet"
+                con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM "
+                            f"read_parquet('{_literal(path)}')")
+            for name, expect in listed.items():
+                if checksum(con, name) != (expect["rows"], expect["checksum"]):
+                    raise BackupError(f"table {name}: the restored rows differ from the export")
     except BaseException as e:
-        try:
-            con.execute("ROLLBACK")
-        except duckdb.Error:
-            pass
         con.close()
         for leftover in (db, db + ".wal"):
             if os.path.exists(leftover):

@@ -39,8 +39,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from .sql import Result, SqlRefused
-from .sql import check as sql_check
+from .readonly import Result, SqlRefused
+from .readonly import check as sql_check
 
 TIMEOUT_S = 10.0
 MAX_ROWS = 5_000
@@ -566,7 +566,7 @@ def one_line(text: str) -> str:
 
 def check(sql: str) -> None:
     """Refuse (ConsoleError) anything but one SELECT, an EXPLAIN of one, or a read-only
-    PRAGMA: the same gate as every read-only query (ingest.sql.check). Parsing only."""
+    PRAGMA: the same gate as every read-only query (ingest.readonly.check). Parsing only."""
     import duckdb
 
     try:

@@ -36,6 +36,7 @@ from .batch import STAGING, Done, Outcome, Recorded, Source, Task, to_arrow, wri
 from .db import writing
 from .lake import LOADED, LakeWriter, discard
 from .sources import expand
+from .transactions import transaction
 
 __all__ = ["Source", "Summary", "expand", "ingest", "record_missing"]
 
@@ -227,8 +228,7 @@ class DatabaseWriter:
         Returns the chunks to run again instead, when their workers could not know
         something (nothing is committed then)."""
         with writing(self.path, on_busy=self.on_busy, allow=self.out) as con:
-            con.execute("BEGIN TRANSACTION")
-            try:
+            with transaction(con):
                 again = reruns(tasks, dones, self.lookup(con, dones))
                 if not again:
                     by_table: dict[str, list[str]] = {}
@@ -244,10 +244,6 @@ class DatabaseWriter:
                             {"file_name": o.name, "sha256": o.sha256, "game_id": o.game_id,
                              "result": o.status, "detail": o.message}
                             for d in dones for o in d.outcomes])
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
         if not again:
             self.batches += 1
             for done in dones:

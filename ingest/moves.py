@@ -22,6 +22,7 @@ from replay.judge import DEFAULT_SAMPLES, METHOD, Judgement, judge_log
 
 from . import ratings
 from .db import log_texts, reading, writing
+from .transactions import transaction
 
 # the complete games not judged yet for (method, seed, samples); disputed games are complete
 MISSING_SQL = """
@@ -155,8 +156,7 @@ def _write(path: str, task: GameTask, judged: list[Judgement], seed: int,
              j.alternatives, j.band, METHOD, seed, now) for j in judged]
     key = cache_key(seed, samples)
     with writing(path) as con:
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             # one judgement per decision: a judgement under another key is replaced
             con.execute("DELETE FROM move_quality WHERE sha256 = ?", [task.sha256])
             con.execute("DELETE FROM analysis_runs WHERE analysis = 'moves' AND "
@@ -165,7 +165,3 @@ def _write(path: str, task: GameTask, judged: list[Judgement], seed: int,
                 ratings.insert_rows(con, "move_quality", rows)
             con.execute("INSERT INTO analysis_runs VALUES ('moves', ?, ?, ?, ?)",
                         [task.sha256, len(rows), key, now])
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise

@@ -24,6 +24,8 @@ from typing import Any
 
 import duckdb
 
+from .transactions import transaction
+
 MODEL = "openskill PlackettLuce mu=25 sigma=25/3 ordinal=mu-3sigma; order: played_on, game_id"
 
 # the games rated and the order they are rated in, as text: it changes when they do
@@ -107,18 +109,13 @@ def store(con: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], fp: str) 
     transaction). Computing apart from storing lets a caller compute on a read-only
     connection and hold the write lock only to store."""
     games = len({r[2] for r in rows})
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         con.execute("DELETE FROM rating_history")
         if rows:
             insert_rows(con, "rating_history", rows)
         con.execute("DELETE FROM analysis_runs WHERE analysis = 'ratings'")
         con.execute("INSERT INTO analysis_runs VALUES ('ratings', ?, ?, ?, ?)",
                     [fp, len(rows), f"{games} games", _now()])
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
     return RatingsRun(True, games, len(rows), fp)
 
 

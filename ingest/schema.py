@@ -12,6 +12,7 @@ from replay.registry import GameInfo, on_register, registry
 
 from . import analytics
 from .analytics import VIEWS
+from .transactions import transaction
 
 SCHEMA_VERSION = 4
 # stacks after a trick or turn: one entry per stack; `player` is NULL for shared stacks
@@ -147,29 +148,19 @@ def create(con: duckdb.DuckDBPyConnection) -> None:
         missing = _missing_game_tables(con)
         stale = not analytics.is_current(con)
         if missing or stale:
-            con.execute("BEGIN TRANSACTION")
-            try:
+            with transaction(con):
                 for name in missing:  # a game added since the database was made
                     _create_table(con, name, TABLES[name])
                 if stale:
                     analytics.install(con)
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
         return
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         if current == 1:
             _migrate_1_to_2(con)
         for name, cols in {**TABLES, **ADMIN_TABLES}.items():  # version 4: the audit log
             _create_table(con, name, cols)
         analytics.install(con)  # version 3: derived tables, macros and views
         con.execute("INSERT INTO schema_version VALUES (?, now())", [SCHEMA_VERSION])
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
 
 
 __all__ = ["ADMIN_TABLES", "COLUMNS", "GAME_TABLES", "SCHEMA_VERSION", "STACKS", "TABLES",

@@ -21,6 +21,7 @@ This module imports DuckDB and polars only when a store is used: `import trickle
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal
@@ -55,6 +56,7 @@ class Store:
                                     else db_path(os.fspath(db) if db is not None else None))
         self.writable = writable
         self._reader: Reader | None = None
+        self._reader_made = threading.Lock()
 
     @classmethod
     def connect(cls, db: str | os.PathLike[str] | None = None, *,
@@ -88,29 +90,42 @@ class Store:
     # ------------------------------------------------------------- connections
 
     @contextmanager
-    def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
+    def read(self, wait_s: float = 30.0) -> Iterator[duckdb.DuckDBPyConnection]:
         """A read-only, sandboxed connection for a few queries; closed on leaving, so that
-        no idle reader keeps the file from a writer (ingest.db)."""
+        no idle reader keeps the file from a writer (ingest.db). A database file another
+        process writes is waited for at most `wait_s` (then DatabaseBusy); a lake is
+        never locked."""
         if self.kind == "lake":
             from .lake import Reader
 
-            if self._reader is None:
-                self._reader = Reader(self.path)
+            with self._reader_made:  # one reader per store, however many threads read
+                if self._reader is None:
+                    self._reader = Reader(self.path)
             # the lake's views are rebuilt only when a batch was committed since
             con = self._reader.get().cursor()
         else:
             from .db import must_exist, open_db, reading
 
             if self.writable:
-                with reading(self.path) as con:  # creates an empty database first
+                # creates an empty database first
+                with reading(self.path, wait_s=wait_s) as con:
                     yield con
                 return
             must_exist(self.path)
-            con = open_db(self.path, read_only=True)
+            con = open_db(self.path, read_only=True, wait_s=wait_s)
         try:
             yield con
         finally:
             con.close()
+
+    def yield_to_writers(self, limit_s: float) -> None:
+        """Wait (at most `limit_s`) while a writer waits for the database file, so that
+        many short reads do not keep it from the writer (ingest.db); a lake has no lock
+        to wait for."""
+        if self.kind == "file":
+            from .db import yield_to_writers
+
+            yield_to_writers(self.path, limit_s=limit_s)
 
     @contextmanager
     def transaction(self, on_busy: Callable[[float], None] | None = None
@@ -124,15 +139,10 @@ class Store:
             raise StoreError(f"{self.path} is a lake: it is written only by ingest, one "
                              f"manifest per batch, never by SQL")
         from .db import writing
+        from .transactions import transaction
 
-        with writing(self.path, on_busy=on_busy) as con:
-            con.execute("BEGIN TRANSACTION")
-            try:
-                yield con
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+        with writing(self.path, on_busy=on_busy) as con, transaction(con):
+            yield con
 
     # ----------------------------------------------------------------- queries
 
@@ -142,7 +152,7 @@ class Store:
         ingest.sql.SqlRefused with DuckDB's message in one line."""
         import duckdb
 
-        from .sql import SqlRefused, check, one_line
+        from .readonly import SqlRefused, check, one_line
 
         with self.read() as con:
             check(con, query)  # a lake's connection is in memory: only the gate keeps it read-only

@@ -14,8 +14,7 @@ def render() -> None:
     if me is None:
         return
     st.subheader("Take a log out")
-    lake = data.database().lake is not None
-    if lake:
+    if data.database().kind == "lake":
         st.info("This dashboard reads a lake, which is append-only: quarantine and delete "
                 "work on a database file (docs/reliability.md).")
     else:
@@ -40,7 +39,7 @@ def _remove(me: auth.Visitor) -> None:
                            max_chars=80)
     if not wanted.strip():
         return
-    found = data.find_log(wanted)
+    found = data.find_logs(wanted)
     if found.empty:
         st.warning(ui.md(f"No log has the SHA-256 or game id {wanted.strip()}."))
         return

@@ -22,18 +22,7 @@ def render() -> None:
     pm1 = c2.radio("Plus or minus one", ["either", "with", "without"], horizontal=True,
                    key="bid_pm1", help="plus_minus_one: the bids may not add up to the "
                                        "number of tricks (the last bidder is constrained).")
-    where = "(? = 'all' OR bidding = ?) AND (? = 'either' OR plus_minus_one = (? = 'with'))"
-    own = (rule, rule, pm1, pm1)
-    per = data.filtered(f"""
-        SELECT player, count(*) AS rounds, count(*) FILTER (WHERE exact) AS exact,
-               avg(CASE WHEN exact THEN 1 ELSE 0 END) AS exact_rate,
-               wilson_low(count(*) FILTER (WHERE exact), count(*)) AS exact_low,
-               wilson_high(count(*) FILTER (WHERE exact), count(*)) AS exact_high,
-               round(avg(bid_error), 3) AS bias, round(avg(abs(bid_error)), 3) AS mean_abs_error,
-               count(*) FILTER (WHERE bid_error < 0) AS overbids,
-               count(*) FILTER (WHERE bid_error > 0) AS underbids
-        FROM bid_rounds_of({{game_list}}) WHERE {{players}} AND {where}
-        GROUP BY player ORDER BY player""", f, player_column="player", params=own)
+    per = data.bids_by_player(f, rule, pm1)
     if ui.empty(per, "bids"):
         return
     most = int(per["rounds"].max())
@@ -60,19 +49,10 @@ def render() -> None:
     ui.chart(st, px.bar(board, x="player", y="bias",
                            labels={"player": "player", "bias": "mean won − bid (tricks)"},
                            title="Bias: below 0 = overbids"), width="stretch")
-    _against_the_hand(where, own)
-    _by_position(where, own)
-    by_size = data.filtered(f"""
-        SELECT hand_size, avg(CASE WHEN exact THEN 1 ELSE 0 END) AS exact_rate,
-               avg(bid_error) AS bias, count(*) AS rounds
-        FROM bid_rounds_of({{game_list}}) WHERE {{players}} AND {where}
-        GROUP BY hand_size ORDER BY hand_size""", f, player_column="player", params=own)
-    by_trumps = data.filtered(f"""
-        SELECT least(trumps_held, 6) AS trumps_held,
-               avg(CASE WHEN exact THEN 1 ELSE 0 END) AS exact_rate,
-               avg(bid_error) AS bias, count(*) AS rounds
-        FROM bid_rounds_of({{game_list}}) WHERE {{players}} AND {where}
-        GROUP BY 1 ORDER BY 1""", f, player_column="player", params=own)
+    _against_the_hand(rule, pm1)
+    _by_position(rule, pm1)
+    by_size = data.bids_by_hand_size(f, rule, pm1)
+    by_trumps = data.bids_by_trumps(f, rule, pm1)
     left, right = st.columns(2)
     ui.chart(left, px.line(by_size, x="hand_size", y="exact_rate", markers=True,
                               hover_data=["rounds", "bias"],
@@ -82,10 +62,7 @@ def render() -> None:
                               labels={"trumps_held": "trumps held (6 = 6 or more)",
                                       "bias": "mean won − bid"},
                               title="Bias by trumps held"), width="stretch")
-    heat = data.filtered(f"""
-        SELECT bid, won, count(*) AS rounds FROM bid_rounds_of({{game_list}})
-        WHERE {{players}} AND {where} GROUP BY bid, won""", f,
-        player_column="player", params=own)
+    heat = data.bids_against_tricks(f, rule, pm1)
     grid = heat.pivot_table(index="won", columns="bid", values="rounds", fill_value=0)
     if not grid.empty:
         # every count from 0 up, each cell 0 when it never happened: a number nobody won
@@ -97,7 +74,7 @@ def render() -> None:
                               title="Bid against tricks won"), width="stretch")
 
 
-def _against_the_hand(where: str, own: tuple[str, ...]) -> None:
+def _against_the_hand(rule: str, pm1: str) -> None:
     st.subheader("Bidding against the hand")
     done, bids, lo, hi = data.hand_coverage(f)
     times = f"{lo}" if lo == hi else f"{lo} to {hi}"
@@ -129,13 +106,7 @@ def _against_the_hand(where: str, own: tuple[str, ...]) -> None:
             st.rerun()
     if not done:
         return
-    per = data.filtered(f"""
-        SELECT player, count(*) AS bids, avg(bidding_error) AS bidding_error,
-               avg(play_error) AS play_error, avg(abs(bidding_error)) AS abs_bidding_error,
-               avg(abs(play_error)) AS abs_play_error, avg(expected_se) AS mc_error,
-               avg(bid_made_share) AS bid_made_share
-        FROM bid_vs_hand_of({{game_list}}) WHERE {{players}} AND {where}
-        GROUP BY player ORDER BY player""", f, player_column="player", params=own)
+    per = data.bids_against_hands(f, rule, pm1)
     if per.empty:
         st.info("No estimated bid under this filter.")
         return
@@ -157,15 +128,8 @@ def _against_the_hand(where: str, own: tuple[str, ...]) -> None:
                           "abs_play_error": 2, "mc_error": 3})
 
 
-def _by_position(where: str, own: tuple[str, ...]) -> None:
-    pos = data.filtered(f"""
-        SELECT bid_position, count(*) AS rounds,
-               avg(CASE WHEN exact THEN 1 ELSE 0 END) AS exact_rate,
-               wilson_low(count(*) FILTER (WHERE exact), count(*)) AS low,
-               wilson_high(count(*) FILTER (WHERE exact), count(*)) AS high
-        FROM bid_rounds_of({{game_list}}) WHERE {{players}} AND {where}
-        GROUP BY bid_position ORDER BY bid_position""", f, player_column="player",
-        params=own)
+def _by_position(rule: str, pm1: str) -> None:
+    pos = data.bids_by_position(f, rule, pm1)
     if pos.empty:
         return
     overall = float((pos["exact_rate"] * pos["rounds"]).sum() / pos["rounds"].sum())

@@ -18,12 +18,10 @@ st.caption("Every decision of a complete game — each play, bid, trump, pick, k
 
 
 def render() -> None:
-    board = data.filtered("""
-        SELECT * FROM decision_quality_of({game_list}) WHERE {players}
-        ORDER BY game, accuracy DESC, avg_cost, player""", f, player_column="player")
+    board = data.decisions_by_player(f)
     if board.empty:
-        judged = data.query("SELECT count(*) AS n FROM move_quality")
-        if int(judged["n"].iloc[0]) == 0:
+        judged = data.decisions_judged()
+        if judged == 0:
             st.info("No decision has been judged yet: run `trickledger analyse --moves` "
                     "on this database.")
         else:
@@ -34,14 +32,14 @@ def render() -> None:
     min_games = ui.minimum("Minimum games judged", most, key="decisions_min_games") \
         if most > 1 else 1
     games = sorted(board["game"].unique())
-    for game, tab in zip(games, st.tabs([_title(g) for g in games])):
+    for game, tab in zip(games, st.tabs([data.game_title(g) for g in games])):
         with tab:
             shown = board[(board["game"] == game) & (board["games"] >= min_games)]
             if shown.empty:
                 st.info(f"Nobody has {ui.count(min_games, 'judged game')} here yet.")
                 continue
             top = shown.iloc[0]
-            st.metric(f"Most accurate in {_title(game)}", top["player"],
+            st.metric(f"Most accurate in {data.game_title(game)}", top["player"],
                       f"{top['accuracy']:.0%} of {ui.count(int(top['decisions']), 'decision')}",
                       delta_color="off", delta_arrow="off")
             tables.show(shown, {"player": "player", "accuracy": "accuracy",
@@ -50,11 +48,6 @@ def render() -> None:
                                 "inaccuracies": "inaccuracies", "mistakes": "mistakes",
                                 "blunders": "blunders"},
                         players=("player",), percent=("accuracy",), decimals={"avg_cost": 2})
-
-
-def _title(name: str) -> str:
-    info = data.game_info(name)
-    return info.title if info is not None else name
 
 
 ui.guarded(render)

@@ -14,7 +14,7 @@ st.caption("Plotters: a round ends at once when the next player holds only the c
 
 
 def render() -> None:
-    rounds = data.filtered("SELECT * FROM early_ends_of({game_list})", f)
+    rounds = data.early_ends(f)
     if ui.empty(rounds, "rounds of a game that can end early"):
         return
     total = len(rounds)
@@ -26,12 +26,7 @@ def render() -> None:
         c2.metric("Mean trick of an early end", f"{early['early_end_trick'].mean():.1f}")
         c3.metric("Cards in the unfinished trick", f"{early['cards_in_trick'].mean():.1f}",
                   help="On average: the cards discarded with the unfinished trick.")
-    share = data.filtered("""
-        SELECT n_players, count(*) AS rounds, count(*) FILTER (WHERE ended_early) AS early,
-               round(avg(CASE WHEN ended_early THEN 1 ELSE 0 END), 4) AS early_share,
-               round(wilson_low(count(*) FILTER (WHERE ended_early), count(*)), 4) AS low,
-               round(wilson_high(count(*) FILTER (WHERE ended_early), count(*)), 4) AS high
-        FROM early_ends_of({game_list}) GROUP BY n_players ORDER BY n_players""", f)
+    share = data.early_ends_by_table(f)
     share["table"] = [f"{n} players" for n in share["n_players"]]
     left, right = st.columns(2)
     ui.chart(left, px.bar(share, x="table", y="early_share",
@@ -47,9 +42,7 @@ def render() -> None:
                                   labels={"early_end_trick": "trick in which the round ended",
                                           "rounds": "rounds"},
                                   title="In which trick rounds end early"), width="stretch")
-    who = data.filtered("""
-        SELECT * FROM early_end_players_of({game_list}) WHERE {players}
-        ORDER BY could_not_play DESC, caused DESC, player""", f, player_column="player")
+    who = data.early_ends_by_player(f)
     most = int(who["rounds"].max()) if len(who) else 1
     min_rounds = ui.minimum("Minimum rounds played", most, key="early_min_rounds")
     who = who[who["rounds"] >= min_rounds]

@@ -14,14 +14,12 @@ st.caption("Two players met when they sat at the same finished game; one is ahea
 
 
 def render() -> None:
-    pairs = data.filtered("""
-        SELECT * FROM head_to_head_of({game_list}) WHERE {players}
-        ORDER BY game, player, opponent""", f, player_column="player")
+    pairs = data.head_to_head(f)
     if ui.empty(pairs, "finished games"):
         return
     games = sorted(pairs["game"].unique())
     c1, c2, c3 = st.columns(3)
-    game = c1.selectbox("Game", games, format_func=_title, key="h2h_game")
+    game = c1.selectbox("Game", games, format_func=data.game_title, key="h2h_game")
     of_game = pairs[pairs["game"] == game]
     people = sorted(of_game["player"].unique())
     wanted = st.query_params.get("player")
@@ -67,11 +65,6 @@ def render() -> None:
         ui.chart(st, matrix, width="stretch")
         st.caption("Red: always behind; amber: even (half the games ahead); blue: always "
                    "ahead; blank: never met at this minimum.")
-
-
-def _title(name: str) -> str:
-    info = data.game_info(name)
-    return info.title if info is not None else name
 
 
 ui.guarded(render)

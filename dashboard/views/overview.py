@@ -14,29 +14,16 @@ st.caption(f.counted())
 
 
 def render() -> None:
-    by_game = data.filtered("""
-        WITH gs AS (SELECT game_id, game, rounds_played FROM games WHERE game_id IN ({games})),
-        t AS (SELECT gs.game, count(*) AS tricks FROM tricks JOIN gs USING (game_id)
-              GROUP BY gs.game),
-        p AS (SELECT gs.game, count(DISTINCT player) AS players FROM players JOIN gs
-              USING (game_id) GROUP BY gs.game)
-        SELECT gs.game, count(*) AS games, CAST(sum(gs.rounds_played) AS BIGINT) AS rounds,
-               coalesce(any_value(t.tricks), 0) AS tricks, any_value(p.players) AS players
-        FROM gs LEFT JOIN t USING (game) LEFT JOIN p USING (game)
-        GROUP BY gs.game ORDER BY gs.game""", f)
-    people = data.filtered("""
-        SELECT count(DISTINCT player) AS n FROM players WHERE game_id IN ({games})""", f)
+    by_game = data.totals_by_game(f)
+    people = data.players_counted(f)
     # every status, whatever the sidebar counts: how many games are disputed or broken
     every = replace(f, statuses=data.STATUSES)
-    verdicts = data.filtered("""
-        SELECT counted_as, count(*) AS games,
-               sum(count(*) FILTER (WHERE disputed)) OVER () AS disputed
-        FROM game_counting WHERE game_id IN ({games}) GROUP BY counted_as""", every)
+    verdicts = data.games_by_status(every)
     n_disputed = int(verdicts["disputed"].iloc[0]) if len(verdicts) else 0
     cols = st.columns(5)
     for col, key in zip(cols, ("games", "rounds", "tricks")):
         col.metric(key.capitalize(), f"{int(by_game[key].sum()) if len(by_game) else 0:,}")
-    cols[3].metric("Players", f"{int(people['n'].iloc[0]):,}")
+    cols[3].metric("Players", f"{people:,}")
     cols[4].metric("Disputed games", f"{n_disputed:,}",
                    help="Games whose score sheet disagrees with the replay in at least one "
                         "claim, whatever their status (the Game viewer marks them).")
@@ -50,14 +37,7 @@ def render() -> None:
             # the one a visitor just uploaded comes first, and a name finds any other
             wanted = st.text_input("Find a file or game id", key="disputed_find",
                                    placeholder="part of a file name or game id")
-            disputed = data.filtered("""
-                SELECT g.game_id, g.file_name, g.game, g.status, g.ingested_at,
-                       count(*) AS claims, min(c.round) AS first_round
-                FROM games g JOIN claims c USING (game_id)
-                WHERE NOT c.match AND g.game_id IN ({games})
-                  AND (g.file_name ILIKE ? ESCAPE '\\' OR g.game_id ILIKE ? ESCAPE '\\')
-                GROUP BY ALL ORDER BY g.ingested_at DESC, g.file_name LIMIT 200""", every,
-                params=(f"%{_like(wanted)}%", f"%{_like(wanted)}%"))
+            disputed = data.disputed_games(every, wanted)
             disputed["open"] = [tables.viewer_url(g, r, None, f"round {r}") if pd.notna(r)
                                 else tables.viewer_url(g, None, None, "the totals")
                                 for g, r in zip(disputed["game_id"], disputed["first_round"])]
@@ -73,7 +53,7 @@ def render() -> None:
                     st.caption("The 200 newest are shown: type a name to find older ones.")
     if ui.empty(by_game, "games"):
         return
-    by_game["title"] = [_title(g) for g in by_game["game"]]
+    by_game["title"] = [data.game_title(g) for g in by_game["game"]]
     # a game of turns (Color Stacks) has no tricks: a dash, not a count of 0
     by_game["tricks"] = by_game["tricks"].astype("Int64").where(by_game["tricks"] > 0)
     st.subheader("By game")
@@ -103,28 +83,11 @@ def render() -> None:
                               title="Games by status"), width="stretch")
 
     st.subheader("Recent uploads")
-    # a conflict's game id is the other log's (the one it clashes with): no link to that
-    recent = data.query("""
-        SELECT file_name, status,
-               CASE WHEN status IN ('conflict', 'quarantined', 'unreadable') THEN NULL
-                    ELSE game_id END AS game_id, size_bytes, ingested_at, error_line,
-               CASE WHEN status = 'quarantined' THEN 'taken out by an admin'
-                    ELSE error_message END AS error_message
-        FROM logs ORDER BY ingested_at DESC, file_name LIMIT 20""")
+    recent = data.recent_uploads()
     tables.show(recent, {"file_name": "file", "status": "status",
                          "error_message": "message", "error_line": "line", "game_id": "game",
                          "ingested_at": "loaded at (UTC)", "size_bytes": "bytes"},
                 games=("game_id",))
-
-
-def _like(text: str) -> str:
-    """`text` matched literally by ILIKE (its % and _ are not wildcards)."""
-    return text.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _title(name: str) -> str:
-    info = data.game_info(name)
-    return info.title if info is not None else name
 
 
 ui.guarded(render)

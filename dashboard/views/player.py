@@ -12,7 +12,7 @@ f = ui.filters()
 
 
 def render() -> None:
-    people = data.query("SELECT DISTINCT player FROM players ORDER BY player")["player"].tolist()
+    people = data.player_names()
     if not people:
         st.info("No player is in the database yet.")
         return
@@ -28,33 +28,27 @@ def render() -> None:
         st.query_params["player"] = player
     st.caption(f.counted() + " Ratings count every complete game. Splits, early ends and "
                "bidding come from move logs only (a score sheet has no tricks).")
-    me = (player,)
-    _summary(player, me)
+    _summary(player)
     _ratings(player)
-    _form(player, me)
-    _head_to_head(player, me)
-    _splits_and_early_ends(player, me)
-    _bidding(player, me)
-    _decisions(player, me)
+    _form(player)
+    _head_to_head(player)
+    _splits_and_early_ends(player)
+    _bidding(player)
+    _decisions(player)
     _disputes(player)
 
 
-def _summary(player: str, me: tuple[str]) -> None:
-    res = data.filtered("""
-        SELECT game, games, win_share, expected_wins, win_rate, baseline_rate, vs_baseline,
-               win_rate_low, win_rate_high, mean_total, mean_finish
-        FROM results_of({game_list}) WHERE player = ? ORDER BY game""", f, params=me)
-    played = data.filtered("""
-        SELECT count(*) AS games FROM players WHERE player = ? AND game_id IN ({games})""", f,
-        params=me)
+def _summary(player: str) -> None:
+    res = data.player_results(f, player)
+    played = data.player_games(f, player)
     c1, c2, c3 = st.columns(3)
-    c1.metric("Games under this filter", f"{int(played['games'].iloc[0]):,}")
+    c1.metric("Games under this filter", f"{played:,}")
     if len(res):
         c2.metric("Wins (ties shared)", f"{res['win_share'].sum():g}",
                   f"{res['win_share'].sum() / res['expected_wins'].sum():.2f}× chance",
                   delta_color="off", delta_arrow="off")
         c3.metric("Finished games", f"{int(res['games'].sum()):,}")
-        res["title"] = [_title(g) for g in res["game"]]
+        res["title"] = [data.game_title(g) for g in res["game"]]
         tables.show(res, {"title": "game", "games": "finished games",
                           "win_share": "wins (ties shared)", "expected_wins": "by chance",
                           "win_rate": "win rate", "win_rate_low": "95 % from",
@@ -68,27 +62,19 @@ def _ratings(player: str) -> None:
     note = data.ensure_ratings()
     if note:
         st.warning(note)
-    rated = data.query("""
-        SELECT r.game, r.games, r.mu, r.sigma, r.ordinal,
-               (SELECT count(*) + 1 FROM ratings o WHERE o.game = r.game
-                AND (o.ordinal > r.ordinal OR (o.ordinal = r.ordinal AND o.player < r.player)))
-                   AS place,
-               (SELECT count(*) FROM ratings o WHERE o.game = r.game) AS rated
-        FROM ratings r WHERE r.player = ? ORDER BY r.game""", (player,))
+    rated = data.player_ratings(player)
     st.subheader("Rating")
     if rated.empty:
         st.info("No complete game rated yet.")
         return
-    rated["title"] = [_title(g) for g in rated["game"]]
+    rated["title"] = [data.game_title(g) for g in rated["game"]]
     rated["standing"] = [f"{int(p)} of {int(n)}" for p, n in zip(rated["place"], rated["rated"])]
     tables.show(rated, {"title": "game", "ordinal": "rating (μ − 3σ)", "mu": "skill μ",
                         "sigma": "uncertainty σ", "games": "games rated",
                         "standing": "place among rated players"},
                 decimals={"ordinal": 2, "mu": 2, "sigma": 2})
-    history = data.query("""
-        SELECT game, seq, played_on, finish, players, mu, sigma, ordinal
-        FROM rating_history WHERE player = ? ORDER BY game, seq""", (player,))
-    history["game"] = [_title(g) for g in history["game"]]
+    history = data.player_rating_history(player)
+    history["game"] = [data.game_title(g) for g in history["game"]]
     history["n"] = history.groupby("game").cumcount() + 1
     ui.chart(st, px.line(history, x="n", y="ordinal", color="game", markers=True,
                             hover_data=["played_on", "finish", "players", "mu", "sigma"],
@@ -97,22 +83,14 @@ def _ratings(player: str) -> None:
                             title="Rating history"), width="stretch")
 
 
-def _form(player: str, me: tuple[str]) -> None:
+def _form(player: str) -> None:
     st.subheader("Form")
-    form = data.filtered("""
-        SELECT game, game_id, played_on, n_players, finish, total, win_share,
-               CASE WHEN n_players > 1 THEN (n_players - finish) / (n_players - 1) END
-                   AS placing,
-               avg(CASE WHEN n_players > 1 THEN (n_players - finish) / (n_players - 1) END)
-                   OVER (ORDER BY played_on NULLS LAST, game_id
-                         ROWS BETWEEN 9 PRECEDING AND CURRENT ROW) AS last_ten
-        FROM finishes WHERE player = ? AND game_id IN ({games})
-        ORDER BY played_on NULLS LAST, game_id""", f, params=me)
+    form = data.player_form(f, player)
     if form.empty:
         st.info("No finished game under this filter.")
         return
     form["n"] = range(1, len(form) + 1)
-    form["game"] = [_title(g) for g in form["game"]]
+    form["game"] = [data.game_title(g) for g in form["game"]]
     fig = px.scatter(form, x="n", y="placing", color="game",
                      hover_data=["played_on", "finish", "n_players", "total"],
                      labels={"n": "finished games, in played order",
@@ -134,26 +112,21 @@ def _form(player: str, me: tuple[str]) -> None:
         ui.chart(cols[i % len(cols)], fig, width="stretch", key=f"totals_{i}")
 
 
-def _head_to_head(player: str, me: tuple[str]) -> None:
+def _head_to_head(player: str) -> None:
     st.subheader("Head-to-head")
-    pairs = data.filtered("""
-        SELECT game, opponent, games, ahead, behind, tied
-        FROM head_to_head_of({game_list}) WHERE player = ?
-        ORDER BY games DESC, game, opponent LIMIT 30""", f, params=me)
+    pairs = data.player_head_to_head(f, player)
     if pairs.empty:
         st.info("No finished game with others under this filter.")
         return
-    pairs["title"] = [_title(g) for g in pairs["game"]]
+    pairs["title"] = [data.game_title(g) for g in pairs["game"]]
     tables.show(pairs, {"opponent": "opponent", "title": "game", "games": "games together",
                         "ahead": f"{player} ahead", "behind": f"{player} behind",
                         "tied": "tied"}, players=("opponent",))
 
 
-def _splits_and_early_ends(player: str, me: tuple[str]) -> None:
-    split = data.filtered("SELECT * FROM split_stats_of({game_list}) WHERE player = ?", f,
-                          params=me)
-    early = data.filtered("SELECT * FROM early_end_players_of({game_list}) WHERE player = ?",
-                          f, params=me)
+def _splits_and_early_ends(player: str) -> None:
+    split = data.player_splits(f, player)
+    early = data.player_early_ends(f, player)
     if split.empty and early.empty:
         return
     st.subheader("Splits and early ends")
@@ -180,9 +153,8 @@ def _splits_and_early_ends(player: str, me: tuple[str]) -> None:
                               "early; below 0: they scored more when rounds ended early.")
 
 
-def _bidding(player: str, me: tuple[str]) -> None:
-    acc = data.filtered("SELECT * FROM bid_accuracy_of({game_list}) WHERE player = ?", f,
-                        params=me)
+def _bidding(player: str) -> None:
+    acc = data.player_bid_accuracy(f, player)
     if acc.empty:
         return
     st.subheader("Bidding")
@@ -193,10 +165,7 @@ def _bidding(player: str, me: tuple[str]) -> None:
               delta_color="off", delta_arrow="off")
     c2.metric("Mean won − bid", f"{a['mean_bid_error']:+.2f}",
               help="Below 0: they win fewer tricks than they bid.")
-    hands = data.filtered("""
-        SELECT count(*) AS bids, avg(bidding_error) AS bidding, avg(play_error) AS play,
-               avg(abs(bidding_error)) AS abs_bidding, avg(abs(play_error)) AS abs_play
-        FROM bid_vs_hand_of({game_list}) WHERE player = ?""", f, params=me)
+    hands = data.player_bids_against_hands(f, player)
     n = int(hands["bids"].iloc[0])
     if not n:
         c3.metric("Bids judged against the hand", "none yet",
@@ -226,12 +195,7 @@ def _bidding(player: str, me: tuple[str]) -> None:
 
 
 def _disputes(player: str) -> None:
-    claims = data.query("""
-        SELECT c.game_id, g.file_name, c.line, coalesce(CAST(c.round AS VARCHAR), 'totals')
-                   AS round, c.claimed, c.computed, c.derivation
-        FROM claims c JOIN games g USING (game_id)
-        WHERE c.player = ? AND NOT c.match ORDER BY g.played_on DESC NULLS LAST, c.game_id,
-              c.line""", (player,))
+    claims = data.player_disputes(player)
     st.subheader("Disputes")
     if claims.empty:
         st.caption(f"No score-sheet claim about {ui.md(player)} disagrees with the replay.")
@@ -249,18 +213,15 @@ def _disputes(player: str) -> None:
                 games=("game_id",), links=("open",))
 
 
-def _decisions(player: str, me: tuple[str]) -> None:
+def _decisions(player: str) -> None:
     st.subheader("Decisions")
-    per_game = data.filtered("""
-        SELECT game, game_id, played_on, decisions, accuracy, avg_cost, blunders
-        FROM game_decisions_of({game_list}) WHERE player = ?
-        ORDER BY played_on NULLS LAST, game_id""", f, params=me)
+    per_game = data.player_decisions(f, player)
     if per_game.empty:
         st.caption(f"No decision of {ui.md(player)} has been judged under this filter yet "
                    "(`trickledger analyse --moves` judges them; see the Decisions page).")
         return
     per_game["n"] = range(1, len(per_game) + 1)
-    per_game["game"] = [_title(g) for g in per_game["game"]]
+    per_game["game"] = [data.game_title(g) for g in per_game["game"]]
     ui.chart(st, px.line(per_game, x="n", y="accuracy", color="game", markers=True,
                          hover_data=["game_id", "played_on", "decisions", "avg_cost",
                                      "blunders"],
@@ -268,10 +229,7 @@ def _decisions(player: str, me: tuple[str]) -> None:
                                  "accuracy": "accuracy (share within 1 SE of the best)",
                                  "game": "game"},
                          title="Accuracy over time"), width="stretch")
-    worst = data.filtered("""
-        SELECT game_id, round, move, best_move, cost, cost_se, band
-        FROM move_quality_of({game_list}) WHERE player = ? AND band <> 'best'
-        ORDER BY cost DESC, game_id, line LIMIT 10""", f, params=me)
+    worst = data.player_costliest_moves(f, player)
     if worst.empty:
         st.caption("Every judged decision was within one standard error of the best.")
         return
@@ -283,11 +241,6 @@ def _decisions(player: str, me: tuple[str]) -> None:
                         "best_move": "best", "cost": "cost", "cost_se": "± SE",
                         "band": "verdict"},
                 games=("game_id",), links=("open",), decimals={"cost": 2, "cost_se": 2})
-
-
-def _title(name: str) -> str:
-    info = data.game_info(name)
-    return info.title if info is not None else name
 
 
 ui.guarded(render)

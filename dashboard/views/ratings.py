@@ -20,25 +20,20 @@ def render() -> None:
     note = data.ensure_ratings()
     if note:
         st.warning(note)
-    rated = data.filtered("""
-        SELECT r.*, rank() OVER (PARTITION BY r.game ORDER BY r.ordinal DESC, r.player) AS place
-        FROM ratings r WHERE {players}
-          AND r.game IN (SELECT game FROM games WHERE game_id IN ({games}))
-          AND r.player IN (SELECT player FROM players WHERE game_id IN ({games}))
-        ORDER BY r.game, r.ordinal DESC, r.player""", f, player_column="r.player")
+    rated = data.ratings_by_game(f)
     if ui.empty(rated, "ratings"):
         return
     most = int(rated["games"].max())
     min_games = ui.minimum("Minimum games rated", most, key="ratings_min_games")
     games = sorted(rated["game"].unique())
-    for game, tab in zip(games, st.tabs([_title(g) for g in games])):
+    for game, tab in zip(games, st.tabs([data.game_title(g) for g in games])):
         with tab:
             board = rated[(rated["game"] == game) & (rated["games"] >= min_games)]
             if board.empty:
                 st.info(f"Nobody has {ui.count(min_games, 'rated game')} here yet.")
                 continue
             top = board.iloc[0]
-            ui.metric(st, f"Highest rating in {_title(game)}", top["player"],
+            ui.metric(st, f"Highest rating in {data.game_title(game)}", top["player"],
                       f"{top['ordinal']:.1f} (μ {top['mu']:.1f}, σ {top['sigma']:.1f}) "
                       f"after {ui.count(int(top['games']), 'game')}", delta_color="off", delta_arrow="off")
             tables.player_link(top["player"], f"{top['player']}'s page")
@@ -48,21 +43,13 @@ def render() -> None:
                         players=("player",),
                         decimals={"ordinal": 2, "mu": 2, "sigma": 2})
             shown = board["player"].head(8).tolist()
-            history = data.query("""
-                SELECT seq, player, ordinal, mu, sigma, played_on
-                FROM rating_history WHERE game = ? AND list_contains(?, player)
-                ORDER BY seq, player""", (game, tuple(shown)))
+            history = data.rating_history(game, shown)
             ui.chart(st, px.line(history, x="seq", y="ordinal", color="player",
                                     hover_data=["mu", "sigma", "played_on"],
-                                    labels={"seq": f"{_title(game)} games, in played order",
+                                    labels={"seq": f"{data.game_title(game)} games, in played order",
                                             "ordinal": "rating (μ − 3σ)", "player": "player"},
                                     title="Rating history of the leaders"),
                             width="stretch", key=f"history_{game}")
-
-
-def _title(name: str) -> str:
-    info = data.game_info(name)
-    return info.title if info is not None else name
 
 
 ui.guarded(render)

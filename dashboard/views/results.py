@@ -16,26 +16,24 @@ st.caption("A win shared by k tied winners counts 1/k for each; at a table of n,
 
 
 def render() -> None:
-    rates = data.filtered("""
-        SELECT * FROM results_of({game_list}) WHERE {players}
-        ORDER BY game, win_rate DESC, player""", f, player_column="player")
+    rates = data.results(f)
     if ui.empty(rates, "finished games"):
         return
     most = int(rates["games"].max())
     min_games = ui.minimum("Minimum games for the leaderboards", most, key="results_min_games")
     games = sorted(rates["game"].unique())
-    titles = [_title(g) for g in games]
+    titles = [data.game_title(g) for g in games]
     for game, tab in zip(games, st.tabs(titles)):
         with tab:
             rg = rates[(rates["game"] == game) & (rates["games"] >= min_games)].copy()
             if rg.empty:
                 st.info(f"No player has {ui.count(min_games, 'finished game')} of "
-                        f"{_title(game)} under this filter; lower the minimum.")
+                        f"{data.game_title(game)} under this filter; lower the minimum.")
                 continue
             rg = rg.sort_values(["vs_baseline", "games", "player"],
                                 ascending=[False, False, True])
             top = rg.iloc[0]
-            ui.metric(st, f"Best against chance in {_title(game)}", top["player"],
+            ui.metric(st, f"Best against chance in {data.game_title(game)}", top["player"],
                       f"{top['vs_baseline']:.2f}× chance: {top['win_share']:g} "
                       f"win{'' if top['win_share'] == 1 else 's'} in "
                       f"{ui.count(int(top['games']), 'game')}", delta_color="off",
@@ -64,33 +62,18 @@ def render() -> None:
                         players=("player",),
                         percent=("win_rate", "win_rate_low", "win_rate_high"),
                         decimals={"expected_wins": 2, "vs_baseline": 2, "win_share": 2})
-            totals = data.filtered("""
-                SELECT f.total, f.n_players FROM finishes f
-                WHERE f.game_id IN ({games}) AND {players}""", f, game=game,
-                player_column="f.player")
+            totals = data.final_totals(f, game)
             totals["table"] = [f"{n} players" for n in totals["n_players"]]
             ui.chart(st, px.histogram(totals, x="total", color="table", nbins=40,
                                          labels={"total": "final total", "table": "table"},
-                                         title=f"Final totals — {_title(game)}"),
+                                         title=f"Final totals — {data.game_title(game)}"),
                             width="stretch", key=f"totals_{game}")
-            recent = data.filtered("""
-                SELECT g.game_id, g.played_on, g.n_players,
-                       array_to_string(g.winners, ', ') AS winners,
-                       string_agg(p.player || ' ' || p.total, ', ' ORDER BY p.seat) AS totals
-                FROM games g JOIN players p USING (game_id)
-                WHERE g.status IN ('complete', 'sheet') AND g.game_id IN ({games})
-                GROUP BY ALL ORDER BY g.played_on DESC NULLS LAST, g.game_id LIMIT 50""",
-                f, game=game)
+            recent = data.latest_games(f, game)
             st.markdown("**Latest games**")
             tables.show(recent, {"game_id": "game", "played_on": "played on",
                                  "n_players": "players", "winners": "winners",
                                  "totals": "totals"}, games=("game_id",),
                         key=f"recent_{game}")
-
-
-def _title(name: str) -> str:
-    info = data.game_info(name)
-    return info.title if info is not None else name
 
 
 ui.guarded(render)

@@ -18,14 +18,12 @@ st.caption("Each round, every player's score is compared with the table's mean i
 
 
 def render() -> None:
-    seats = data.filtered("""
-        SELECT * FROM seat_effects_of({game_list}) ORDER BY game, seat_from_dealer""", f)
+    seats = data.seat_effects(f)
     if ui.empty(seats, "scored rounds"):
         return
-    leaders = data.filtered("""
-        SELECT * FROM leader_effects_of({game_list}) ORDER BY game, first_round DESC""", f)
+    leaders = data.leader_effects(f)
     games = sorted(seats["game"].unique())
-    for game, tab in zip(games, st.tabs([_title(g) for g in games])):
+    for game, tab in zip(games, st.tabs([data.game_title(g) for g in games])):
         with tab:
             sg = seats[seats["game"] == game].copy()
             sg["seat"] = [_seat(int(s)) for s in sg["seat_from_dealer"]]
@@ -56,11 +54,6 @@ def render() -> None:
 
 def _seat(k: int) -> str:
     return "dealer" if k == 0 else f"{k} left of the dealer"
-
-
-def _title(name: str) -> str:
-    info = data.game_info(name)
-    return info.title if info is not None else name
 
 
 ui.guarded(render)

@@ -16,8 +16,7 @@ st.caption("Plotters: the highest card of the led colour picks first; the lowest
 
 
 def render() -> None:
-    stats = data.filtered("SELECT * FROM split_stats_of({game_list}) WHERE {players} "
-                          "ORDER BY player", f, player_column="player")
+    stats = data.splits_by_player(f)
     if ui.empty(stats, "split tricks"):
         return
     most = int(stats["games"].max())
@@ -78,13 +77,7 @@ def render() -> None:
                "multiplied when the round is scored. Placed open counts the cards that went "
                "onto an open stack at the take, including those turned face down later by "
                "a keep (the one this take triggered, or a later one).")
-    value = data.filtered("""
-        SELECT CASE role WHEN 'first_pick' THEN 'first pick' ELSE 'the rest' END AS take,
-               g.n_players, count(*) AS takes, round(avg(n_cards), 2) AS cards,
-               round(avg(placed_open), 2) AS placed_open, round(avg(kept_cards), 2) AS kept
-        FROM split_takes t JOIN games g USING (game_id)
-        WHERE t.game_id IN ({games}) AND kept_cards IS NOT NULL
-        GROUP BY ALL ORDER BY g.n_players, take""", f)
+    value = data.split_takes_by_table(f)
     tables.show(value, {"n_players": "players at the table", "take": "take",
                         "takes": "takes", "cards": "cards per take",
                         "placed_open": "placed open per take",

@@ -214,9 +214,7 @@ BAND_ICONS = {"best": "✓ best", "good": "good", "inaccuracy": "?! inaccuracy",
 def _judged(gid: str, rnd: int, step: Step, step_word: str) -> None:
     """The judge's verdict on this step's moves, and on every decision of the round (bids
     and trump choices come before the first trick)."""
-    judged = data.query("""
-        SELECT line, player, move, band, cost, cost_se, best_move, value, best_value, samples
-        FROM move_quality_of([?]) WHERE round = ? ORDER BY line""", (gid, rnd))
+    judged = data.judged_moves(gid, rnd)
     if judged.empty:
         return
     judged["verdict"] = [BAND_ICONS.get(b, b) for b in judged["band"]]
@@ -238,17 +236,12 @@ def _judged(gid: str, rnd: int, step: Step, step_word: str) -> None:
 
 
 def _scores(gid: str, rnd: int) -> None:
-    bids = data.query("""SELECT player, bid, won, bid_error AS "won − bid", score FROM bids
-                         WHERE game_id = ? AND round = ? ORDER BY player""", (gid, rnd))
+    bids = data.round_bids(gid, rnd)
     if not bids.empty:
         st.subheader("Bids against tricks")
         st.dataframe(bids, hide_index=True, width="stretch")
-    scores = data.query("""
-        SELECT round, player, score, running_total AS "running total", derivation FROM round_scores
-        WHERE game_id = ? ORDER BY round, player""", (gid,))
-    claims = data.query("""SELECT coalesce(CAST(round AS VARCHAR), 'totals') AS round,
-                                  player, claimed AS "sheet says", computed, derivation, line
-                           FROM claims WHERE game_id = ? AND NOT match ORDER BY line""", (gid,))
+    scores = data.running_scores(gid)
+    claims = data.disputed_claims(gid)
     wide = {"derivation": st.column_config.TextColumn("derivation", width="large")}
     st.subheader("Running scores")
     if not claims.empty:

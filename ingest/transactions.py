@@ -1,0 +1,30 @@
+"""One write transaction on a DuckDB connection, as a `with` block.
+
+Every writer of a database file (the loader, the schema's migrations, the analyses, the
+ratings, a restore, an admin's quarantine or delete, `Store.transaction`) commits through
+this one block: all of it happens or nothing does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import duckdb
+
+
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Committed when the block ends, rolled back if it raises (an interrupt included).
+    A rollback that fails too (a connection DuckDB has invalidated) does not hide the
+    error that ended the block: that one is raised."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield con
+        con.execute("COMMIT")
+    except BaseException:
+        try:
+            con.execute("ROLLBACK")
+        except duckdb.Error:
+            pass
+        raise
