@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import signal
 import statistics
 import subprocess
@@ -202,7 +201,7 @@ def analyse_samples(work: Path, bound_s: float) -> dict[str, Any]:
         row = con.execute("SELECT count(*) FROM hand_estimates").fetchone()
     r["hands_estimated"] = row[0] if row else 0
     db.unlink(missing_ok=True)
-    shutil.rmtree(str(db) + ".wal", ignore_errors=True)
+    Path(str(db) + ".wal").unlink(missing_ok=True)  # left by a stopped analyse
     return r
 
 
