@@ -30,3 +30,15 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                                       "1,000,000) and report time and peak RSS")
     ap.add_argument("--skip-queries", action="store_true",
                     help="skip the dashboard query latencies")
+    ap.add_argument("--targets", action="store_true",
+                    help="only issue 23's targets, in one interleaved run, each with met or "
+                         "not met (docs/performance.md)")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="with --targets: interleaved rounds of replay, verify and load "
+                         "(default 3; medians)")
+    ap.add_argument("--rss-sizes", default="10000,50000",
+                    help="with --targets: the loads whose parent peak RSS is compared "
+                         "(default 10000,50000; empty: skip)")
+    ap.add_argument("--analyse-bound", type=float, default=600.0, metavar="SECONDS",
+                    help="with --targets: stop `analyse` of the samples after this long "
+                         "(default 600, twice the target)")

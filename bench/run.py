@@ -321,7 +321,9 @@ def ingest_subprocess(files_list: Path, db: Path, jobs: int, mode: str = "db",
         "dt = time.perf_counter() - t\n"
         "tree.stop()\n"
         "me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "ru = resource.getrusage(resource.RUSAGE_SELF)\n"
         "print(json.dumps({'seconds': dt, 'loaded': s.loaded, 'events': s.events,"
+        " 'parent_cpu_s': ru.ru_utime + ru.ru_stime,"
         " 'peak_rss_mb': me / 1024, 'peak_worker_rss_mb': tree.peak_other_mb,"
         " 'peak_tree_rss_mb': tree.peak_total_mb}))\n"
     )
@@ -562,6 +564,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
+    if args.targets:
+        from bench.targets import run_targets
+
+        return run_targets(args)
     per_game = args.per_game or (250 if args.quick else 1000)
     sizes = [int(x) for x in (args.sizes or ("1000,5000" if args.quick else
                                              "1000,10000,100000")).split(",")]

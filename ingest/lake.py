@@ -37,8 +37,10 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from multiprocessing import get_context
 from typing import Any
 
 import duckdb
@@ -47,6 +49,7 @@ import pyarrow.parquet as pq
 
 from . import analytics, schema
 from .batch import NO_GAME, STAGING, Done, Outcome, Recorded, write_parquet
+from .executors import die_with
 
 MANIFEST = "_manifest"
 COMPACT_MIN_FILES = 16  # a partition with this many small files is merged into one
@@ -272,19 +275,17 @@ class LakeWriter:
         merged = 0
         if not todo:
             return 0
-        con = duckdb.connect(":memory:", config={"memory_limit": "256MB",
-                                                 "autoinstall_known_extensions": False,
-                                                 "autoload_known_extensions": False})
-        try:
+        # DuckDB merges in a process of its own (its buffers, hundreds of MB, never in the
+        # committer's memory); the steps that make it crash-safe stay here, in order
+        with ProcessPoolExecutor(1, mp_context=get_context("forkserver"),
+                                 initializer=die_with, initargs=(os.getpid(),)) as merger:
             for (table, folder), paths in sorted(todo.items()):
-                if not self._compact_partition(con, table, folder, paths):
+                if not self._compact_partition(merger, table, folder, paths):
                     break  # this filesystem cannot swap folders: leave the files as they are
                 merged += len(paths)
-        finally:
-            con.close()
         return merged
 
-    def _compact_partition(self, con: duckdb.DuckDBPyConnection, table: str, folder: str,
+    def _compact_partition(self, merger: ProcessPoolExecutor, table: str, folder: str,
                            paths: list[str]) -> bool:
         """Replace a partition's small files by one merged file so that no reader ever
         sees both, or neither, even across a crash at any instant:
@@ -305,11 +306,8 @@ class LakeWriter:
         work = os.path.join(self.lake, STAGING, f"compact-{cid}")
         os.mkdir(work)
         tmp = os.path.join(work, "merged.tmp")
-        src = _sql_list(os.path.join(self.lake, p) for p in paths)
-        names = ", ".join(f'"{c}"' for c, _ in schema.TABLES[table])
-        con.execute(f"COPY (SELECT {names} FROM read_parquet({src}, "
-                    f"hive_partitioning=false)) TO {_sql_list([tmp])[1:-1]} "
-                    f"(FORMAT parquet, COMPRESSION zstd)")
+        rows = merger.submit(_merge, table, [os.path.join(self.lake, p) for p in paths],
+                             tmp).result()
         name = f"part-{_file_sha256(tmp)[:32]}.parquet"
         os.rename(tmp, os.path.join(work, name))
         rel = os.path.join(folder, name)
@@ -322,7 +320,7 @@ class LakeWriter:
         body: dict[str, Any] = {
             "format": FORMAT, "schema_version": schema.SCHEMA_VERSION, "kind": "compact",
             "committed_at": time.time(),
-            "add": {table: [{"path": rel, "rows": _rows(con, os.path.join(work, name)),
+            "add": {table: [{"path": rel, "rows": rows,
                              "bytes": os.path.getsize(os.path.join(work, name))}]},
             "remove": {table: paths}, "logs": [],
             "compaction": {"id": cid, "merged": rel}}
@@ -420,6 +418,22 @@ def _file_sha256(path: str) -> str:
             h.update(block)
         os.fsync(f.fileno())
     return h.hexdigest()
+
+
+def _merge(table: str, sources: list[str], out: str) -> int:
+    """In the compaction's process: the rows of `sources` (Parquet files of `table`) into
+    one zstd file `out`, by DuckDB (no row passes through Python); its number of rows."""
+    con = duckdb.connect(":memory:", config={"memory_limit": "256MB",
+                                             "autoinstall_known_extensions": False,
+                                             "autoload_known_extensions": False})
+    try:
+        names = ", ".join(f'"{c}"' for c, _ in schema.TABLES[table])
+        con.execute(f"COPY (SELECT {names} FROM read_parquet({_sql_list(sources)}, "
+                    f"hive_partitioning=false)) TO {_sql_list([out])[1:-1]} "
+                    f"(FORMAT parquet, COMPRESSION zstd)")
+        return _rows(con, out)
+    finally:
+        con.close()
 
 
 def _rows(con: duckdb.DuckDBPyConnection, path: str) -> int:

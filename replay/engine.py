@@ -22,18 +22,31 @@ from .state import ClaimChecked, Fact, FoldWatcher, GameState, render
 # ------------------------------------------------------------------ replay
 
 
-@dataclass
+@dataclass(init=False, eq=True, slots=True)
 class Replay:
-    """The outcome of replaying one log."""
+    """The outcome of replaying one log: built once, read many times. Read-only (`Final`
+    fields, an explicit `__init__`), so that a compiled engine builds it natively."""
 
-    file: str
-    sha256: str | None
-    header: Header | None
-    state: GameState | None
-    status: Status
-    error: LogError | None
-    events: int = 0
-    lines: int = 0
+    file: Final[str]
+    sha256: Final[str | None]
+    header: Final[Header | None]
+    state: Final[GameState | None]
+    status: Final[Status]
+    error: Final[LogError | None]
+    events: Final[int]
+    lines: Final[int]
+
+    def __init__(self, file: str, sha256: str | None, header: Header | None,
+                 state: GameState | None, status: Status, error: LogError | None,
+                 events: int = 0, lines: int = 0) -> None:
+        self.file = file
+        self.sha256 = sha256
+        self.header = header
+        self.state = state
+        self.status = status
+        self.error = error
+        self.events = events
+        self.lines = lines
 
     @property
     def facts(self) -> list[Fact]:

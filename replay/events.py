@@ -7,7 +7,7 @@ the games can all use it without import cycles.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from .errors import FormatError
@@ -42,21 +42,44 @@ class Event:
         return f"Event(line={self.line}, {self.data!r})"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, repr=False, eq=True, unsafe_hash=True, slots=True)
 class Header:
-    """The header line, checked: what every game's state is built from."""
+    """The header line, checked: what every game's state is built from. Read-only like the
+    facts (`Final` fields, an explicit `__init__`), so that a compiled engine builds it
+    natively; its dicts make hashing it fail, as a frozen dataclass's did."""
 
-    game: str
-    players: tuple[str, ...]
-    dealer: str
-    edition: str | None
-    variants: frozenset[str]
-    rounds: int
-    suits: tuple[str, ...]
-    id: str
-    meta: dict[str, Any]
-    line: int
-    raw: dict[str, Any] = field(repr=False)
+    game: Final[str]
+    players: Final[tuple[str, ...]]
+    dealer: Final[str]
+    edition: Final[str | None]
+    variants: Final[frozenset[str]]
+    rounds: Final[int]
+    suits: Final[tuple[str, ...]]
+    id: Final[str]
+    meta: Final[dict[str, Any]]
+    line: Final[int]
+    raw: Final[dict[str, Any]]  # the header line's object as read; not in the repr
+
+    def __init__(self, game: str, players: tuple[str, ...], dealer: str, edition: str | None,
+                 variants: frozenset[str], rounds: int, suits: tuple[str, ...], id: str,
+                 meta: dict[str, Any], line: int, raw: dict[str, Any]) -> None:
+        self.game = game
+        self.players = players
+        self.dealer = dealer
+        self.edition = edition
+        self.variants = variants
+        self.rounds = rounds
+        self.suits = suits
+        self.id = id
+        self.meta = meta
+        self.line = line
+        self.raw = raw
+
+    def __repr__(self) -> str:
+        # the dataclass repr without `raw` (a `field(repr=False)` cannot be `Final`)
+        return (f"Header(game={self.game!r}, players={self.players!r}, dealer={self.dealer!r}, "
+                f"edition={self.edition!r}, variants={self.variants!r}, rounds={self.rounds!r}, "
+                f"suits={self.suits!r}, id={self.id!r}, meta={self.meta!r}, line={self.line!r})")
 
     # the header is never changed once read: copies of a game state share it
     def __copy__(self) -> Header:

@@ -17,7 +17,7 @@ import stat
 import unicodedata
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 import orjson
@@ -41,15 +41,29 @@ _BOM: Final = b"\xef\xbb\xbf"
 _JSON_WHERE: Final = re.compile(r": line \d+ column (\d+) \(char \d+\)$")
 
 
-@dataclass(slots=True)
+@dataclass(init=False, repr=False, eq=True, slots=True)
 class Log:
-    """A log whose header was read; `events()` yields the rest lazily."""
+    """A log whose header was read; `events()` yields the rest lazily. Read-only (`Final`
+    fields, an explicit `__init__`), so that a compiled engine builds it natively."""
 
-    name: str
-    sha256: str
-    header: Header
-    lines: list[bytes] = field(repr=False)
-    body_start: int = 0  # index into `lines` of the first line after the header
+    name: Final[str]
+    sha256: Final[str]
+    header: Final[Header]
+    lines: Final[list[bytes]]  # not in the repr
+    body_start: Final[int]  # index into `lines` of the first line after the header
+
+    def __init__(self, name: str, sha256: str, header: Header, lines: list[bytes],
+                 body_start: int = 0) -> None:
+        self.name = name
+        self.sha256 = sha256
+        self.header = header
+        self.lines = lines
+        self.body_start = body_start
+
+    def __repr__(self) -> str:
+        # the dataclass repr without `lines` (a `field(repr=False)` cannot be `Final`)
+        return (f"Log(name={self.name!r}, sha256={self.sha256!r}, header={self.header!r}, "
+                f"body_start={self.body_start!r})")
 
     def events(self) -> Iterator[Event]:
         return iter_events(self.name, self.lines, self.body_start)

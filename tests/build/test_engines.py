@@ -16,7 +16,7 @@ from trickledger import version_text
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests"
 # The unit tests that run the engine itself (beside every rule and format test).
-ENGINE_UNITS = ("test_simulate.py", "test_timeline.py")
+ENGINE_UNITS = ("test_simulate.py", "test_timeline.py", "test_log_records.py")
 
 
 def engine_tests() -> list[str]:
@@ -57,6 +57,18 @@ def test_version_names_the_engine(compiled_engine: Path) -> None:
     # this run: the editable install, interpreted
     assert replay.engine_build() == "interpreted"
     assert version_text().endswith("(engine interpreted)")
+
+
+def test_the_per_log_records_are_built_natively(compiled_engine: Path) -> None:
+    # a dataclass-generated __init__ is a Python function even in a compiled module: only an
+    # explicit one is compiled (and a fact or a header then costs a fraction to make)
+    out = in_target(compiled_engine,
+                    "import inspect\n"
+                    "from replay.engine import Replay\nfrom replay.events import Header\n"
+                    "from replay.reader import Log\nfrom replay.state import RoundScored\n"
+                    "print([inspect.isfunction(c.__init__) for c in "
+                    "(Header, Log, Replay, RoundScored)])")
+    assert out == "[False, False, False, False]"
 
 
 def test_every_game_module_is_compiled_and_every_engine_test_collected() -> None:
