@@ -14,7 +14,7 @@ import orjson
 from .engine import Replay, exit_status, replay_path, verdict, verdict_json
 from .errors import LogError
 from .files import STDIN, find_logs
-from .reader import INVISIBLE
+from .reader import INVISIBLE, INVISIBLE_RANGES
 from .registry import registry
 
 
@@ -64,7 +64,19 @@ def human_report(r: Replay) -> str:
 # Everything a reader cannot see (replay.reader.INVISIBLE: controls, ESC, BEL, C1, every
 # text-direction mark, zero widths, fillers), the tab and the line break included.
 _CONTROL = INVISIBLE
-_CONTROL_BUT_LINES = re.compile(r"(?!\n)" + INVISIBLE.pattern)
+# The same class with the line break cut out of it (a lookahead before the class was tried
+# at every character of a verdict: 18 % of `verify --json`).
+_CONTROL_BUT_LINES = re.compile("[" + "".join(
+    re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "")
+    for lo, hi in INVISIBLE_RANGES
+    for a, b in (((lo, 0x09), (0x0B, hi)) if lo <= 0x0A <= hi else ((lo, hi),))) + "]")
+# Its ASCII part: most output is ASCII (a flag Python keeps on every string), and a class of
+# three ranges scans it about five times faster.
+_ASCII_CONTROL_BUT_LINES = re.compile("[\x00-\x09\x0b-\x1f\x7f]")
+
+
+def _but_lines(text: str) -> re.Pattern[str]:
+    return _ASCII_CONTROL_BUT_LINES if text.isascii() else _CONTROL_BUT_LINES
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -104,7 +116,9 @@ def json_text(value: Any, indent: bool = True) -> str:
                             option=orjson.OPT_INDENT_2 if indent else 0).decode()
     except TypeError:  # an integer beyond 64 bits, written exactly
         text = verdict_json(value).decode()
-    return _CONTROL_BUT_LINES.sub(_json_escape, text)  # a raw line break is orjson's indentation
+    if text.isascii() and "\x7f" not in text:
+        return text  # orjson escapes every other ASCII control inside strings
+    return _but_lines(text).sub(_json_escape, text)  # a raw line break is orjson's indentation
 
 
 def say(text: str = "", error: bool = False) -> None:
@@ -115,7 +129,7 @@ def say(text: str = "", error: bool = False) -> None:
     if error:
         print(terminal(text), file=sys.stderr)
         return
-    print(_CONTROL_BUT_LINES.sub(_escape, text), file=sys.stdout)
+    print(_but_lines(text).sub(_escape, text), file=sys.stdout)
 
 
 EXIT_CODES = ("exit status: 0 when every log is complete or incomplete and every claim "
