@@ -245,11 +245,8 @@ def test_a_page_on_a_held_file_says_busy_instead_of_hanging(held, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
     from dashboard import data
-    from ingest.db import reading
 
-    # the pages wait 15 s for the file; shortened here
-    monkeypatch.setattr(data, "reading", lambda path, wait_s=30, on_busy=None:
-                        reading(path, wait_s=1))
+    monkeypatch.setattr(data, "LOCK_WAIT_S", 1.0)  # the pages wait 15 s for the file
     with dashboard_database(held):
         at = AppTest.from_file(str(ROOT / "dashboard" / "views" / "overview.py"),
                                default_timeout=60)
