@@ -627,12 +627,17 @@ def finish(args: argparse.Namespace, result: dict[str, Any], rate: float, t0: fl
         result["peers"] = peers(rate)
     result["seconds"] = time.perf_counter() - t0
     print(report(result))
-    if args.out:
-        out = Path(args.out)
+    write_result(args.out, result)
+    return 0
+
+
+def write_result(path: str | None, result: dict[str, Any]) -> None:
+    """Keep a run's figures as JSON at `path` (if one was given)."""
+    if path:
+        out = Path(path)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(result, indent=2, default=str))
         print(f"written to {out}")
-    return 0
 
 
 def report(r: dict[str, Any]) -> str:

@@ -39,6 +39,7 @@ from bench.run import (
     games,
     ingest_subprocess,
     machine,
+    write_result,
 )
 
 CORPUS_PER_GAME = 500  # 2,000 logs: the corpus of the load target
@@ -177,11 +178,7 @@ def run_targets(args: argparse.Namespace) -> int:
     result["ratios"] = ratios
     result["seconds"] = time.perf_counter() - t0
     print(targets_report(result))
-    if args.out:
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(result, indent=2, default=str))
-        print(f"written to {out}")
+    write_result(args.out, result)
     return 0
 
 
