@@ -1,3 +1,3 @@
-from bench.run import main
+from bench.commands import main
 
 raise SystemExit(main())

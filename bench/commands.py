@@ -3,15 +3,32 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from .options import add_arguments
 
 
-def cmd_bench(args: argparse.Namespace) -> int:
+def dispatch(args: argparse.Namespace, argv: list[str]) -> int:
+    """The targets run (`--targets`) or the full one."""
+    if args.targets:
+        from .targets import run_targets
+
+        return run_targets(args)
     from .run import run
 
-    return run(args, args.argv)
+    return run(args, argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m bench`."""
+    ap = argparse.ArgumentParser(prog="python -m bench")
+    add_arguments(ap)
+    return dispatch(ap.parse_args(argv), argv if argv is not None else sys.argv[1:])
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    return dispatch(args, args.argv)
 
 
 def register_commands(sub: Any) -> None:

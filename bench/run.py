@@ -30,7 +30,6 @@ from typing import Any
 
 import orjson
 
-from bench.options import add_arguments
 from replay.engine import replay_bytes
 from replay.registry import registry
 from replay.simulate import SimOptions, simulate
@@ -557,17 +556,7 @@ def peers(our_rate: float) -> dict[str, Any]:
     return res
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench")
-    add_arguments(ap)
-    return run(ap.parse_args(argv), argv if argv is not None else sys.argv[1:])
-
-
 def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
-    if args.targets:
-        from bench.targets import run_targets
-
-        return run_targets(args)
     per_game = args.per_game or (250 if args.quick else 1000)
     sizes = [int(x) for x in (args.sizes or ("1000,5000" if args.quick else
                                              "1000,10000,100000")).split(",")]

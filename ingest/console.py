@@ -300,7 +300,11 @@ class Console:
         weakref.finalize(self, _stop_spares, self.ready)
 
     def _start(self) -> _Spare:
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        # The worker's address space is capped (RLIMIT_AS): allocators that reserve address
+        # space ahead (a glibc arena per thread, Arrow's own pool) would make a wide result
+        # fail by chance rather than by size, so both allocate only what they use.
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", "MALLOC_ARENA_MAX": "2",
+               "ARROW_DEFAULT_MEMORY_POOL": "system"}
         proc = subprocess.Popen([sys.executable, "-m", "ingest.console"],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.DEVNULL, env=env, start_new_session=True)
