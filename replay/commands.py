@@ -14,7 +14,7 @@ import orjson
 from .engine import Replay, exit_status, replay_path, verdict, verdict_json
 from .errors import LogError
 from .files import STDIN, find_logs
-from .reader import INVISIBLE, INVISIBLE_RANGES
+from .reader import INVISIBLE, INVISIBLE_RANGES, char_class
 from .registry import registry
 
 
@@ -66,10 +66,9 @@ def human_report(r: Replay) -> str:
 _CONTROL = INVISIBLE
 # The same class with the line break cut out of it (a lookahead before the class was tried
 # at every character of a verdict: 18 % of `verify --json`).
-_CONTROL_BUT_LINES = re.compile("[" + "".join(
-    re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "")
-    for lo, hi in INVISIBLE_RANGES
-    for a, b in (((lo, 0x09), (0x0B, hi)) if lo <= 0x0A <= hi else ((lo, hi),))) + "]")
+_CONTROL_BUT_LINES = char_class(
+    r for lo, hi in INVISIBLE_RANGES
+    for r in (((lo, 0x09), (0x0B, hi)) if lo <= 0x0A <= hi else ((lo, hi),)))
 # Its ASCII part: most output is ASCII (a flag Python keeps on every string), and a class of
 # three ranges scans it about five times faster.
 _ASCII_CONTROL_BUT_LINES = re.compile("[\x00-\x09\x0b-\x1f\x7f]")

@@ -16,7 +16,7 @@ import select
 import stat
 import unicodedata
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -337,9 +337,15 @@ INVISIBLE_RANGES: Final = (
     (0x110BD, 0x110BD), (0x110CD, 0x110CD), (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3),
     (0x16FE4, 0x16FE4), (0x1D159, 0x1D159), (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
 )
-INVISIBLE: Final = re.compile("[" + "".join(
-    re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "")
-    for a, b in INVISIBLE_RANGES) + "]")
+
+
+def char_class(ranges: Iterable[tuple[int, int]]) -> re.Pattern[str]:
+    """A pattern matching one character of any of the inclusive code-point `ranges`."""
+    return re.compile("[" + "".join(re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "")
+                                    for a, b in ranges) + "]")
+
+
+INVISIBLE: Final = char_class(INVISIBLE_RANGES)
 
 
 def _names_alike(name: str) -> str:
