@@ -92,6 +92,22 @@ def dashboard_database(path: str) -> Iterator[str]:
             os.environ["TRICKLEDGER_DB"] = old
 
 
+def run_page(name: str, **params: str) -> Any:
+    """Run the dashboard page `dashboard/views/NAME.py` in Streamlit's AppTest with these
+    query parameters; it must raise nothing."""
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    page = Path(__file__).resolve().parents[1] / "dashboard" / "views" / f"{name}.py"
+    at = AppTest.from_file(str(page), default_timeout=120)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 def wait_for_health(url: str, proc: Any, limit_s: float = 180) -> bool:
     """Poll Streamlit's health endpoint until the server answers, the process ends, or a
     generous limit passes (a loaded CI machine starts slowly)."""

@@ -96,21 +96,10 @@ def test_analyse_moves_narrows_to_a_game_and_rejects_bad_options(logs, tmp_path,
 def test_the_pages_show_the_judgements(logs, tmp_path):
     """The Decisions page ranks the players, the viewer shows each move's verdict, cost and
     best alternative, the Player page the accuracy and the costliest decisions."""
-    from pathlib import Path
-
     from helpers import dashboard_database
-    from streamlit.testing.v1 import AppTest
+    from helpers import run_page as run
 
-    views = Path(__file__).resolve().parents[2] / "dashboard" / "views"
     db = load(tmp_path, logs, "pages")
-
-    def run(name: str, **params: str) -> AppTest:
-        at = AppTest.from_file(str(views / f"{name}.py"), default_timeout=90)
-        for k, v in params.items():
-            at.query_params[k] = v
-        at.run()
-        assert not at.exception, [e.value for e in at.exception]
-        return at
 
     with dashboard_database(db):
         at = run("decisions")

@@ -10,6 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 from helpers import dashboard_database
+from helpers import run_page as run
 from streamlit.testing.v1 import AppTest
 
 from ingest.load import expand, ingest
@@ -38,15 +39,6 @@ def evil_db(tmp_path_factory):
     ingest(expand([str(folder)])[0], path, jobs=1)
     with dashboard_database(path):
         yield path
-
-
-def run(name: str, **params: str) -> AppTest:
-    at = AppTest.from_file(str(PAGES / f"{name}.py"), default_timeout=120)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def seen(markdown: str) -> str:
