@@ -232,14 +232,6 @@ def plot_text(text: object) -> str:
     return html.escape(str(text), quote=False)
 
 
-def plot_frame(frame: pd.DataFrame, *columns: str) -> pd.DataFrame:
-    """A copy of `frame` whose text `columns` (player names...) plotly shows literally."""
-    out = frame.copy()
-    for c in columns:
-        out[c] = out[c].map(plot_text)
-    return out
-
-
 _LITERAL = ("x", "y", "z", "text", "hovertext", "labels", "customdata", "ids", "name",
             "legendgroup")
 
