@@ -80,18 +80,19 @@ def _type_cell(page, grid, row: int, col: int, value: int, widths: list[float],
                header: float = 36, row_height: float = 40) -> None:
     """Tap a cell of the round's table and type a number, as a player does.
 
-    The canvas can be redrawn under a tap: then the tap selects nothing, or the number is
+    The canvas can be redrawn under a tap (the rerun of the previous number may start only
+    now): then the tap selects nothing, the editor goes away while typing, or the number is
     not kept. A try is judged by what the grid shows, not by how long a rerun takes: the
-    editor opens or not; once it has closed, the grid's accessible table (kept beside its
-    canvas, updated a moment after it) comes to hold the number or not. The browser alone
-    answers both, so those two waits are bounded. What the number changes on the page is
-    awaited by the caller (`_shows`)."""
+    editor opens and holds the number or not; once it has closed, the grid's accessible
+    table (kept beside its canvas, updated a moment after it) comes to hold the number or
+    not. The browser alone answers these, so their waits are bounded. What the number
+    changes on the page is awaited by the caller (`_shows`)."""
     from playwright.sync_api import TimeoutError as Timeout
 
     digits = str(value)
     editor = page.locator("#portal input, #portal textarea").first
     cell = grid.locator(f"tr[aria-rowindex='{row + 2}'] td[aria-colindex='{col + 1}']")
-    for _ in range(3):
+    for _ in range(5):
         page.wait_for_function(IDLE, timeout=PATIENCE)
         box = grid.bounding_box()
         x = box["x"] + sum(widths[:col]) + widths[col] / 2
@@ -104,9 +105,13 @@ def _type_cell(page, grid, row: int, col: int, value: int, widths: list[float],
             page.keyboard.press("Escape")
             continue
         page.keyboard.type(digits[1:])
-        page.wait_for_function(
-            "(v) => { const e = document.querySelector('#portal input, #portal textarea');"
-            " return e !== null && e.value === v; }", arg=digits, timeout=PATIENCE)
+        try:  # a rerun that redraws the grid now takes the editor away: type it again
+            page.wait_for_function(
+                "(v) => { const e = document.querySelector('#portal input, #portal textarea');"
+                " return e !== null && e.value === v; }", arg=digits, timeout=30_000)
+        except Timeout:
+            page.keyboard.press("Escape")
+            continue
         page.keyboard.press("Enter")
         editor.wait_for(state="hidden", timeout=PATIENCE)
         try:
