@@ -317,12 +317,16 @@ class TableRows:
 
     def __init__(self) -> None:
         self.gid = ""
+        self.first: Column | None = None  # the first column, once asked: what `rows` counts
 
     def columns(self) -> list[tuple[str, Column]]:
         raise NotImplementedError
 
     def rows(self) -> int:
-        return column_rows(self.columns()[0][1])
+        first = self.first
+        if first is None:  # columns are never replaced (truncate cuts them in place)
+            first = self.first = self.columns()[0][1]
+        return column_rows(first)
 
     def truncate(self, n: int) -> None:
         """Drop every row from the `n`th on (a log that failed half-way)."""
