@@ -1,162 +1,20 @@
 """One replayed log -> columns for every table. It reshapes the engine's facts; it decides
 nothing: each fact goes through its game's projection (`GameInfo.project`, or the core's),
-which fills the tables' column holders (replay.state.RowSink); the log-level tables below
-are ingest's own."""
+which fills the tables' column holders (replay.state.RowSink); the log-level tables (logs,
+games, players, ingest_errors) are filled here."""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
 from typing import Any
 
 import orjson
 
 from replay.engine import Replay, verdict
 from replay.reader import decompress
-from replay.state import Column, RowSink, StringLists, TableRows, project
+from replay.state import KeywordRows, RowSink, TableRows, project
 
 from .schema import COLUMNS  # every table's columns, games' own tables included
-
-
-class LogsRows(TableRows):
-    def __init__(self) -> None:
-        super().__init__()
-        self.sha256: list[str | None] = []
-        self.file_name: list[str] = []
-        self.size_bytes: list[int] = []
-        self.ingested_at: list[dt.datetime] = []
-        self.raw_text: list[str] = []
-        self.status: list[str] = []
-        self.game_id: list[str | None] = []
-        self.error_line: list[int | None] = []
-        self.error_message: list[str | None] = []
-
-    def add(self, sha256: str | None, file_name: str, size_bytes: int, ingested_at: dt.datetime,
-            raw_text: str, status: str, game_id: str | None, error_line: int | None,
-            error_message: str | None) -> None:
-        self.sha256.append(sha256)
-        self.file_name.append(file_name)
-        self.size_bytes.append(size_bytes)
-        self.ingested_at.append(ingested_at)
-        self.raw_text.append(raw_text)
-        self.status.append(status)
-        self.game_id.append(game_id)
-        self.error_line.append(error_line)
-        self.error_message.append(error_message)
-
-    def columns(self) -> list[tuple[str, Column]]:
-        return [("sha256", self.sha256), ("file_name", self.file_name),
-                ("size_bytes", self.size_bytes), ("ingested_at", self.ingested_at),
-                ("raw_text", self.raw_text), ("status", self.status), ("game_id", self.game_id),
-                ("error_line", self.error_line), ("error_message", self.error_message)]
-
-
-class GamesRows(TableRows):
-    def __init__(self) -> None:
-        super().__init__()
-        self.game_id: list[str] = []
-        self.sha256: list[str | None] = []
-        self.file_name: list[str] = []
-        self.game: list[str] = []
-        self.edition: list[str | None] = []
-        self.variants = StringLists()
-        self.n_players: list[int] = []
-        self.rounds_planned: list[int] = []
-        self.rounds_played: list[int] = []
-        self.status: list[str] = []
-        self.error_line: list[int | None] = []
-        self.error_message: list[str | None] = []
-        self.winners = StringLists()
-        self.played_on: list[dt.date | None] = []
-        self.events: list[int] = []
-        self.claims_checked: list[int] = []
-        self.claims_mismatched: list[int] = []
-        self.meta: list[str] = []
-        self.ingested_at: list[dt.datetime] = []
-
-    def add(self, game_id: str, sha256: str | None, file_name: str, game: str, edition: str | None,
-            variants: Iterable[str], n_players: int, rounds_planned: int, rounds_played: int,
-            status: str, error_line: int | None, error_message: str | None,
-            winners: Iterable[str], played_on: dt.date | None, events: int,
-            claims_checked: int, claims_mismatched: int, meta: str,
-            ingested_at: dt.datetime) -> None:
-        self.game_id.append(game_id)
-        self.sha256.append(sha256)
-        self.file_name.append(file_name)
-        self.game.append(game)
-        self.edition.append(edition)
-        self.variants.append(variants)
-        self.n_players.append(n_players)
-        self.rounds_planned.append(rounds_planned)
-        self.rounds_played.append(rounds_played)
-        self.status.append(status)
-        self.error_line.append(error_line)
-        self.error_message.append(error_message)
-        self.winners.append(winners)
-        self.played_on.append(played_on)
-        self.events.append(events)
-        self.claims_checked.append(claims_checked)
-        self.claims_mismatched.append(claims_mismatched)
-        self.meta.append(meta)
-        self.ingested_at.append(ingested_at)
-
-    def columns(self) -> list[tuple[str, Column]]:
-        return [("game_id", self.game_id), ("sha256", self.sha256),
-                ("file_name", self.file_name), ("game", self.game), ("edition", self.edition),
-                ("variants", self.variants), ("n_players", self.n_players),
-                ("rounds_planned", self.rounds_planned), ("rounds_played", self.rounds_played),
-                ("status", self.status), ("error_line", self.error_line),
-                ("error_message", self.error_message), ("winners", self.winners),
-                ("played_on", self.played_on), ("events", self.events),
-                ("claims_checked", self.claims_checked),
-                ("claims_mismatched", self.claims_mismatched), ("meta", self.meta),
-                ("ingested_at", self.ingested_at)]
-
-
-class PlayersRows(TableRows):
-    def __init__(self) -> None:
-        super().__init__()
-        self.game_id: list[str] = []
-        self.seat: list[int] = []
-        self.player: list[str] = []
-        self.total: list[int] = []
-        self.is_winner: list[bool] = []
-
-    def add(self, game_id: str, seat: int, player: str, total: int, is_winner: bool) -> None:
-        self.game_id.append(game_id)
-        self.seat.append(seat)
-        self.player.append(player)
-        self.total.append(total)
-        self.is_winner.append(is_winner)
-
-    def columns(self) -> list[tuple[str, Column]]:
-        return [("game_id", self.game_id), ("seat", self.seat), ("player", self.player),
-                ("total", self.total), ("is_winner", self.is_winner)]
-
-
-class ErrorsRows(TableRows):
-    def __init__(self) -> None:
-        super().__init__()
-        self.file_name: list[str] = []
-        self.sha256: list[str | None] = []
-        self.status: list[str] = []
-        self.line: list[int | None] = []
-        self.message: list[str] = []
-        self.recorded_at: list[dt.datetime] = []
-
-    def add(self, file_name: str, sha256: str | None, status: str, line: int | None,
-            message: str, recorded_at: dt.datetime) -> None:
-        self.file_name.append(file_name)
-        self.sha256.append(sha256)
-        self.status.append(status)
-        self.line.append(line)
-        self.message.append(message)
-        self.recorded_at.append(recorded_at)
-
-    def columns(self) -> list[tuple[str, Column]]:
-        return [("file_name", self.file_name), ("sha256", self.sha256), ("status", self.status),
-                ("line", self.line), ("message", self.message),
-                ("recorded_at", self.recorded_at)]
 
 
 class Rows:
@@ -164,10 +22,11 @@ class Rows:
     filled here, and the games' tables, filled by their projections (`facts`)."""
 
     def __init__(self) -> None:
-        self.logs = LogsRows()
-        self.games = GamesRows()
-        self.players = PlayersRows()
-        self.ingest_errors = ErrorsRows()
+        # a row or two a log: made from the schema's columns, filled by keyword
+        self.logs = KeywordRows("logs", COLUMNS["logs"], False)
+        self.games = KeywordRows("games", COLUMNS["games"], False)
+        self.players = KeywordRows("players", COLUMNS["players"], False)
+        self.ingest_errors = KeywordRows("ingest_errors", COLUMNS["ingest_errors"], False)
         self.facts = RowSink(COLUMNS)
 
     def tables(self) -> dict[str, TableRows]:

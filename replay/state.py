@@ -719,17 +719,18 @@ class TurnsRows(TableRows):
                 ("line", self.line)]
 
 
-class GameTableRows(TableRows):
-    """A table a game declares as data (`GameInfo.tables`): `add` takes every column but
-    game_id by name, checked on each row (such tables are few and small; the shared ones
-    have typed holders above)."""
+class KeywordRows(TableRows):
+    """A table whose holder is made from its declared columns (`names`): a game's own
+    table (`GameInfo.tables`, game_id from the sink) or one of ingest's log-level tables
+    (a row or two a log). `add` takes every column by name, checked on each row."""
 
-    def __init__(self, table: str, names: tuple[str, ...]) -> None:
+    def __init__(self, table: str, names: tuple[str, ...], game_id_from_sink: bool) -> None:
         super().__init__()
         self.table = table
         self.names = names
         self.values: list[list[Any]] = [[] for _ in names]
-        self.needs = frozenset(names) - {"game_id"}
+        self.game_id_from_sink = game_id_from_sink
+        self.needs = frozenset(names) - {"game_id"} if game_id_from_sink else frozenset(names)
 
     def add(self, **values: Any) -> None:
         if values.keys() != self.needs:
@@ -738,8 +739,10 @@ class GameTableRows(TableRows):
             what = [f"has no column {', '.join(unknown)}"] if unknown else []
             what += [f"needs {', '.join(missing)} (None for NULL)"] if missing else []
             raise TypeError(f"table {self.table} {' and '.join(what)}")
+        if self.game_id_from_sink:
+            values["game_id"] = self.gid
         for name, column in zip(self.names, self.values):
-            column.append(self.gid if name == "game_id" else values[name])
+            column.append(values[name])
 
     def columns(self) -> list[tuple[str, Column]]:
         return list(zip(self.names, self.values))
@@ -770,7 +773,7 @@ class RowSink:
             "rounds": self.rounds, "tricks": self.tricks, "plays": self.plays,
             "takes": self.takes, "keeps": self.keeps, "trumps": self.trumps, "bids": self.bids,
             "turns": self.turns, "round_scores": self.round_scores, "claims": self.claims}
-        self.own: dict[str, GameTableRows] = {}
+        self.own: dict[str, KeywordRows] = {}
 
     def begin(self, game_id: str, players: tuple[str, ...]) -> None:
         """The rows that follow are the game `game_id`'s."""
@@ -782,7 +785,7 @@ class RowSink:
         for own in self.own.values():
             own.gid = game_id
 
-    def table(self, name: str) -> GameTableRows:
+    def table(self, name: str) -> KeywordRows:
         """A game's own table (`GameInfo.tables`), by name."""
         own = self.own.get(name)
         if own is None:
@@ -790,7 +793,7 @@ class RowSink:
                 raise KeyError(f"{name} is a shared table: fill it through sink.{name}.add")
             if name not in self.declared:
                 raise KeyError(f"there is no table {name}")
-            own = self.own[name] = GameTableRows(name, self.declared[name])
+            own = self.own[name] = KeywordRows(name, self.declared[name], True)
             own.gid = self.game_id
         return own
 
