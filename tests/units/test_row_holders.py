@@ -17,7 +17,16 @@ from ingest.rows import Rows, check_holders, replay_rows
 from ingest.schema import COLUMNS, TABLES
 from replay.engine import replay_bytes
 from replay.simulate import SimOptions, simulate_one
-from replay.state import KeywordRows, StackLists, StringLists, TableRows
+from replay.state import (
+    CORE_PROJECT,
+    KeywordRows,
+    RoundOutcome,
+    RoundScored,
+    StackLists,
+    StringLists,
+    TableRows,
+    TrickAbandoned,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = dt.datetime(2026, 1, 1)
@@ -170,3 +179,27 @@ def test_a_log_that_fails_half_way_leaves_no_rows() -> None:
     for t, holder in sink.tables().items():
         holder.truncate(marks.get(t, 0))
     assert sink.columns == alone.columns
+
+
+def test_a_log_cut_mid_trick_stores_the_abandoned_cards_as_plays() -> None:
+    lines = (ROOT / "sample_logs" / "rage" / "rage-5p-hidden-bid.jsonl").read_bytes()
+    cut = b"\n".join(lines.splitlines()[:40]) + b"\n"
+    r = replay_bytes(cut, "cut.jsonl")
+    abandoned = [f for f in r.facts if isinstance(f, TrickAbandoned)]
+    assert r.status == "incomplete" and abandoned and abandoned[-1].cards
+    sink = replay_rows(r, cut, NOW)
+    plays = sink.columns["plays"]
+    last = abandoned[-1]
+    mine = [i for i, t in enumerate(plays["trick"]) if t == last.trick]
+    assert len(mine) == len(last.cards)
+
+
+def test_a_round_outcome_naming_a_column_rounds_lacks_is_an_error() -> None:
+    class Odd(RoundOutcome):
+        def columns(self, players: tuple[str, ...]) -> dict[str, object]:
+            return {"tricks": 3, "colour": "red"}
+
+    sink = Rows().facts
+    sink.begin("g1", ("Ann", "Bob"))
+    with pytest.raises(KeyError, match="table rounds has no column colour"):
+        CORE_PROJECT[RoundScored](RoundScored(1, 0, (1, 2), ("1", "2"), Odd(), 9), sink)
