@@ -212,14 +212,16 @@ class TrickAbandoned(Fact):
 
 
 # ------------------------------------------------------------------- rows
-# Rows are kept by column. Each table the engine fills has a holder with one list per column
-# and an `add` that takes every column by name, none with a default: a projection names each
-# column it leaves NULL, a column the table lacks or one left out is a TypeError (and a mypy
-# error), and a row costs one call and one append per column, with no dict of keywords and
-# no search by column name. A list column (VARCHAR[]) keeps its rows' strings end to end
-# with where each row ends, the stacks column the fields of its entries likewise, so that
-# the loader builds each Arrow array from flat lists (ingest.batch). ingest checks, when it
-# loads, that every holder has its table's declared columns in their order (ingest.rows).
+# Rows are kept by column. Each shared table the games fill has a holder class with one list
+# per column and an `add` that takes every column by name, none with a default: a projection
+# names each column it leaves NULL, a column the table lacks or one left out is a TypeError
+# (and a mypy error), and a row costs one call and one append per column, with no dict of
+# keywords and no search by column name. A list column (VARCHAR[]) keeps its rows' strings
+# end to end with where each row ends, the stacks column the fields of its entries likewise,
+# so that the loader builds each Arrow array from flat lists (ingest.batch). A table known
+# only as data (a game's own, ingest's log-level ones) gets a `KeywordRows` made from its
+# declared columns. ingest checks, when it loads, that every holder has its table's declared
+# columns in their order (ingest.rows).
 
 
 class StringLists:
