@@ -1,8 +1,9 @@
 """One batch of logs -> one Parquet file per table: the function every worker runs.
 
 A worker (a local process, or a Dask worker on another machine) reads each log of its
-batch, replays it, puts its rows into per-column lists, turns each table's lists into
-one Arrow table and writes it as a Parquet file (zstd in a lake; uncompressed when
+batch, replays it, puts its rows into each table's column holders (flat lists: a list
+column's values end to end with where each row ends), builds one Arrow table per table
+from them and writes it as a Parquet file (zstd in a lake; uncompressed when
 staged for the database file, which reads it once). A file is written under a
 temporary name in the staging folder and renamed, once complete, to a name made of the
 SHA-256 of its own bytes: a file that exists under its final name is whole, and the
@@ -35,10 +36,10 @@ import pyarrow.parquet as pq
 from replay.engine import replay_bytes
 from replay.errors import UnreadableLog
 from replay.reader import MAX_LOG_BYTES, read_file
-from replay.state import RowSink
+from replay.state import Column, StringLists, TableRows
 
 from . import schema
-from .rows import COLUMNS, decode_text, replay_rows, stored_status
+from .rows import Rows, decode_text, replay_rows, stored_status
 from .sources import Source, open_url
 
 MAX_FILE_BYTES = MAX_LOG_BYTES  # one cap, the reader's, on every log however it arrives
@@ -142,32 +143,35 @@ def read_source(src: Source) -> bytes:
 Spans = dict[str | None, dict[str, tuple[int, int]]]  # sink -> table -> rows [start, end)
 
 
+def _marks(sink: Rows) -> dict[str, int]:
+    return {t: holder.rows() for t, holder in sink.tables().items()}
+
+
 class _Sinks:
-    """Per game (the partition), one RowSink that collects a whole batch's rows, and for
+    """Per game (the partition), one `Rows` that collects a whole batch's rows, and for
     each log the rows it added (so that a value no column can hold is traced to its log)."""
 
     def __init__(self, partition: bool) -> None:
         self.partition = partition
-        self.by_game: dict[str | None, RowSink] = {}
+        self.by_game: dict[str | None, Rows] = {}
         self.spans: dict[int, Spans] = {}  # by the log's index in the batch
 
-    def for_game(self, game: str | None) -> RowSink:
+    def for_game(self, game: str | None) -> Rows:
         key = game if self.partition else None
         sink = self.by_game.get(key)
         if sink is None:
-            sink = self.by_game[key] = RowSink("", (), COLUMNS)
+            sink = self.by_game[key] = Rows()
         return sink
 
     def marks(self) -> dict[str | None, dict[str, int]]:
-        return {k: {t: sink.rows(t) for t in sink.columns} for k, sink in self.by_game.items()}
+        return {k: _marks(sink) for k, sink in self.by_game.items()}
 
     def note(self, index: int, before: dict[str | None, dict[str, int]]) -> None:
         """Remember the rows log `index` added since `before` (its marks)."""
         spans: Spans = {}
         for key, sink in self.by_game.items():
             was = before.get(key, {})
-            grew = {t: (was.get(t, 0), sink.rows(t)) for t in sink.columns
-                    if sink.rows(t) > was.get(t, 0)}
+            grew = {t: (was.get(t, 0), n) for t, n in _marks(sink).items() if n > was.get(t, 0)}
             if grew:
                 spans[key] = grew
         self.spans[index] = spans
@@ -219,7 +223,8 @@ _UNSTORABLE = (OverflowError, TypeError, ValueError)
 
 
 def _to_arrow(sinks: _Sinks) -> dict[str | None, dict[str, pa.Table]]:
-    return {key: {t: to_arrow(t, cols) for t, cols in sink.columns.items() if sink.rows(t)}
+    return {key: {t: holder_arrow(t, holder) for t, holder in sink.tables().items()
+                  if holder.rows()}
             for key, sink in sinks.by_game.items()}
 
 
@@ -235,12 +240,14 @@ def _unstorable(sinks: _Sinks, outcomes: list[Outcome]) -> dict[str, tuple[int |
     return bad
 
 
-def _why_unstorable(sink: RowSink, spans: dict[str, tuple[int, int]]
+def _why_unstorable(sink: Rows, spans: dict[str, tuple[int, int]]
                     ) -> tuple[int | None, str] | None:
     """The first value of these rows that its column cannot hold: (its line, why)."""
+    holders = sink.tables()
     for t, (start, end) in spans.items():
-        for f in ARROW_SCHEMAS[t]:
-            values = sink.columns[t][f.name][start:end]
+        columns = holders[t].python(start, end)
+        for f in _arrow_schema(t):
+            values = columns[f.name]
             try:
                 pa.array(values, type=f.type)
                 continue
@@ -250,8 +257,8 @@ def _why_unstorable(sink: RowSink, spans: dict[str, tuple[int, int]]
                 try:
                     pa.array([v], type=f.type)
                 except _UNSTORABLE:
-                    lines = sink.columns[t].get("line")
-                    line = lines[start + row] if lines is not None else None
+                    lines = columns.get("line")
+                    line = lines[row] if lines is not None else None
                     text = str(v)
                     if len(text) > 40:
                         text = f"{text[:20]}…{text[-8:]} ({len(text)} characters)"
@@ -276,8 +283,9 @@ def _one(src: Source, task: Task, skip: frozenset[str], sinks: _Sinks, seen: set
         msg = str(e) if isinstance(e, _Refused) else \
             f"cannot read the file ({getattr(e, 'strerror', None) or e})"
         # without bytes there is no sha256 to key `logs` by: only the error is recorded
-        sinks.for_game(None).add("ingest_errors", file_name=src.name, sha256=None,
-                                 status="unreadable", message=msg, recorded_at=now)
+        sinks.for_game(None).ingest_errors.add(file_name=src.name, sha256=None,
+                                               status="unreadable", line=None, message=msg,
+                                               recorded_at=now)
         return Outcome(src.name, None, "unreadable", message=msg)
     sha = hashlib.sha256(data).hexdigest()
     if sha in skip or sha in task.skip or sha in seen:
@@ -289,12 +297,11 @@ def _one(src: Source, task: Task, skip: frozenset[str], sinks: _Sinks, seen: set
     if sha in unstorable:
         line, msg = unstorable[sha]  # the line goes in its own column, as for any error
         sink = sinks.for_game(None)
-        sink.game_id = ""
-        sink.add("logs", sha256=sha, file_name=src.name, size_bytes=len(data), ingested_at=now,
-                 raw_text=decode_text(data), status="unreadable", game_id=None,
-                 error_line=line, error_message=msg)
-        sink.add("ingest_errors", file_name=src.name, sha256=sha, status="unreadable",
-                 line=line, message=msg, recorded_at=now)
+        sink.logs.add(sha256=sha, file_name=src.name, size_bytes=len(data), ingested_at=now,
+                      raw_text=decode_text(data), status="unreadable", game_id=None,
+                      error_line=line, error_message=msg)
+        sink.ingest_errors.add(file_name=src.name, sha256=sha, status="unreadable",
+                               line=line, message=msg, recorded_at=now)
         return Outcome(src.name, sha, "unreadable", 0, line, msg)
     try:
         r = replay_bytes(data, src.name, src.max_bytes)
@@ -305,31 +312,28 @@ def _one(src: Source, task: Task, skip: frozenset[str], sinks: _Sinks, seen: set
             msg = (f"game id {gid!r} is already loaded from {taken}; these bytes differ "
                    f"(give the log another 'id' to load both)")
             sink = sinks.for_game(game)
-            sink.game_id = gid or ""
-            sink.add("logs", sha256=sha, file_name=src.name, size_bytes=len(data),
-                     ingested_at=now, raw_text=decode_text(data), status="conflict",
-                     game_id=gid, error_line=None, error_message=msg)
-            sink.add("ingest_errors", file_name=src.name, sha256=sha, status="conflict",
-                     message=msg, recorded_at=now)
+            sink.logs.add(sha256=sha, file_name=src.name, size_bytes=len(data),
+                          ingested_at=now, raw_text=decode_text(data), status="conflict",
+                          game_id=gid, error_line=None, error_message=msg)
+            sink.ingest_errors.add(file_name=src.name, sha256=sha, status="conflict",
+                                   line=None, message=msg, recorded_at=now)
             return Outcome(src.name, sha, "conflict", 0, None, msg, gid, game)
         sink = sinks.for_game(game)
-        mark = {t: len(next(iter(cols.values()))) for t, cols in sink.columns.items()}
+        mark = _marks(sink)
         try:
             replay_rows(r, data, now, sink)
         except Exception:
-            for t, cols in sink.columns.items():  # drop the failed log's partial rows
-                for values in cols.values():
-                    del values[mark.get(t, 0):]
+            for t, holder in sink.tables().items():  # drop the failed log's partial rows
+                holder.truncate(mark.get(t, 0))
             raise
     except Exception as e:  # a bug must not lose the file: it is recorded, not dropped
         msg = f"internal error while replaying ({type(e).__name__}: {e})"
         sink = sinks.for_game(None)
-        sink.game_id = ""
-        sink.add("logs", sha256=sha, file_name=src.name, size_bytes=len(data), ingested_at=now,
-                 raw_text=decode_text(data), status="unreadable", game_id=None,
-                 error_message=msg)
-        sink.add("ingest_errors", file_name=src.name, sha256=sha, status="unreadable",
-                 message=msg, recorded_at=now)
+        sink.logs.add(sha256=sha, file_name=src.name, size_bytes=len(data), ingested_at=now,
+                      raw_text=decode_text(data), status="unreadable", game_id=None,
+                      error_line=None, error_message=msg)
+        sink.ingest_errors.add(file_name=src.name, sha256=sha, status="unreadable",
+                               line=None, message=msg, recorded_at=now)
         return Outcome(src.name, sha, "unreadable", 0, None, msg)
     if gid is not None:
         ids[gid] = src.name
@@ -338,14 +342,52 @@ def _one(src: Source, task: Task, skip: frozenset[str], sinks: _Sinks, seen: set
                    err.message if err else None, gid, game, len(r.mismatched_claims()))
 
 
-def to_arrow(table: str, columns: Columns) -> pa.Table:
-    """Column lists (by name) -> a typed Arrow table; pyarrow builds each column in C."""
+def _arrow_schema(table: str) -> pa.Schema:
     fields = ARROW_SCHEMAS.get(table)
     if fields is None:  # a game's own table, of a game registered after this module loaded
         fields = ARROW_SCHEMAS[table] = pa.schema(
             [(c, _ARROW_TYPES[ty.removesuffix(" PRIMARY KEY")]) for c, ty in schema.TABLES[table]])
+    return fields
+
+
+def to_arrow(table: str, columns: Columns) -> pa.Table:
+    """Column lists of Python values (by name) -> a typed Arrow table; pyarrow builds each
+    column in C."""
+    fields = _arrow_schema(table)
     return pa.Table.from_arrays([pa.array(columns[f.name], type=f.type) for f in fields],
                                 schema=fields)
+
+
+def holder_arrow(table: str, holder: TableRows) -> pa.Table:
+    """A table's column holder -> a typed Arrow table: each flat column by one `pa.array`,
+    a list column from its flat values and row ends (`ListArray.from_arrays`), the stacks
+    from their entries' flat fields (`StructArray.from_arrays`) and row ends. The holder's
+    columns are the table's, in order (ingest.rows checks them at import)."""
+    fields = _arrow_schema(table)
+    return pa.Table.from_arrays([_array(column, f.type)
+                                 for (_, column), f in zip(holder.columns(), fields)],
+                                schema=fields)
+
+
+def _array(column: Column, typ: pa.DataType) -> pa.Array:
+    if isinstance(column, list):
+        return pa.array(column, type=typ)
+    ends = pa.array(column.ends, type=pa.int32())
+    mask = None
+    if column.nulls:
+        flags = [False] * column.rows()
+        for i in column.nulls:
+            flags[i] = True
+        mask = pa.array(flags, type=pa.bool_())
+    if isinstance(column, StringLists):
+        values: pa.Array = pa.array(column.values, type=pa.string())
+    else:
+        entry = typ.value_type
+        values = pa.StructArray.from_arrays(
+            [pa.array(column.player, type=entry.field("player").type),
+             pa.array(column.stack, type=entry.field("stack").type),
+             pa.array(column.cards, type=entry.field("cards").type)], fields=list(entry))
+    return pa.ListArray.from_arrays(ends, values, type=typ, mask=mask)
 
 
 def write_parquet(tbl: pa.Table, out: str, table: str, game: str | None, day: str,

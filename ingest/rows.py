@@ -1,6 +1,7 @@
 """One replayed log -> columns for every table. It reshapes the engine's facts; it decides
 nothing: each fact goes through its game's projection (`GameInfo.project`, or the core's),
-which names the columns it fills."""
+which fills the tables' column holders (replay.state.RowSink); the log-level tables (logs,
+games, players, ingest_errors) are filled here."""
 
 from __future__ import annotations
 
@@ -11,9 +12,46 @@ import orjson
 
 from replay.engine import Replay, verdict
 from replay.reader import decompress
-from replay.state import RowSink, project
+from replay.state import KeywordRows, RowSink, TableRows, project
 
 from .schema import COLUMNS  # every table's columns, games' own tables included
+
+
+class Rows:
+    """Rows of many logs (a batch's, of one partition) or of one: the log-level tables,
+    filled here, and the games' tables, filled by their projections (`facts`)."""
+
+    def __init__(self) -> None:
+        # a row or two a log: made from the schema's columns, filled by keyword
+        self.logs = KeywordRows("logs", COLUMNS["logs"], False)
+        self.games = KeywordRows("games", COLUMNS["games"], False)
+        self.players = KeywordRows("players", COLUMNS["players"], False)
+        self.ingest_errors = KeywordRows("ingest_errors", COLUMNS["ingest_errors"], False)
+        self.facts = RowSink(COLUMNS)
+
+    def tables(self) -> dict[str, TableRows]:
+        """Every table's holder, by name."""
+        return {"logs": self.logs, "games": self.games, "players": self.players,
+                "ingest_errors": self.ingest_errors, **self.facts.tables()}
+
+    @property
+    def columns(self) -> dict[str, dict[str, list[Any]]]:
+        """The tables that have rows, each by column as Python values (tests, snapshots)."""
+        return {t: holder.python(0, n) for t, holder in self.tables().items()
+                if (n := holder.rows())}
+
+
+def check_holders(holders: dict[str, TableRows]) -> None:
+    """Each holder has its table's declared columns, in their order (ingest.schema): else
+    the loader would write a column under another's name. Raises ValueError naming both."""
+    for table, holder in holders.items():
+        have = tuple(name for name, _ in holder.columns())
+        if have != COLUMNS[table]:
+            raise ValueError(f"the {table} rows hold the columns {', '.join(have)}; the "
+                             f"schema declares {', '.join(COLUMNS[table])}")
+
+
+check_holders(Rows().tables())
 
 
 def decode_text(data: bytes) -> str:
@@ -48,40 +86,38 @@ def stored_status(r: Replay) -> str:
     return r.status
 
 
-def replay_rows(r: Replay, data: bytes, now: dt.datetime, sink: RowSink | None = None) -> RowSink:
-    """All rows of one log, by table and column, added to `sink` (a batch's, shared by
-    its logs) or to a new one. Unreadable logs give a `logs` and an `ingest_errors` row
-    only."""
+def replay_rows(r: Replay, data: bytes, now: dt.datetime, sink: Rows | None = None) -> Rows:
+    """All rows of one log, added to `sink` (a batch's, shared by its logs) or to a new
+    one. Unreadable logs give a `logs` and an `ingest_errors` row only."""
     h = r.header
     st = r.state
     if sink is None:
-        sink = RowSink(h.id if h else "", h.players if h else (), COLUMNS)
-    else:
-        sink.game_id = h.id if h else ""
-        sink.players = h.players if h else ()
-        sink.notes = {}
+        sink = Rows()
+    sink.facts.begin(h.id if h else "", h.players if h else ())
     err = r.error
     gid = h.id if h else None
     status = stored_status(r)
-    sink.add("logs", sha256=r.sha256, file_name=r.file, size_bytes=len(data), ingested_at=now,
-             raw_text=decode_text(data), status=status, game_id=gid,
-             error_line=err.line if err else None, error_message=err.message if err else None)
+    line = err.line if err else None
+    message = err.message if err else None
+    sink.logs.add(sha256=r.sha256, file_name=r.file, size_bytes=len(data), ingested_at=now,
+                  raw_text=decode_text(data), status=status, game_id=gid, error_line=line,
+                  error_message=message)
     if err is not None:
-        sink.add("ingest_errors", file_name=r.file, sha256=r.sha256, status=r.status,
-                 line=err.line, message=err.message, recorded_at=now)
+        sink.ingest_errors.add(file_name=r.file, sha256=r.sha256, status=r.status,
+                               line=err.line, message=err.message, recorded_at=now)
     if st is None or h is None:
         return sink
     v = verdict(r)
     winners = v["winners"]
-    sink.add("games", sha256=r.sha256, file_name=r.file, game=h.game, edition=h.edition,
-             variants=sorted(h.variants), n_players=st.n, rounds_planned=st.rounds_total,
-             rounds_played=len(st.rounds), status=status,
-             error_line=err.line if err else None, error_message=err.message if err else None,
-             winners=winners, played_on=played_on(h.meta), events=r.events,
-             claims_checked=len(st.claims),
-             claims_mismatched=sum(1 for c in st.claims if not c.match),
-             meta=orjson.dumps(h.meta).decode(), ingested_at=now)
+    sink.games.add(game_id=h.id, sha256=r.sha256, file_name=r.file, game=h.game,
+                   edition=h.edition, variants=sorted(h.variants), n_players=st.n,
+                   rounds_planned=st.rounds_total, rounds_played=len(st.rounds),
+                   status=status, error_line=line, error_message=message, winners=winners,
+                   played_on=played_on(h.meta), events=r.events, claims_checked=len(st.claims),
+                   claims_mismatched=sum(1 for c in st.claims if not c.match),
+                   meta=orjson.dumps(h.meta).decode(), ingested_at=now)
     for i, p in enumerate(st.players):
-        sink.add("players", seat=i, player=p, total=st.totals[i], is_winner=p in winners)
-    project(st.info, st.facts, sink)
+        sink.players.add(game_id=h.id, seat=i, player=p, total=st.totals[i],
+                         is_winner=p in winners)
+    project(st.info, st.facts, sink.facts)
     return sink

@@ -233,10 +233,13 @@ def _render(f: ToyTrickWon, players: tuple[str, ...]) -> list[str]:
 
 def _project(f: ToyTrickWon, sink: RowSink) -> None:
     P = sink.players
-    sink.add("tricks", round=f.round, trick=f.trick, leader=P[f.leader],
-             led_color=f.cards[0][1].color, cards=[c.name for _, c in f.cards],
-             players=[P[s] for s, _ in f.cards], winner=P[f.winner], length=len(f.cards),
-             laps=1, next_leader=P[f.winner], line=f.line)
+    sink.tricks.add(
+        round=f.round, trick=f.trick, leader=P[f.leader], led_color=f.cards[0][1].color,
+        cards=[c.name for _, c in f.cards], players=[P[s] for s, _ in f.cards],
+        first_winner=None, first_card=None, second_winner=None, second_card=None,
+        monochrome=None, winner=P[f.winner], winning_card=None, trump=None, notrump=None,
+        change=None, plus5=None, minus5=None, length=len(f.cards), laps=1, closed=None,
+        next_leader=P[f.winner], stacks=None, line=f.line)
     plays_rows(sink, f.round, f.trick, [(s, c, None) for s, c in f.cards])
 
 
@@ -245,7 +248,7 @@ def _render_boast(f: ToyBoasted, players: tuple[str, ...]) -> list[str]:
 
 
 def _project_boast(f: ToyBoasted, sink: RowSink) -> None:
-    sink.add("toy_boasts", round=f.round, player=sink.players[f.player], line=f.line)
+    sink.table("toy_boasts").add(round=f.round, player=sink.players[f.player], line=f.line)
 
 
 def _heuristic(state: ToyState, move: Move) -> float:
@@ -324,7 +327,8 @@ def _render_sheet(f: ToySheetEntered, players: tuple[str, ...]) -> list[str]:
 
 def _project_sheet(f: ToySheetEntered, sink: RowSink) -> None:
     if f.boaster is not None:
-        sink.add("toy_boasts", round=f.round, player=sink.players[f.boaster], line=f.line)
+        sink.table("toy_boasts").add(round=f.round, player=sink.players[f.boaster],
+                                     line=f.line)
 
 
 INFO = register(GameInfo(

@@ -489,9 +489,9 @@ def _project_pile(f: PileSet, sink: RowSink) -> None:
 
 def _project_turn(f: TurnTaken, sink: RowSink) -> None:
     P = sink.players
-    sink.add("turns", round=f.round, seq=f.seq, turn=f.turn, player=P[f.player], kind=f.kind,
-             cards=[c.name for c in f.cards], ended=f.ended, line=f.line,
-             stacks=[{"player": None, "stack": suit, "cards": k} for suit, k in f.stacks])
+    sink.turns.add(round=f.round, seq=f.seq, turn=f.turn, player=P[f.player], kind=f.kind,
+                   cards=[c.name for c in f.cards],
+                   stacks=[(None, suit, k) for suit, k in f.stacks], ended=f.ended, line=f.line)
     plays_rows(sink, f.round, f.seq, [(f.player, c, None) for c in f.cards], f.kind)
 
 

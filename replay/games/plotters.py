@@ -646,27 +646,30 @@ STACK_LABELS: Final = tuple(enumerate((*COLORS, "discarded")))
 def _project_trick(f: TrickFinished, sink: RowSink) -> None:
     P = sink.players
     second = f.second_winner
-    sink.add("tricks", round=f.round, trick=f.trick, leader=P[f.leader], led_color=f.led_color,
-             cards=[c.name for _, c in f.cards], players=[P[s] for s, _ in f.cards],
-             first_winner=P[f.first_winner], first_card=f.card_of(f.first_winner).name,
-             second_winner=P[second] if second is not None else None,
-             second_card=f.card_of(second).name if second is not None else None,
-             monochrome=second is None, length=len(f.cards), laps=1,
-             next_leader=P[f.next_leader], line=f.line,
-             stacks=[{"player": p, "stack": label, "cards": st[i]}
-                     for p, st in zip(P, f.stacks) for i, label in STACK_LABELS])
+    sink.tricks.add(
+        round=f.round, trick=f.trick, leader=P[f.leader], led_color=f.led_color,
+        cards=[c.name for _, c in f.cards], players=[P[s] for s, _ in f.cards],
+        first_winner=P[f.first_winner], first_card=f.card_of(f.first_winner).name,
+        second_winner=P[second] if second is not None else None,
+        second_card=f.card_of(second).name if second is not None else None,
+        monochrome=second is None, winner=None, winning_card=None, trump=None, notrump=None,
+        change=None, plus5=None, minus5=None, length=len(f.cards), laps=1, closed=None,
+        next_leader=P[f.next_leader],
+        stacks=[(p, label, st[i]) for p, st in zip(P, f.stacks) for i, label in STACK_LABELS],
+        line=f.line)
     plays_rows(sink, f.round, f.trick, [(s, c, None) for s, c in f.cards])
-    sink.add("takes", round=f.round, trick=f.trick, player=P[f.first_winner], role="first_pick",
-             cards=[c.name for c in f.first_pick], n_cards=len(f.first_pick),
-             kept_cards=f.kept_cards[0])
+    sink.takes.add(round=f.round, trick=f.trick, player=P[f.first_winner], role="first_pick",
+                   cards=[c.name for c in f.first_pick], n_cards=len(f.first_pick),
+                   kept_cards=f.kept_cards[0])
     if second is not None:
-        sink.add("takes", round=f.round, trick=f.trick, player=P[second], role="second",
-                 cards=[c.name for c in f.rest], n_cards=len(f.rest), kept_cards=f.kept_cards[1])
+        sink.takes.add(round=f.round, trick=f.trick, player=P[second], role="second",
+                       cards=[c.name for c in f.rest], n_cards=len(f.rest),
+                       kept_cards=f.kept_cards[1])
 
 
 def _project_kept(f: ColorsKept, sink: RowSink) -> None:
-    sink.add("keeps", round=f.round, trick=f.trick, player=sink.players[f.player],
-             colors=list(f.colors), discarded=f.discarded, line=f.line)
+    sink.keeps.add(round=f.round, trick=f.trick, player=sink.players[f.player],
+                   colors=f.colors, discarded=f.discarded, line=f.line)
 
 
 def _project_ended(f: RoundEnded, sink: RowSink) -> None:

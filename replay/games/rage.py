@@ -794,8 +794,8 @@ def _render_settled(f: BidSettled, players: tuple[str, ...]) -> list[str]:
 
 
 def _project_trump(f: TrumpTurned, sink: RowSink) -> None:
-    sink.add("trumps", round=f.round, trick=f.trick, seq=f.seq, card=f.card.name,
-             reason=f.reason, trump=f.trump, line=f.line)
+    sink.trumps.add(round=f.round, trick=f.trick, seq=f.seq, card=f.card.name,
+                    reason=f.reason, trump=f.trump, line=f.line)
 
 
 def _project_bid(f: BidMade, sink: RowSink) -> None:
@@ -805,21 +805,23 @@ def _project_bid(f: BidMade, sink: RowSink) -> None:
 def _project_trick(f: RageTrickFinished, sink: RowSink) -> None:
     P = sink.players
     cards = [c.name for _, c, _ in f.cards]
-    sink.add("tricks", round=f.round, trick=f.trick, leader=P[f.leader], led_color=f.led_color,
-             cards=cards, players=[P[s] for s, _, _ in f.cards], winner=P[f.winner],
-             winning_card=f.winning_card.name, trump=f.trump, notrump=f.notrump,
-             change=f.change, plus5=f.plus5, minus5=f.minus5, length=len(f.cards), laps=1,
-             next_leader=P[f.winner], line=f.line)
+    sink.tricks.add(
+        round=f.round, trick=f.trick, leader=P[f.leader], led_color=f.led_color, cards=cards,
+        players=[P[s] for s, _, _ in f.cards], first_winner=None, first_card=None,
+        second_winner=None, second_card=None, monochrome=None, winner=P[f.winner],
+        winning_card=f.winning_card.name, trump=f.trump, notrump=f.notrump, change=f.change,
+        plus5=f.plus5, minus5=f.minus5, length=len(f.cards), laps=1, closed=None,
+        next_leader=P[f.winner], stacks=None, line=f.line)
     plays_rows(sink, f.round, f.trick, f.cards)
-    sink.add("takes", round=f.round, trick=f.trick, player=P[f.winner], role="whole_trick",
-             cards=cards, n_cards=len(cards), kept_cards=len(cards))
+    sink.takes.add(round=f.round, trick=f.trick, player=P[f.winner], role="whole_trick",
+                   cards=cards, n_cards=len(cards), kept_cards=len(cards))
 
 
 def _project_settled(f: BidSettled, sink: RowSink) -> None:
-    sink.add("bids", round=f.round, player=sink.players[f.player], hand_size=f.hand_size,
-             bid=f.bid, won=f.won, bid_error=f.bid_error, exact=f.exact, plus5=f.plus5,
-             minus5=f.minus5, trumps_held=f.trumps_held, jokers_held=f.jokers_held,
-             marching=f.marching, score=f.score)
+    sink.bids.add(round=f.round, player=sink.players[f.player], hand_size=f.hand_size,
+                  bid=f.bid, won=f.won, bid_error=f.bid_error, exact=f.exact, plus5=f.plus5,
+                  minus5=f.minus5, trumps_held=f.trumps_held, jokers_held=f.jokers_held,
+                  marching=f.marching, score=f.score)
 
 
 # =================================================================== the score sheet

@@ -523,14 +523,17 @@ def _project_trick(f: UTRTrickFinished, sink: RowSink) -> None:
     taker = P[f.taker] if f.taker is not None else None
     card = f.taking_card
     cards = [c.name for _, c in f.cards]
-    sink.add("tricks", round=f.round, trick=f.trick, leader=P[f.leader], cards=cards,
-             players=[P[s] for s, _ in f.cards], winner=taker,
-             winning_card=card.name if card is not None else None, length=len(f.cards),
-             laps=f.laps, closed=list(f.closed), next_leader=taker, line=f.line)
+    sink.tricks.add(
+        round=f.round, trick=f.trick, leader=P[f.leader], led_color=None, cards=cards,
+        players=[P[s] for s, _ in f.cards], first_winner=None, first_card=None,
+        second_winner=None, second_card=None, monochrome=None, winner=taker,
+        winning_card=card.name if card is not None else None, trump=None, notrump=None,
+        change=None, plus5=None, minus5=None, length=len(f.cards), laps=f.laps,
+        closed=f.closed, next_leader=taker, stacks=None, line=f.line)
     plays_rows(sink, f.round, f.trick, [(s, c, None) for s, c in f.cards])
     if taker is not None:
-        sink.add("takes", round=f.round, trick=f.trick, player=taker, role="whole_trick",
-                 cards=cards, n_cards=len(cards), kept_cards=len(cards))
+        sink.takes.add(round=f.round, trick=f.trick, player=taker, role="whole_trick",
+                       cards=cards, n_cards=len(cards), kept_cards=len(cards))
 
 
 def _project_ended(f: UTRRoundEnded, sink: RowSink) -> None:
