@@ -228,6 +228,18 @@ class ColorStacksState(GameState):
                             f"numbered 1-9)")
         return c
 
+    def handle(self, ev: Event) -> None:
+        # natively called handlers, the most frequent event first (GameState.handle)
+        t = ev.type
+        if t == "place":
+            self.on_place(ev)
+        elif t == "draw":
+            self.on_draw(ev)
+        elif t == "deal":
+            self.on_deal(ev)
+        else:
+            GameState.handle(self, ev)
+
     def on_deal(self, ev: Event) -> None:
         hands = self.begin_deal(ev)
         seen: set[Card] = set()

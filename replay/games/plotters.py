@@ -243,6 +243,20 @@ class PlottersState(GameState):
                     f"(trick {self.trick_no + 1} is being played)")
         return super().why_no_deal()
 
+    def handle(self, ev: Event) -> None:
+        # natively called handlers, the most frequent event first (GameState.handle)
+        t = ev.type
+        if t == "play":
+            self.on_play(ev)
+        elif t == "take":
+            self.on_take(ev)
+        elif t == "keep":
+            self.on_keep(ev)
+        elif t == "deal":
+            self.on_deal(ev)
+        else:
+            GameState.handle(self, ev)
+
     def on_deal(self, ev: Event) -> None:
         if self.phase is Phase.KEEP:
             self._missing_keep()

@@ -284,6 +284,16 @@ class UnderTheRadarState(GameState):
     def next_round_leader(self) -> int:
         return first_leader(self.n, self.dealer, self.totals, self.round_leader)
 
+    def handle(self, ev: Event) -> None:
+        # natively called handlers, the most frequent event first (GameState.handle)
+        t = ev.type
+        if t == "play":
+            self.on_play(ev)
+        elif t == "deal":
+            self.on_deal(ev)
+        else:
+            GameState.handle(self, ev)
+
     def on_deal(self, ev: Event) -> None:
         leader = self.next_round_leader()
         hands = self.begin_deal(ev)
