@@ -39,6 +39,8 @@ MAX_GZIP_MEMBERS: Final = MAX_LINES
 _GZIP_PIECE: Final = 4096
 _BOM: Final = b"\xef\xbb\xbf"
 _JSON_WHERE: Final = re.compile(r": line \d+ column (\d+) \(char \d+\)$")
+# the parser of every line: compiled, a static read once, not the module's attribute per line
+_loads: Final = orjson.loads
 
 
 @dataclass(init=False, repr=False, eq=True, slots=True)
@@ -74,7 +76,7 @@ class Log:
         a log is one or the other, and a line of the other kind is illegal where it stands."""
         for raw in self.lines[self.body_start:MAX_LINES]:
             try:
-                obj = orjson.loads(raw)
+                obj = _loads(raw)
             except (orjson.JSONDecodeError, RecursionError):
                 if is_comment(raw):
                     continue
@@ -183,14 +185,16 @@ def _json_line(name: str, lineno: int, raw: bytes, error: type) -> Any:
     return obj
 
 
-def event_object(name: str, lineno: int, raw: bytes) -> dict[str, Any] | None:
+def event_object(name: str, lineno: int, raw: bytes, into: Event | None = None
+                 ) -> dict[str, Any] | None:
     """The JSON object of one event line, with a string `type`; None for a comment or blank
-    line; IllegalLine for anything else (a line beyond MAX_LINES included)."""
+    line; IllegalLine for anything else (a line beyond MAX_LINES included). With `into`, an
+    event line also becomes that `Event`'s line, type and data (the engine's one per log)."""
     if lineno > MAX_LINES:
         raise IllegalLine(name, lineno, f"a log holds at most {MAX_LINES:,} lines; "
                                         f"the rest of this one is not read")
     try:
-        obj = orjson.loads(raw)
+        obj = _loads(raw)
     except orjson.JSONDecodeError:
         if is_comment(raw):
             return None
@@ -206,8 +210,11 @@ def event_object(name: str, lineno: int, raw: bytes) -> dict[str, Any] | None:
             raise IllegalLine(name, lineno, "event has no 'type'")
         raise IllegalLine(name, lineno, f"'type' must be a string, got {kind(etype)}")
     if etype in EXACT_NUMBER_EVENTS and has_float(obj):
-        exact: dict[str, Any] = _json_line(name, lineno, raw, IllegalLine)
-        return exact  # numbers that count, kept exact
+        obj = _json_line(name, lineno, raw, IllegalLine)  # numbers that count, kept exact
+    if into is not None:
+        into.line = lineno
+        into.type = etype
+        into.data = obj
     return obj
 
 

@@ -243,19 +243,12 @@ class ColorStacksState(GameState):
     def on_deal(self, ev: Event) -> None:
         hands = self.begin_deal(ev)
         seen: set[Card] = set()
-
-        def take(raw: str, where: str) -> Card:
-            c = self._card(raw)
-            if c in seen:
-                raise RuleError(f"deal: {c} is dealt twice ({where})")
-            seen.add(c)
-            return c
-
         for s, name in enumerate(self.players):
             if len(hands[name]) != self.hand_size:
                 raise RuleError(f"deal: with {self.n} players everybody gets {self.hand_size} "
                                 f"cards, {name} got {len(hands[name])}")
-            self.hands[s] = {take(c, f"{name}'s hand") for c in hands[name]}
+            where = f"{name}'s hand"
+            self.hands[s] = {self._dealt_once(c, where, seen) for c in hands[name]}
         pile_raw = optional_str_list(ev, "pile", "a list of cards, top first")
         aside_raw = optional_str_list(ev, "aside", "a list of one card")
         self.pile = []
@@ -265,7 +258,7 @@ class ColorStacksState(GameState):
                                   "listed top first")
             if len(pile_raw) != 12:
                 raise RuleError(f"deal: the two-player pile holds 12 cards, got {len(pile_raw)}")
-            self.pile = [take(c, "the pile") for c in pile_raw]
+            self.pile = [self._dealt_once(c, "the pile", seen) for c in pile_raw]
         elif pile_raw:
             raise RuleError(f"deal: only a two-player game has a 'pile' ({self.n} players)")
         aside: list[Card] = []
@@ -276,7 +269,7 @@ class ColorStacksState(GameState):
             if len(aside_raw) != 1:
                 raise RuleError(f"deal: one card is set aside with four players, got "
                                 f"{len(aside_raw)}")
-            aside.append(take(aside_raw[0], "aside"))
+            aside.append(self._dealt_once(aside_raw[0], "aside", seen))
         elif aside_raw:
             raise RuleError(f"deal: only a four-player game sets a card 'aside' "
                             f"({self.n} players)")
@@ -294,6 +287,15 @@ class ColorStacksState(GameState):
                              ev.line))
         if self.pile or aside:
             self.emit(PileSet(self.round_no, tuple(self.pile), tuple(aside)))
+
+    def _dealt_once(self, raw: str, where: str, seen: set[Card]) -> Card:
+        """The card `raw` of a deal, not dealt before (`seen`, which it joins): a method, not
+        a closure, so that the compiled engine calls it natively."""
+        c = self._card(raw)
+        if c in seen:
+            raise RuleError(f"deal: {c} is dealt twice ({where})")
+        seen.add(c)
+        return c
 
     def _not_now(self, what: str) -> None:
         if self.phase is Phase.DRAW:

@@ -352,8 +352,13 @@ class PlottersState(GameState):
 
     def _decide_trick(self) -> None:
         led = self.trick[0][1].color
-        first = max((c.value, s) for s, c in self.trick if c.color == led)
-        self.first_winner = first[1]
+        # the highest card of the led colour (of equal values the later seat, as the
+        # largest (value, seat) pair would be), in a loop rather than max() over tuples
+        top = first = -1
+        for s, c in self.trick:
+            if c.color == led and (c.value > top or c.value == top and s > first):
+                top, first = c.value, s
+        self.first_winner = first
         second = None
         best = 99
         for s, c in self.trick:  # the first played of equal lowest values wins

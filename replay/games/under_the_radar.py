@@ -113,8 +113,13 @@ class Trick:
 
 def only_differing_category(a: UCard, b: UCard) -> int | None:
     """The one category in which two Completes differ, or None unless exactly one differs."""
-    diff = [i for i in range(3) if a.values[i] != b.values[i]]
-    return diff[0] if len(diff) == 1 else None
+    differing: int | None = None
+    for i in range(3):
+        if a.values[i] != b.values[i]:
+            if differing is not None:
+                return None
+            differing = i
+    return differing
 
 
 def tricks_score(taken: int) -> tuple[int, str]:
@@ -130,6 +135,12 @@ def acceptable_cards(hand: dict[UCard, int], trick: Trick, led: bool) -> list[UC
     return [c for c in cards if why_unacceptable(c, trick) is None]
 
 
+def shows_only(shown: set[str], value: str) -> bool:
+    """Whether `shown` holds nothing but `value` (`shown <= {value}`, without making a set
+    for every card judged)."""
+    return not shown or len(shown) == 1 and value in shown
+
+
 def why_unacceptable(card: UCard, trick: Trick) -> str | None:
     """Which part of the acceptability rule `card` breaks by continuing `trick`, or None
     when it may (the leader's card is not judged). The whole rule: the handler, the legal
@@ -139,13 +150,13 @@ def why_unacceptable(card: UCard, trick: Trick) -> str | None:
         name = CATEGORIES[card.cat]
         if card.cat in trick.closed:
             return f"{name} is closed"
-        if not trick.shown[card.cat] <= {card.values[card.cat]}:
+        if not shows_only(trick.shown[card.cat], card.values[card.cat]):
             return f"the trick already shows {name} {'/'.join(sorted(trick.shown[card.cat]))}"
         return None
     if not trick.completes:
         # The first Complete must match every value shown by the Singles so far.
         for i in range(3):
-            if not trick.shown[i] <= {card.values[i]}:
+            if not shows_only(trick.shown[i], card.values[i]):
                 return f"it does not match {CATEGORIES[i]} {'/'.join(sorted(trick.shown[i]))}"
         return None
     # A later Complete matches each Complete in exactly two categories, and the third
