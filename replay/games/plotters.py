@@ -397,7 +397,7 @@ class PlottersState(GameState):
             raise RuleError(f"{self.players[s]} must take {self.pick_size} cards of the trick "
                             f"(half of {self.n}, rounded up), not {len(raw)}")
         trick = self.trick
-        in_trick = {c for _, c in trick}
+        in_trick = [c for _, c in trick]  # a handful of cards: a list costs less than a set
         by_name = CARDS.by_name
         pick: list[Card] = []
         for r in raw:
