@@ -389,7 +389,9 @@ def bad_name(name: str, limit: int = MAX_NAME_CHARS) -> str | None:
         return "a name cannot be empty"
     if len(name) > limit:
         return f"a name has at most {limit} characters, this one {len(name)}"
-    for ch in name:
+    # printable ASCII (nearly every name) holds no control, format or invisible character and
+    # no space but the plain one: the check of every character below cannot fail for it
+    for ch in ("" if name.isascii() and name.isprintable() else name):
         cat = unicodedata.category(ch)
         if cat in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co"):
             return f"a name cannot hold the control character U+{ord(ch):04X}"
