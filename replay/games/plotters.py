@@ -77,16 +77,35 @@ def keepable(open_stacks: list[int]) -> list[str]:
     return [COLORS[i] for i in range(4) if open_stacks[i]]
 
 
+def among(card: Card, cards: list[Card]) -> bool:
+    """Whether `card` is one of `cards`: cards are singletons, so a loop of identity checks
+    (`in` asks the card's type for == at every other card)."""
+    for c in cards:
+        if c is card:
+            return True
+    return False
+
+
 def score(open_stacks: list[int], discards: int) -> tuple[int, str]:
     """The round score of one player and its derivation, e.g. 'open G×5 R×6, other 3 -> ...'."""
     # the two largest stacks (ties: colour order), shown in colour order
-    held = sorted((-k, i) for i, k in enumerate(open_stacks) if k)
-    if len(held) < 2:
-        shown = " ".join(f"{COLORS[i]}×{-k}" for k, i in held)
-        return 0, f"open {shown or 'nothing'} -> fewer than two colours = 0"
-    (a, ia), (b, ib) = sorted(((-k, i) for k, i in held[:2]), key=lambda t: t[1])
+    first = second = -1  # the colours of the two largest stacks, found in one pass
+    held = total = 0
+    for i, k in enumerate(open_stacks):
+        if k:
+            held += 1
+            total += k
+            if first < 0 or k > open_stacks[first]:
+                first, second = i, first
+            elif second < 0 or k > open_stacks[second]:
+                second = i
+    if held < 2:
+        shown = f"{COLORS[first]}×{open_stacks[first]}" if held else "nothing"
+        return 0, f"open {shown} -> fewer than two colours = 0"
+    ia, ib = min(first, second), max(first, second)
+    a, b = open_stacks[ia], open_stacks[ib]
     ca, cb = COLORS[ia], COLORS[ib]
-    others = sum(-k for k, _ in held[2:]) + discards
+    others = total - a - b + discards
     product = a * b
     if others == 0:
         return product, f"open {ca}×{a} {cb}×{b}, other 0 -> {a}×{b}={product}"
@@ -377,7 +396,8 @@ class PlottersState(GameState):
                 landed += 1
             else:
                 self.discards[s] += 1
-        if kept is None and all(self.open[s]):
+        op = self.open[s]
+        if kept is None and op[0] and op[1] and op[2] and op[3]:  # all four colours
             self.keep_owed.append(s)
         return landed
 
@@ -397,18 +417,18 @@ class PlottersState(GameState):
             raise RuleError(f"{self.players[s]} must take {self.pick_size} cards of the trick "
                             f"(half of {self.n}, rounded up), not {len(raw)}")
         trick = self.trick
-        in_trick = [c for _, c in trick]  # a handful of cards: a list costs less than a set
+        in_trick = [c for _, c in trick]
         by_name = CARDS.by_name
         pick: list[Card] = []
         for r in raw:
             c = by_name.get(r) or CARDS.parse(r)
-            if c not in in_trick:
+            if not among(c, in_trick):
                 raise RuleError(f"{self.players[s]} cannot take {c}: it is not in the trick "
                                 f"({names(c for _, c in self.trick)})")
-            if c in pick:
+            if among(c, pick):
                 raise RuleError(f"{self.players[s]} takes {c} twice")
             pick.append(c)
-        rest = [c for _, c in trick if c not in pick]
+        rest = [c for c in in_trick if not among(c, pick)]
         second = self.second_winner
         self.keep_owed = []
         landed_first = self._collect(s, pick)
