@@ -283,7 +283,7 @@ class ColorStacksState(GameState):
         self.turns = self.seq = 0
         self.phase = Phase.PLACE
         self.emit(RoundDealt(self.round_no, self.dealer, left,
-                             tuple(tuple(sorted(h, key=card_order)) for h in self.hands),
+                             tuple(tuple(CARDS.in_order(h)) for h in self.hands),
                              ev.line))
         if self.pile or aside:
             self.emit(PileSet(self.round_no, tuple(self.pile), tuple(aside)))
@@ -372,7 +372,7 @@ class ColorStacksState(GameState):
         scores: list[int] = []
         derivs: list[str] = []
         for s in range(self.n):
-            total, breakdown, text = hand_value(sorted(self.hands[s], key=card_order), self.stacks,
+            total, breakdown, text = hand_value(CARDS.in_order(self.hands[s]), self.stacks,
                                                 self.suits, s == ender)
             scores.append(total)
             derivs.append(text)

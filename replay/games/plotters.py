@@ -318,7 +318,7 @@ class PlottersState(GameState):
         self.leader = self.turn = self.round_leader = leader
         self.phase = Phase.PLAY
         self.emit(RoundDealt(self.round_no, self.dealer, leader,
-                             tuple(tuple(sorted(h, key=card_order)) for h in self.hands),
+                             tuple(tuple(CARDS.in_order(h)) for h in self.hands),
                              ev.line))
 
     def _deck_text(self) -> str:
