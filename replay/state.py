@@ -506,12 +506,16 @@ class GameState(ABC):
         self.facts.append(fact)
 
     def seat_of(self, ev: Event) -> int:
-        """The seat of `ev`'s player: one lookup when valid, else `player()` says what is wrong."""
-        name = ev.data.get("player")
+        """The seat of `ev`'s player when valid, else `player()` says what is wrong. The few
+        names are compared in turn: the line's name is a fresh string, which a lookup in
+        `self.seat` would first have to hash."""
+        name: Any = ev.data.get("player")
         if type(name) is str:
-            s = self.seat.get(name)
-            if s is not None:
-                return s
+            wanted: str = name
+            players = self.players
+            for s in range(self.n):
+                if players[s] == wanted:
+                    return s
         return self.player(ev)
 
     def player(self, ev: Event, key: str = "player") -> int:
