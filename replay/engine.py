@@ -83,12 +83,9 @@ def replay_log(log: Log, watcher: FoldWatcher | None = None) -> Replay:
     error: LogError | None = None
     try:
         for i in range(log.body_start, len(lines)):
-            obj = event_object(name, i + 1, lines[i])
-            if obj is None:
+            if event_object(name, i + 1, lines[i], ev) is None:
                 continue
-            line = ev.line = i + 1
-            ev.type = obj["type"]
-            ev.data = obj
+            line = i + 1
             if watcher is not None:
                 watcher.before(state, ev)
             state.apply(ev)

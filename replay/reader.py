@@ -39,6 +39,8 @@ MAX_GZIP_MEMBERS: Final = MAX_LINES
 _GZIP_PIECE: Final = 4096
 _BOM: Final = b"\xef\xbb\xbf"
 _JSON_WHERE: Final = re.compile(r": line \d+ column (\d+) \(char \d+\)$")
+# the parser of every line: compiled, a static read once, not the module's attribute per line
+_loads: Final = orjson.loads
 
 
 @dataclass(init=False, repr=False, eq=True, slots=True)
@@ -72,9 +74,16 @@ class Log:
         """Whether this log is a score sheet: its first event other than a claim is a
         `sheet` line. Anything else (a move, a malformed line, no event) makes a move log;
         a log is one or the other, and a line of the other kind is illegal where it stands."""
-        for raw in self.lines[self.body_start:MAX_LINES]:
+        lines = self.lines
+        for i in range(self.body_start, min(len(lines), MAX_LINES)):  # no copy of the list
+            raw = lines[i]
+            # a line that names neither type, even escaped, is a move (or malformed):
+            # answered without parsing the log's longest line, the deal, twice
+            if (b"claim" not in raw and b"sheet" not in raw and b"\\" not in raw
+                    and not is_comment(raw)):
+                return False
             try:
-                obj = orjson.loads(raw)
+                obj = _loads(raw)
             except (orjson.JSONDecodeError, RecursionError):
                 if is_comment(raw):
                     continue
@@ -183,14 +192,16 @@ def _json_line(name: str, lineno: int, raw: bytes, error: type) -> Any:
     return obj
 
 
-def event_object(name: str, lineno: int, raw: bytes) -> dict[str, Any] | None:
+def event_object(name: str, lineno: int, raw: bytes, into: Event | None = None
+                 ) -> dict[str, Any] | None:
     """The JSON object of one event line, with a string `type`; None for a comment or blank
-    line; IllegalLine for anything else (a line beyond MAX_LINES included)."""
+    line; IllegalLine for anything else (a line beyond MAX_LINES included). With `into`, an
+    event line also becomes that `Event`'s line, type and data (the engine's one per log)."""
     if lineno > MAX_LINES:
         raise IllegalLine(name, lineno, f"a log holds at most {MAX_LINES:,} lines; "
                                         f"the rest of this one is not read")
     try:
-        obj = orjson.loads(raw)
+        obj = _loads(raw)
     except orjson.JSONDecodeError:
         if is_comment(raw):
             return None
@@ -206,8 +217,11 @@ def event_object(name: str, lineno: int, raw: bytes) -> dict[str, Any] | None:
             raise IllegalLine(name, lineno, "event has no 'type'")
         raise IllegalLine(name, lineno, f"'type' must be a string, got {kind(etype)}")
     if etype in EXACT_NUMBER_EVENTS and has_float(obj):
-        exact: dict[str, Any] = _json_line(name, lineno, raw, IllegalLine)
-        return exact  # numbers that count, kept exact
+        obj = _json_line(name, lineno, raw, IllegalLine)  # numbers that count, kept exact
+    if into is not None:
+        into.line = lineno
+        into.type = etype
+        into.data = obj
     return obj
 
 
@@ -375,7 +389,9 @@ def bad_name(name: str, limit: int = MAX_NAME_CHARS) -> str | None:
         return "a name cannot be empty"
     if len(name) > limit:
         return f"a name has at most {limit} characters, this one {len(name)}"
-    for ch in name:
+    # printable ASCII (nearly every name) holds no control, format or invisible character and
+    # no space but the plain one: the check of every character below cannot fail for it
+    for ch in ("" if name.isascii() and name.isprintable() else name):
         cat = unicodedata.category(ch)
         if cat in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co"):
             return f"a name cannot hold the control character U+{ord(ch):04X}"

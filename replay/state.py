@@ -877,7 +877,8 @@ class GameState(ABC):
     """The state of one game, folded from events by `apply`.
 
     A game implements `on_<type>` for each event type it takes (the dispatch table is
-    built from those names), the uniform API below, and calls `finish_round` when a
+    built from those names; a compiled game also switches to them in `handle`), the
+    uniform API below, and calls `finish_round` when a
     round is scored. Handlers raise `FormatError` for a malformed field and `RuleError`
     for a broken rule; each legality rule is one predicate that both the handler and
     `legal_moves` use.
@@ -1010,19 +1011,32 @@ class GameState(ABC):
 
     # -- the uniform API
     def apply(self, ev: Event) -> None:
+        d = ev.data
+        # A move log's lines rarely carry 't' or 'note' and the game is over only at its
+        # end: the checks, in their order (the type first), run only when one may fail.
+        if self.over or "t" in d or "note" in d:
+            if ev.type not in self.dispatch:
+                raise self.not_handled(ev)
+            if "t" in d and type(d["t"]) is not str:
+                raise FormatError(f"'t' must be a timestamp string, got {kind(d['t'])}")
+            if "note" in d and type(d["note"]) is not str:
+                raise FormatError(f"'note' must be a string, got {kind(d['note'])}")
+            if self.over and ev.type != "claim":
+                played = ("its only round was played" if self.rounds_total == 1 else
+                          f"all {self.rounds_total} rounds were played")
+                raise RuleError(f"the game is over ({played}): "
+                                f"no '{ev.type}' may follow")
+        self.handle(ev)
+
+    def handle(self, ev: Event) -> None:
+        """Call the `on_<type>` handler of `ev` (its type known or not: `apply` has checked
+        the rest). This one looks the handler up in the dispatch table, a call through
+        Python's generic path; a compiled game overrides it with a switch on the type that
+        calls its handlers natively, falling back to this one for any other type (a claim,
+        an unknown type). docs/games.md, "The compiled engine", says how."""
         fn = self.dispatch.get(ev.type)
         if fn is None:
             raise self.not_handled(ev)
-        d = ev.data
-        if "t" in d and type(d["t"]) is not str:
-            raise FormatError(f"'t' must be a timestamp string, got {kind(d['t'])}")
-        if "note" in d and type(d["note"]) is not str:
-            raise FormatError(f"'note' must be a string, got {kind(d['note'])}")
-        if self.over and ev.type != "claim":
-            played = ("its only round was played" if self.rounds_total == 1 else
-                      f"all {self.rounds_total} rounds were played")
-            raise RuleError(f"the game is over ({played}): "
-                            f"no '{ev.type}' may follow")
         fn(self, ev)
 
     def not_handled(self, ev: Event) -> Exception:
@@ -1050,12 +1064,16 @@ class GameState(ABC):
         self.facts.append(fact)
 
     def seat_of(self, ev: Event) -> int:
-        """The seat of `ev`'s player: one lookup when valid, else `player()` says what is wrong."""
-        name = ev.data.get("player")
+        """The seat of `ev`'s player when valid, else `player()` says what is wrong. The few
+        names are compared in turn: the line's name is a fresh string, which a lookup in
+        `self.seat` would first have to hash."""
+        name: Any = ev.data.get("player")
         if type(name) is str:
-            s = self.seat.get(name)
-            if s is not None:
-                return s
+            wanted: str = name
+            players = self.players
+            for s in range(self.n):
+                if players[s] == wanted:
+                    return s
         return self.player(ev)
 
     def player(self, ev: Event, key: str = "player") -> int:

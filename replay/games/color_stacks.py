@@ -228,22 +228,27 @@ class ColorStacksState(GameState):
                             f"numbered 1-9)")
         return c
 
+    def handle(self, ev: Event) -> None:
+        # natively called handlers, the most frequent event first (GameState.handle)
+        t = ev.type
+        if t == "place":
+            self.on_place(ev)
+        elif t == "draw":
+            self.on_draw(ev)
+        elif t == "deal":
+            self.on_deal(ev)
+        else:
+            GameState.handle(self, ev)
+
     def on_deal(self, ev: Event) -> None:
         hands = self.begin_deal(ev)
         seen: set[Card] = set()
-
-        def take(raw: str, where: str) -> Card:
-            c = self._card(raw)
-            if c in seen:
-                raise RuleError(f"deal: {c} is dealt twice ({where})")
-            seen.add(c)
-            return c
-
         for s, name in enumerate(self.players):
             if len(hands[name]) != self.hand_size:
                 raise RuleError(f"deal: with {self.n} players everybody gets {self.hand_size} "
                                 f"cards, {name} got {len(hands[name])}")
-            self.hands[s] = {take(c, f"{name}'s hand") for c in hands[name]}
+            where = f"{name}'s hand"
+            self.hands[s] = {self._dealt_once(c, where, seen) for c in hands[name]}
         pile_raw = optional_str_list(ev, "pile", "a list of cards, top first")
         aside_raw = optional_str_list(ev, "aside", "a list of one card")
         self.pile = []
@@ -253,7 +258,7 @@ class ColorStacksState(GameState):
                                   "listed top first")
             if len(pile_raw) != 12:
                 raise RuleError(f"deal: the two-player pile holds 12 cards, got {len(pile_raw)}")
-            self.pile = [take(c, "the pile") for c in pile_raw]
+            self.pile = [self._dealt_once(c, "the pile", seen) for c in pile_raw]
         elif pile_raw:
             raise RuleError(f"deal: only a two-player game has a 'pile' ({self.n} players)")
         aside: list[Card] = []
@@ -264,7 +269,7 @@ class ColorStacksState(GameState):
             if len(aside_raw) != 1:
                 raise RuleError(f"deal: one card is set aside with four players, got "
                                 f"{len(aside_raw)}")
-            aside.append(take(aside_raw[0], "aside"))
+            aside.append(self._dealt_once(aside_raw[0], "aside", seen))
         elif aside_raw:
             raise RuleError(f"deal: only a four-player game sets a card 'aside' "
                             f"({self.n} players)")
@@ -278,10 +283,19 @@ class ColorStacksState(GameState):
         self.turns = self.seq = 0
         self.phase = Phase.PLACE
         self.emit(RoundDealt(self.round_no, self.dealer, left,
-                             tuple(tuple(sorted(h, key=card_order)) for h in self.hands),
+                             tuple(tuple(CARDS.in_order(h)) for h in self.hands),
                              ev.line))
         if self.pile or aside:
             self.emit(PileSet(self.round_no, tuple(self.pile), tuple(aside)))
+
+    def _dealt_once(self, raw: str, where: str, seen: set[Card]) -> Card:
+        """The card `raw` of a deal, not dealt before (`seen`, which it joins): a method, not
+        a closure, so that the compiled engine calls it natively."""
+        c = self._card(raw)
+        if c in seen:
+            raise RuleError(f"deal: {c} is dealt twice ({where})")
+        seen.add(c)
+        return c
 
     def _not_now(self, what: str) -> None:
         if self.phase is Phase.DRAW:
@@ -358,7 +372,7 @@ class ColorStacksState(GameState):
         scores: list[int] = []
         derivs: list[str] = []
         for s in range(self.n):
-            total, breakdown, text = hand_value(sorted(self.hands[s], key=card_order), self.stacks,
+            total, breakdown, text = hand_value(CARDS.in_order(self.hands[s]), self.stacks,
                                                 self.suits, s == ender)
             scores.append(total)
             derivs.append(text)

@@ -77,16 +77,35 @@ def keepable(open_stacks: list[int]) -> list[str]:
     return [COLORS[i] for i in range(4) if open_stacks[i]]
 
 
+def among(card: Card, cards: list[Card]) -> bool:
+    """Whether `card` is one of `cards`: cards are singletons, so a loop of identity checks
+    (`in` asks the card's type for == at every other card)."""
+    for c in cards:
+        if c is card:
+            return True
+    return False
+
+
 def score(open_stacks: list[int], discards: int) -> tuple[int, str]:
     """The round score of one player and its derivation, e.g. 'open G×5 R×6, other 3 -> ...'."""
     # the two largest stacks (ties: colour order), shown in colour order
-    held = sorted((-k, i) for i, k in enumerate(open_stacks) if k)
-    if len(held) < 2:
-        shown = " ".join(f"{COLORS[i]}×{-k}" for k, i in held)
-        return 0, f"open {shown or 'nothing'} -> fewer than two colours = 0"
-    (a, ia), (b, ib) = sorted(((-k, i) for k, i in held[:2]), key=lambda t: t[1])
+    first = second = -1  # the colours of the two largest stacks, found in one pass
+    held = total = 0
+    for i, k in enumerate(open_stacks):
+        if k:
+            held += 1
+            total += k
+            if first < 0 or k > open_stacks[first]:
+                first, second = i, first
+            elif second < 0 or k > open_stacks[second]:
+                second = i
+    if held < 2:
+        shown = f"{COLORS[first]}×{open_stacks[first]}" if held else "nothing"
+        return 0, f"open {shown} -> fewer than two colours = 0"
+    ia, ib = min(first, second), max(first, second)
+    a, b = open_stacks[ia], open_stacks[ib]
     ca, cb = COLORS[ia], COLORS[ib]
-    others = sum(-k for k, _ in held[2:]) + discards
+    others = total - a - b + discards
     product = a * b
     if others == 0:
         return product, f"open {ca}×{a} {cb}×{b}, other 0 -> {a}×{b}={product}"
@@ -243,6 +262,20 @@ class PlottersState(GameState):
                     f"(trick {self.trick_no + 1} is being played)")
         return super().why_no_deal()
 
+    def handle(self, ev: Event) -> None:
+        # natively called handlers, the most frequent event first (GameState.handle)
+        t = ev.type
+        if t == "play":
+            self.on_play(ev)
+        elif t == "take":
+            self.on_take(ev)
+        elif t == "keep":
+            self.on_keep(ev)
+        elif t == "deal":
+            self.on_deal(ev)
+        else:
+            GameState.handle(self, ev)
+
     def on_deal(self, ev: Event) -> None:
         if self.phase is Phase.KEEP:
             self._missing_keep()
@@ -285,7 +318,7 @@ class PlottersState(GameState):
         self.leader = self.turn = self.round_leader = leader
         self.phase = Phase.PLAY
         self.emit(RoundDealt(self.round_no, self.dealer, leader,
-                             tuple(tuple(sorted(h, key=card_order)) for h in self.hands),
+                             tuple(tuple(CARDS.in_order(h)) for h in self.hands),
                              ev.line))
 
     def _deck_text(self) -> str:
@@ -338,8 +371,13 @@ class PlottersState(GameState):
 
     def _decide_trick(self) -> None:
         led = self.trick[0][1].color
-        first = max((c.value, s) for s, c in self.trick if c.color == led)
-        self.first_winner = first[1]
+        # the highest card of the led colour (of equal values the later seat, as the
+        # largest (value, seat) pair would be), in a loop rather than max() over tuples
+        top = first = -1
+        for s, c in self.trick:
+            if c.color == led and (c.value > top or c.value == top and s > first):
+                top, first = c.value, s
+        self.first_winner = first
         second = None
         best = 99
         for s, c in self.trick:  # the first played of equal lowest values wins
@@ -358,7 +396,8 @@ class PlottersState(GameState):
                 landed += 1
             else:
                 self.discards[s] += 1
-        if kept is None and all(self.open[s]):
+        op = self.open[s]
+        if kept is None and op[0] and op[1] and op[2] and op[3]:  # all four colours
             self.keep_owed.append(s)
         return landed
 
@@ -378,18 +417,18 @@ class PlottersState(GameState):
             raise RuleError(f"{self.players[s]} must take {self.pick_size} cards of the trick "
                             f"(half of {self.n}, rounded up), not {len(raw)}")
         trick = self.trick
-        in_trick = {c for _, c in trick}
+        in_trick = [c for _, c in trick]
         by_name = CARDS.by_name
         pick: list[Card] = []
         for r in raw:
             c = by_name.get(r) or CARDS.parse(r)
-            if c not in in_trick:
+            if not among(c, in_trick):
                 raise RuleError(f"{self.players[s]} cannot take {c}: it is not in the trick "
                                 f"({names(c for _, c in self.trick)})")
-            if c in pick:
+            if among(c, pick):
                 raise RuleError(f"{self.players[s]} takes {c} twice")
             pick.append(c)
-        rest = [c for _, c in trick if c not in pick]
+        rest = [c for c in in_trick if not among(c, pick)]
         second = self.second_winner
         self.keep_owed = []
         landed_first = self._collect(s, pick)

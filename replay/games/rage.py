@@ -308,6 +308,20 @@ class RageState(GameState):
         self.trick_full = False
 
     # ------------------------------------------------------------ deal, trump
+    def handle(self, ev: Event) -> None:
+        # natively called handlers, the most frequent event first (GameState.handle)
+        t = ev.type
+        if t == "play":
+            self.on_play(ev)
+        elif t == "bid":
+            self.on_bid(ev)
+        elif t == "trump":
+            self.on_trump(ev)
+        elif t == "deal":
+            self.on_deal(ev)
+        else:
+            GameState.handle(self, ev)
+
     def on_deal(self, ev: Event) -> None:
         hands = self.begin_deal(ev)
         self.hs = hs = hand_size(self.round_no)

@@ -51,7 +51,9 @@ class UCard(Card):
     def __init__(self, name: str, cat: int, values: tuple[str, str, str]) -> None:
         super().__init__(name, values[1], 0, "single" if cat != COMPLETE else "complete")
         self.cat = cat
-        self.values = values
+        # declared of any length: compiled, a fixed-length tuple is stored unboxed and is
+        # boxed anew each time it is indexed by a variable (the rule's every check does)
+        self.values: tuple[str, ...] = values
 
 
 def _single(cat: int, v: str) -> UCard:
@@ -76,7 +78,7 @@ class Trick:
     __slots__ = ("shown", "completes", "closed", "single_categories")
 
     def __init__(self) -> None:
-        self.shown: tuple[set[str], set[str], set[str]] = (set(), set(), set())
+        self.shown: tuple[set[str], ...] = (set(), set(), set())  # any length: see UCard
         self.completes: list[UCard] = []
         self.closed: set[int] = set()
         self.single_categories: set[int] = set()
@@ -113,8 +115,13 @@ class Trick:
 
 def only_differing_category(a: UCard, b: UCard) -> int | None:
     """The one category in which two Completes differ, or None unless exactly one differs."""
-    diff = [i for i in range(3) if a.values[i] != b.values[i]]
-    return diff[0] if len(diff) == 1 else None
+    differing: int | None = None
+    for i in range(3):
+        if a.values[i] != b.values[i]:
+            if differing is not None:
+                return None
+            differing = i
+    return differing
 
 
 def tricks_score(taken: int) -> tuple[int, str]:
@@ -130,6 +137,23 @@ def acceptable_cards(hand: dict[UCard, int], trick: Trick, led: bool) -> list[UC
     return [c for c in cards if why_unacceptable(c, trick) is None]
 
 
+def count_dealt(counts: dict[UCard, int], c: UCard, where: str) -> None:
+    """Count one more copy of `c` dealt (`where`: the hand, or the removed Completes); more
+    copies than the deck holds is an error. A function, not a closure in `on_deal`: the
+    compiled engine calls it natively."""
+    counts[c] = counts.get(c, 0) + 1
+    if counts[c] > FULL_DECK[c]:
+        what = "a Complete" if c.kind == "complete" else f"{SINGLE_COPIES} copies"
+        raise RuleError(f"deal: {c} appears more often than the deck holds it "
+                        f"({what}; {where})")
+
+
+def shows_only(shown: set[str], value: str) -> bool:
+    """Whether `shown` holds nothing but `value` (`shown <= {value}`, without making a set
+    for every card judged)."""
+    return not shown or len(shown) == 1 and value in shown
+
+
 def why_unacceptable(card: UCard, trick: Trick) -> str | None:
     """Which part of the acceptability rule `card` breaks by continuing `trick`, or None
     when it may (the leader's card is not judged). The whole rule: the handler, the legal
@@ -139,13 +163,13 @@ def why_unacceptable(card: UCard, trick: Trick) -> str | None:
         name = CATEGORIES[card.cat]
         if card.cat in trick.closed:
             return f"{name} is closed"
-        if not trick.shown[card.cat] <= {card.values[card.cat]}:
+        if not shows_only(trick.shown[card.cat], card.values[card.cat]):
             return f"the trick already shows {name} {'/'.join(sorted(trick.shown[card.cat]))}"
         return None
     if not trick.completes:
         # The first Complete must match every value shown by the Singles so far.
         for i in range(3):
-            if not trick.shown[i] <= {card.values[i]}:
+            if not shows_only(trick.shown[i], card.values[i]):
                 return f"it does not match {CATEGORIES[i]} {'/'.join(sorted(trick.shown[i]))}"
         return None
     # A later Complete matches each Complete in exactly two categories, and the third
@@ -284,27 +308,30 @@ class UnderTheRadarState(GameState):
     def next_round_leader(self) -> int:
         return first_leader(self.n, self.dealer, self.totals, self.round_leader)
 
+    def handle(self, ev: Event) -> None:
+        # natively called handlers, the most frequent event first (GameState.handle)
+        t = ev.type
+        if t == "play":
+            self.on_play(ev)
+        elif t == "deal":
+            self.on_deal(ev)
+        else:
+            GameState.handle(self, ev)
+
     def on_deal(self, ev: Event) -> None:
         leader = self.next_round_leader()
         hands = self.begin_deal(ev)
         if self.round_no == 1:
             leader = self.left_of(self.dealer)
         counts: dict[UCard, int] = {}
-
-        def count(c: UCard, where: str) -> None:
-            counts[c] = counts.get(c, 0) + 1
-            if counts[c] > FULL_DECK[c]:
-                what = "a Complete" if c.kind == "complete" else f"{SINGLE_COPIES} copies"
-                raise RuleError(f"deal: {c} appears more often than the deck holds it "
-                                f"({what}; {where})")
-
         for s, name in enumerate(self.players):
             cards = [CARDS.parse(c) for c in hands[name]]
             if len(cards) != self.hand_size:
                 raise RuleError(f"deal: with {self.n} players everybody gets {self.hand_size} "
                                 f"cards, {name} got {len(cards)}")
+            where = f"{name}'s hand"
             for c in cards:
-                count(c, f"{name}'s hand")
+                count_dealt(counts, c, where)
             self.hands[s] = hand_of(cards)
         removed_raw = optional_str_list(ev, "removed", "a list of Completes") or []
         if len(removed_raw) != self.removed_count:
@@ -318,7 +345,7 @@ class UnderTheRadarState(GameState):
             c = CARDS.parse(raw)
             if c.kind != "complete":
                 raise RuleError(f"deal: only Completes are removed, {c} is a Single")
-            count(c, "removed")
+            count_dealt(counts, c, "removed")
             removed.append(c)
         named = self.named_leader(ev)
         if named is not None and named != leader:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import inspect
 
 import pytest
 import toy_game
@@ -71,3 +73,39 @@ def test_deferred_and_seen_moves_are_checked_against_the_games_vocabulary() -> N
                                         r"one of its events"):
         variant(Deferring, seen_after_deal=("trump",))
     assert registry()["rage"].deferrable == {"secret_bid": "bid"}
+
+
+def switch_of(cls: type) -> dict[str, str]:
+    """The event types a state's own `handle` switches on, each to the method it calls."""
+    tree = ast.parse(inspect.getsource(cls.handle).strip() if "handle" in vars(cls) else "")
+    routes: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare):
+            (literal,) = node.test.comparators
+            (call,) = node.body
+            assert isinstance(literal, ast.Constant) and isinstance(call, ast.Expr)
+            assert isinstance(call.value, ast.Call) and isinstance(call.value.func, ast.Attribute)
+            routes[literal.value] = call.value.func.attr
+    return routes
+
+
+def test_every_compiled_game_calls_its_declared_handlers_natively() -> None:
+    # the switch is a fast path beside the dispatch table: it must route each declared type
+    # to its own handler (a type it leaves out would still work, through the table, slowly)
+    compiled = [info for info in registry().values()
+                if info.state_class.__module__.startswith("replay.games.")]
+    assert len(compiled) == 4
+    for info in compiled:
+        assert switch_of(info.state_class) == {t: f"on_{t}" for t in info.events}, info.name
+
+
+def test_the_common_checks_keep_their_order_on_the_switch() -> None:
+    head = (b'{"format":"trickledger/1","game":"toy_high_card","players":["Ann","Bob"]}\n'
+            b'{"type":"deal","hands":{"Ann":["A1","A2","A3"],"Bob":["B1","B2","B3"]}}\n')
+    # an unknown type is named before a bad timestamp, a bad timestamp before a move's rules
+    r = replay_bytes(head + b'{"type":"shout","t":5}\n', "a.jsonl")
+    assert r.error is not None and r.error.message == "unknown event type 'shout'"
+    r = replay_bytes(head + b'{"type":"boast","player":"Bob","t":5}\n', "b.jsonl")
+    assert r.error is not None and r.error.message == "'t' must be a timestamp string, got an integer"
+    r = replay_bytes(head + b'{"type":"boast","player":"Bob","note":"hi"}\n', "c.jsonl")
+    assert r.error is not None and r.error.message == "Bob cannot boast: only the leader, Ann, may boast"
