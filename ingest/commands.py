@@ -334,7 +334,7 @@ def register_commands(sub: Any) -> None:
     c = sub.add_parser("compact", help="merge a lake's small files (a step of its own, "
                                        "off the load path)",
                        description="Merge the small files of every partition of a lake that "
-                                   "has MIN_FILES or more of them into one file each. Each "
+                                   "has N (--min-files) or more of them into one file each. Each "
                                    "partition's files are swapped in one step, so readers "
                                    "(and a plain glob) never see a row twice, even if this "
                                    "is killed; it waits for no one: while an ingest or "
@@ -342,7 +342,7 @@ def register_commands(sub: Any) -> None:
                        epilog="exit status: 0 when done (also when nothing needed merging); "
                               "2 when DIR is not a lake or another process is writing it")
     c.add_argument("--lake", required=True, metavar="DIR", help="the lake folder")
-    c.add_argument("--min-files", type=positive(int), default=COMPACT_MIN_FILES,
+    c.add_argument("--min-files", type=positive(int), default=COMPACT_MIN_FILES, metavar="N",
                    help=f"merge a partition once it has this many small files "
                         f"(default {COMPACT_MIN_FILES})")
     c.set_defaults(fn=cmd_compact)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from test_reliability import PAUSE_BETWEEN_BATCHES
 
 from ingest import db as dbmod
 from ingest.db import READER_WAITING, others_waiting, reading
@@ -20,24 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs"
 
 # A real `trickledger ingest` that, after committing its first batch, marks the moment and
-# waits (its connection still open, the run not over) until the test lets it go on. The
-# pause is patched in by the test; the product has no test hooks.
-PAUSE_AFTER_FIRST_BATCH = """
-import sys, time
-from pathlib import Path
-from ingest.load import DatabaseWriter
-real = DatabaseWriter.commit
-def commit(self, tasks, dones):
-    again = real(self, tasks, dones)
-    if self.batches == 1:
-        Path(sys.argv[1]).write_text("between batches")
-        while not Path(sys.argv[2]).exists():
-            time.sleep(0.05)
-    return again
-DatabaseWriter.commit = commit
-from trickledger import main
-raise SystemExit(main(sys.argv[3:]))
-"""
+# waits until the test lets it go on: here its connection stays open all the while
+PAUSE_AFTER_FIRST_BATCH = PAUSE_BETWEEN_BATCHES
 
 
 def test_an_ingest_opens_the_file_once_when_nobody_waits(tmp_path, monkeypatch):
