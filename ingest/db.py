@@ -87,15 +87,20 @@ def waiting_flag(path: str, read_only: bool) -> Iterator[None]:
     between its batches. Gone when the block ends (a killed process's is stale: see
     `_waiting`)."""
     flag = f"{path}{READER_WAITING if read_only else WRITER_WAITING}{os.getpid()}"
-    with open(flag, "w"):
-        pass
+    try:
+        with open(flag, "w"):
+            pass
+        raised = True
+    except OSError:  # a folder this reader may not write: it waits all the same, unflagged
+        raised = False
     try:
         yield
     finally:
-        try:
-            os.unlink(flag)
-        except OSError:
-            pass
+        if raised:
+            try:
+                os.unlink(flag)
+            except OSError:
+                pass
 
 
 def open_db(path: str, read_only: bool, wait_s: float = 30.0,
