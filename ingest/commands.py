@@ -25,6 +25,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if args.lake and args.db:
         print("trickledger ingest: give --db or --lake, not both", file=sys.stderr)
         return 2
+    if args.compact and not args.lake:
+        print("trickledger ingest: --compact merges a lake's small files: give it with "
+              "--lake DIR", file=sys.stderr)
+        return 2
     path = None if args.lake else db_path(args.db)
     if path is not None and refuse_database("ingest", path):
         return 2
@@ -54,7 +58,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         record_missing(missing, path, lake=args.lake)
         summary = ingest(sources, path, jobs=args.jobs, batch_size=args.batch,
                          progress=progress, on_busy=busy, keep_all=False, lake=args.lake,
-                         cluster=args.cluster)
+                         cluster=args.cluster, compact=args.compact)
     except (DatabaseBusy, LakeError, ClusterError, WorkerLost) as e:
         say(f"trickledger ingest: {e}", error=True)
         return 2
@@ -94,6 +98,22 @@ def audit_result(summary: Any) -> str:
         if n:
             parts.append(f"{what} {n}")
     return ", ".join(parts)
+
+
+def cmd_compact(args: argparse.Namespace) -> int:
+    from ingest.lake import LakeError, compact
+
+    try:
+        merged = compact(args.lake, min_files=args.min_files)
+    except (LakeError, OSError) as e:
+        say(f"trickledger compact: {e}", error=True)
+        return 2
+    if merged:
+        say(f"lake: {args.lake}: merged {merged} small files")
+    else:
+        say(f"lake: {args.lake}: nothing to merge (no partition has {args.min_files} or "
+            f"more small files)")
+    return 0
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
@@ -160,6 +180,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
     return 0
 
 
+COMPACT_MIN_FILES = 16  # ingest.lake.COMPACT_MIN_FILES (not imported: the parser stays light)
 TABLE_CELL_CHARS = 200  # the widest a column of the table gets
 ELLIPSIS = "\u2026"
 MAX_ROWS = 10_000  # --max-rows at most: beyond it, write a query that aggregates
@@ -306,7 +327,25 @@ def register_commands(sub: Any) -> None:
     i.add_argument("--jobs", type=positive(int), default=None, help="replay processes (default: all cores)")
     i.add_argument("--batch", type=positive(int), default=500,
                    help="logs per batch (one transaction, or one manifest in a lake)")
+    i.add_argument("--compact", action="store_true",
+                   help="with --lake: merge the lake's small files when the load is done "
+                        "(otherwise that is a step of its own: trickledger compact)")
     i.set_defaults(fn=cmd_ingest)
+    c = sub.add_parser("compact", help="merge a lake's small files (a step of its own, "
+                                       "off the load path)",
+                       description="Merge the small files of every partition of a lake that "
+                                   "has N (--min-files) or more of them into one file each. Each "
+                                   "partition's files are swapped in one step, so readers "
+                                   "(and a plain glob) never see a row twice, even if this "
+                                   "is killed; it waits for no one: while an ingest or "
+                                   "analysis writes the lake, it refuses.",
+                       epilog="exit status: 0 when done (also when nothing needed merging); "
+                              "2 when DIR is not a lake or another process is writing it")
+    c.add_argument("--lake", required=True, metavar="DIR", help="the lake folder")
+    c.add_argument("--min-files", type=positive(int), default=COMPACT_MIN_FILES, metavar="N",
+                   help=f"merge a partition once it has this many small files "
+                        f"(default {COMPACT_MIN_FILES})")
+    c.set_defaults(fn=cmd_compact)
     q = sub.add_parser("sql", help="run one read-only SQL query on the database",
                        description="Run one read-only query (SELECT, a read-only PRAGMA, "
                                    "EXPLAIN) on the database or a lake and print its rows; "

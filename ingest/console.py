@@ -115,17 +115,25 @@ def _connect(target: dict[str, Any], temp: str) -> Any:
 
         return console_connection(target["lake"], config)
     config["lock_configuration"] = True
-    from ingest.db import _locked
+    from ingest.db import _locked, waiting_flag
 
+    try:
+        return duckdb.connect(target["db"], read_only=True, config=config)
+    except duckdb.IOException as e:
+        if not _locked(e):
+            raise
     delay = 0.02
-    while True:  # an ingest holds the file for a moment per batch; the caller's clock rules
-        try:
-            return duckdb.connect(target["db"], read_only=True, config=config)
-        except duckdb.IOException as e:
-            if not _locked(e):
-                raise
+    # an ingest holds the file until it sees this flag (between two of its batches); the
+    # caller's clock rules
+    with waiting_flag(target["db"], read_only=True):
+        while True:
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
+            try:
+                return duckdb.connect(target["db"], read_only=True, config=config)
+            except duckdb.IOException as e:
+                if not _locked(e):
+                    raise
 
 
 def _out_of_memory(e: BaseException) -> bool:

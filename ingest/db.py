@@ -1,9 +1,11 @@
-"""Opening the database: short-lived connections, retried while another process holds it.
+"""Opening the database: connections retried while another process holds the file.
 
 DuckDB lets one process write a database file, or several processes read it,
-never both at once. trickledger therefore never keeps a connection open
-while idle: the loader opens one per batch, readers one per query, and
-whoever finds the file locked waits and retries ("busy, retrying").
+never both at once. Readers open one short connection per query; whoever
+finds the file locked waits and retries ("busy, retrying"), and says so with
+a flag beside the file (`WRITER_WAITING` or `READER_WAITING` + its pid). The
+loader keeps one connection for a whole ingest (ingest.load.DatabaseWriter)
+and gives the file up between batches as soon as such a flag appears.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ SANDBOX: dict[str, str | bool | int | float | list[str]] = {
 # the loader's connection: DuckDB spills what does not fit, and the loading process stays
 # small however large the file grows
 WRITER_MEMORY = "256MB"
+LOADER_CHECKPOINT = "1GB"
 
 
 class DatabaseBusy(RuntimeError):
@@ -74,6 +77,30 @@ def _locked(e: Exception) -> bool:
 
 
 WRITER_WAITING = ".writer-waiting."  # + pid: a flag file beside the database
+READER_WAITING = ".reader-waiting."  # + pid: a reader that found the file held
+
+
+@contextmanager
+def waiting_flag(path: str, read_only: bool) -> Iterator[None]:
+    """A flag beside the database while this process waits for it: a writer's makes the
+    dashboard's reads hold back, a reader's makes a long-lived writer let go of the file
+    between its batches. Gone when the block ends (a killed process's is stale: see
+    `_waiting`)."""
+    flag = f"{path}{READER_WAITING if read_only else WRITER_WAITING}{os.getpid()}"
+    try:
+        with open(flag, "w"):
+            pass
+        raised = True
+    except OSError:  # a folder this reader may not write: it waits all the same, unflagged
+        raised = False
+    try:
+        yield
+    finally:
+        if raised:
+            try:
+                os.unlink(flag)
+            except OSError:
+                pass
 
 
 def open_db(path: str, read_only: bool, wait_s: float = 30.0,
@@ -88,34 +115,31 @@ def open_db(path: str, read_only: bool, wait_s: float = 30.0,
             config.pop(key, None)
         config["preserve_insertion_order"] = False  # a loader: inserts on all cores
         config["memory_limit"] = WRITER_MEMORY
+        # the loader keeps its connection for a whole run: batches go to the write-ahead
+        # log and the file is checkpointed when it lets go (on close), not every few MB
+        config["checkpoint_threshold"] = LOADER_CHECKPOINT
     deadline = time.monotonic() + wait_s
-    delay = 0.02
-    waiting: str | None = None  # a writer's flag, raised while it waits for the file
     try:
+        return _connect(path, read_only, config, allow)
+    except duckdb.IOException as e:
+        if not _locked(e):
+            raise
+    delay = 0.02
+    with waiting_flag(path, read_only):  # raised only once the file was found held
         while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise DatabaseBusy(f"{path} is busy (another process is writing to it); "
+                                   f"gave up after {wait_s:.0f} s") from None
+            if on_busy:
+                on_busy(left)
+            time.sleep(min(delay, left))
+            delay = min(delay * 2, 0.5)
             try:
                 return _connect(path, read_only, config, allow)
             except duckdb.IOException as e:
                 if not _locked(e):
                     raise
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise DatabaseBusy(f"{path} is busy (another process is writing to it); "
-                                       f"gave up after {wait_s:.0f} s") from None
-                if not read_only and waiting is None:
-                    waiting = f"{path}{WRITER_WAITING}{os.getpid()}"
-                    with open(waiting, "w"):
-                        pass
-                if on_busy:
-                    on_busy(left)
-                time.sleep(min(delay, left))
-                delay = min(delay * 2, 0.5)
-    finally:
-        if waiting is not None:
-            try:
-                os.unlink(waiting)
-            except OSError:
-                pass
 
 
 def _connect(path: str, read_only: bool, config: dict[str, Any],
@@ -130,17 +154,30 @@ def _connect(path: str, read_only: bool, config: dict[str, Any],
 
 def writer_waiting(path: str) -> bool:
     """Whether a writer (an upload, an ingest) is waiting for the file right now."""
+    return _waiting(path, (WRITER_WAITING,))
+
+
+def others_waiting(path: str) -> bool:
+    """Whether another process, reader or writer, is waiting for the file right now (a
+    long-lived writer then lets go of it)."""
+    return _waiting(path, (READER_WAITING, WRITER_WAITING), os.getpid())
+
+
+def _waiting(path: str, kinds: tuple[str, ...], me: int | None = None) -> bool:
     folder, name = os.path.split(os.path.abspath(path))
-    prefix = name + WRITER_WAITING
+    prefixes = tuple(name + kind for kind in kinds)
     try:
-        flags = [n for n in os.listdir(folder or ".") if n.startswith(prefix)]
+        flags = [n for n in os.listdir(folder or ".") if n.startswith(prefixes)]
     except OSError:
         return False
     for flag in flags:
+        pid = flag.rsplit(".", 1)[1]
         try:
-            os.kill(int(flag[len(prefix):]), 0)
+            if int(pid) == me:
+                continue
+            os.kill(int(pid), 0)
             return True
-        except ProcessLookupError:  # a writer killed while it waited: its flag is stale
+        except ProcessLookupError:  # a process killed while it waited: its flag is stale
             try:
                 os.unlink(os.path.join(folder, flag))
             except OSError:

@@ -19,8 +19,9 @@ the lake exactly when its manifest is: readers build their views from the files 
 manifests list, and the logs the manifests list are the ones already loaded. Files no
 manifest lists (a crashed batch's) and everything in `_staging/` are deleted by the next
 committer before it starts. Every table has a file once its first committer closes
-(an empty one until it has rows), so a plain glob of any table reads; compaction swaps
-a partition's files in one rename, so a plain glob never counts a row twice.
+(an empty one until it has rows), so a plain glob of any table reads; compaction (a step
+of its own, `compact`, never part of a load unless asked for) swaps a partition's files
+in one rename, so a plain glob never counts a row twice.
 """
 
 from __future__ import annotations
@@ -409,6 +410,21 @@ class LakeWriter:
                 os.unlink(tmp)
             _fsync_dir(mdir)
             return seq
+
+
+def compact(lake: str, min_files: int = COMPACT_MIN_FILES) -> int:
+    """`trickledger compact --lake DIR`: merge the small files of every partition that has
+    `min_files` of them, as the lake's one committer (LakeError while an ingest or
+    analysis holds it). A step of its own, off the load path: an ingest leaves its
+    files as they are unless asked (`ingest --compact`). Returns the files merged."""
+    if not is_lake(lake):
+        raise LakeError(f"{os.path.abspath(lake)}: not a trickledger lake (no {MANIFEST} "
+                        f"folder); make one with trickledger ingest SOURCE --lake {lake}")
+    writer = LakeWriter(lake)
+    try:
+        return writer.compact(min_files=min_files)
+    finally:
+        writer.close()
 
 
 def _file_sha256(path: str) -> str:

@@ -5,7 +5,9 @@ logs and write one Parquet file per table. The parent only commits, in input ord
 
 - into the embedded DuckDB file: one transaction per batch, one
   `INSERT INTO t BY NAME SELECT * FROM read_parquet(...)` per table (DuckDB reads and
-  inserts on all cores), the staged files deleted afterwards;
+  inserts on all cores), the staged files deleted afterwards; through one connection
+  kept for the whole run, which lets go of the file between batches whenever another
+  process waits for it (see `DatabaseWriter`);
 - or into a lake folder (`ingest.lake`): the files moved into their partitions, then
   the batch's manifest.
 
@@ -21,9 +23,11 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -33,7 +37,7 @@ import pyarrow as pa
 from . import schema
 from .admin import Actor, record
 from .batch import STAGING, Done, Outcome, Recorded, Source, Task, to_arrow, write_parquet
-from .db import writing
+from .db import open_db, others_waiting, writing
 from .lake import LOADED, LakeWriter, discard
 from .sources import expand
 from .transactions import transaction
@@ -152,6 +156,7 @@ def reruns(tasks: list[Task], dones: list[Done], committed: Knowledge) -> dict[i
 
 
 Batch = tuple[list[Task], list[Done]]
+YIELD_POLL_S = 0.05  # how often the database writer looks for another process's flag
 
 
 class Committer(Protocol):
@@ -168,7 +173,13 @@ class Committer(Protocol):
 
 
 class DatabaseWriter:
-    """Commits batches into the embedded DuckDB file, one short transaction each."""
+    """Commits batches into the embedded DuckDB file, one transaction each, through one
+    read-write connection kept for the whole run: no open, schema check and checkpoint per
+    batch. DuckDB lets nobody else read a file while one process holds it read-write, so a
+    reader or writer that finds it held raises a flag beside it (ingest.db.waiting_flag),
+    and a watcher thread lets go of the file (DuckDB checkpoints on close) as soon as one
+    appears while no commit runs; the next batch opens it again. With nobody waiting, the
+    file is opened once and checkpointed once, at the end."""
 
     partition = False
 
@@ -178,12 +189,68 @@ class DatabaseWriter:
         self.on_busy = on_busy
         self.audit_as = audit_as  # (who, action): each log's audit row, in its batch's commit
         self.batches = 0
+        self.opens = 0  # connections opened: 1 for a whole run unless others waited
+        self._con: duckdb.DuckDBPyConnection | None = None
+        self._held = threading.Lock()  # the connection: taken by a commit or by letting go
+        self._stop = threading.Event()
+        self._watcher: threading.Thread | None = None
         # this run's own folder: two ingests into one file (their batches take turns on
         # the file) must not delete each other's staged files
         self.root = os.path.abspath(path) + ".ingest"
         self.out = os.path.join(self.root, uuid.uuid4().hex)
         os.makedirs(os.path.join(self.out, STAGING), exist_ok=True)
         self._sweep()
+
+    @contextmanager
+    def _connection(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """The run's connection, opened (waiting while another process holds the file) if
+        the watcher let go of it; a block that raises lets go too, so that a connection
+        DuckDB has invalidated is never used again."""
+        with self._held:
+            if self._con is None:
+                con = open_db(self.path, read_only=False, wait_s=60.0, on_busy=self.on_busy,
+                              allow=self.out)
+                try:
+                    schema.create(con)
+                except BaseException:
+                    con.close()
+                    raise
+                self._con = con
+                self.opens += 1
+                if self._watcher is None:
+                    self._watcher = threading.Thread(target=self._watch, daemon=True,
+                                                     name="trickledger-writer-yields")
+                    self._watcher.start()
+            try:
+                yield self._con
+            except BaseException:
+                self._let_go(quietly=True)  # the error that ended the block is the one raised
+                raise
+
+    def _watch(self) -> None:
+        """Between commits: let go of the file when another process waits for it (a commit
+        under way keeps it; the next look comes a moment later). Nothing is checkpointed
+        here: one checkpoint of the whole run, when the file is let go, costs less than one
+        per batch (and leaves a smaller file: docs/performance.md)."""
+        while not self._stop.wait(YIELD_POLL_S):
+            if self._con is None or not others_waiting(self.path) or \
+                    not self._held.acquire(blocking=False):
+                continue
+            try:
+                # the batches are safe in the write-ahead log whatever closing says: the
+                # next commit opens the file again and meets any trouble in its own thread
+                self._let_go(quietly=True)
+            finally:
+                self._held.release()
+
+    def _let_go(self, quietly: bool = False) -> None:
+        con, self._con = self._con, None
+        if con is not None:
+            try:
+                con.close()  # DuckDB checkpoints the file on close
+            except duckdb.Error:
+                if not quietly:
+                    raise
 
     def _sweep(self, idle_s: float = 3600.0) -> None:
         """Staged files of a run that crashed (none of its files changed for an hour)."""
@@ -197,7 +264,7 @@ class DatabaseWriter:
                 pass
 
     def known(self) -> tuple[frozenset[str], dict[str, Recorded]]:
-        with writing(self.path, on_busy=self.on_busy) as con:
+        with self._connection() as con:
             rows = con.execute("SELECT sha256, status, error_line, error_message FROM logs"
                                ).fetchall()
         loaded = frozenset(r[0] for r in rows if r[1] in LOADED)
@@ -227,7 +294,7 @@ class DatabaseWriter:
         """One transaction: check, then one INSERT per table over all the batch's files.
         Returns the chunks to run again instead, when their workers could not know
         something (nothing is committed then)."""
-        with writing(self.path, on_busy=self.on_busy, allow=self.out) as con:
+        with self._connection() as con:
             with transaction(con):
                 again = reruns(tasks, dones, self.lookup(con, dones))
                 if not again:
@@ -258,6 +325,11 @@ class DatabaseWriter:
         discard(self.out, done)
 
     def close(self) -> None:
+        self._stop.set()
+        if self._watcher is not None:
+            self._watcher.join()
+        with self._held:
+            self._let_go()
         shutil.rmtree(self.out, ignore_errors=True)
         try:
             os.rmdir(self.root)  # only when no other run is using it
@@ -299,7 +371,8 @@ class LakeCommitter:
         discard(self.out, done)
 
     def finish(self) -> None:
-        """After a run: merge small files, so readers open a few files per partition."""
+        """After a run, when asked (`ingest --compact`): merge small files, so readers
+        open a few files per partition."""
         self.writer.compact()
 
     def close(self) -> None:
@@ -321,13 +394,14 @@ def ingest(sources: list[Source], path: str | None = None, jobs: int | None = No
            batch_size: int = 500, progress: Callable[[int, int], None] | None = None,
            on_busy: Callable[[float], None] | None = None, keep_all: bool = True, *,
            lake: str | None = None, cluster: str | None = None,
-           audit_as: tuple[Actor, str] | None = None) -> Summary:
+           audit_as: tuple[Actor, str] | None = None, compact: bool = False) -> Summary:
     """Load `sources` into the database at `path`, or into the lake folder `lake`. Chunks
     of logs run on `jobs` local processes, or on the Dask cluster at `cluster`; every
     `batch_size` logs (consecutive chunks) are committed together, whole or not at all.
     With `keep_all` false, `summary.results` lists only the logs that need a word
     (illegal, unreadable, conflicting). `audit_as` (who, action): into a database file,
-    every log gets its audit row in its batch's transaction."""
+    every log gets its audit row in its batch's transaction. `compact`: into a lake, merge
+    small files at the end of the run (otherwise a step of its own: ingest.lake.compact)."""
     from . import executors
 
     t0 = time.perf_counter()
@@ -388,7 +462,7 @@ def ingest(sources: list[Source], path: str | None = None, jobs: int | None = No
                 flush()
         finally:
             ex.close()
-        if isinstance(committer, LakeCommitter):
+        if compact and isinstance(committer, LakeCommitter):
             committer.finish()
     finally:
         committer.close()
