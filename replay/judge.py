@@ -232,12 +232,9 @@ def _distinct(legal: list[Move], made: Move) -> list[Move]:
 
 
 def _deck(game: str) -> Counter[str] | None:
-    """The game's whole deck by card name (rage's `DECK`), or None when the module has
-    none: then every card is dealt and the pool is what the others hold."""
-    import importlib
-
-    module = importlib.import_module(registry()[game].state_class.__module__)
-    deck: dict[Any, int] | None = getattr(module, "DECK", None)
+    """The game's whole deck by card name (`GameInfo.deck`: rage's), or None when it
+    declares none: then every card is dealt and the pool is what the others hold."""
+    deck = registry()[game].deck
     if deck is None:
         return None
     return Counter({card.name: copies for card, copies in deck.items()})
