@@ -47,6 +47,7 @@ from typing import Any, Final
 import orjson
 
 from .bots import GreedyBot
+from .cards import shuffle
 from .engine import replay_bytes
 from .errors import FormatError, RuleError
 from .events import Event
@@ -281,7 +282,7 @@ def sample_states(d: Decision, samples: int, rng: random.Random) -> list[GameSta
     for _ in range(samples * REJECTIONS):
         if len(out) == samples:
             break
-        rng.shuffle(cards)
+        shuffle(rng, cards)  # rng.shuffle's order, drawn by the compiled engine
         hands: dict[str, list[str]] = {}
         i = 0
         for p in names:

@@ -13,7 +13,16 @@ from enum import Enum
 from random import Random
 from typing import Any, Final
 
-from ..cards import Card, CardTable, card_order, deal_hands, hand_cards, hand_of, remove_from_hand
+from ..cards import (
+    Card,
+    CardTable,
+    card_order,
+    deal_hands,
+    hand_cards,
+    hand_of,
+    randbelow,
+    remove_from_hand,
+)
 from ..errors import FormatError, RuleError
 from ..events import Event, Header, field_of, kind
 from ..registry import GameInfo, Move, register
@@ -703,7 +712,8 @@ class RageState(GameState):
 
     def draw_chance(self, rng: Random) -> Move:
         if self.phase is Phase.TRUMP:
-            return {"type": "trump", "card": rng.choice(self.pile()).name}
+            pile = self.pile()
+            return {"type": "trump", "card": pile[randbelow(rng, len(pile))].name}  # rng.choice's
         deck = [c for c, k in DECK.items() for _ in range(k)]
         rng.shuffle(deck)
         return {"type": "deal", "hands": deal_hands(deck, self.players,
