@@ -130,9 +130,18 @@ def hand_of(cards: Iterable[C]) -> dict[C, int]:
 def hand_cards(hand: dict[C, int]) -> list[C]:
     """A multiset hand as a list in deck order."""
     out: list[C] = []
+    last = -1
+    ordered = True
     for c, k in hand.items():
-        out.extend([c] * k)
-    out.sort(key=card_order)
+        if c.index < last:
+            ordered = False
+        last = c.index
+        if k == 1:
+            out.append(c)
+        else:
+            out.extend([c] * k)
+    if not ordered:  # a hand dealt in deck order, as every simulated one is, stays as it is
+        out.sort(key=card_order)
     return out
 
 

@@ -51,6 +51,7 @@ CARDS: Final[CardTable[Card]] = CardTable(
     [Card(f"{c}{v}", c, v, "color") for c in COLORS for v in range(16)]
     + [Card(a, "", 0, a) for a in ACTIONS], "rage")
 DECK: Final[dict[Card, int]] = {c: (ACTIONS[c.kind] if not c.color else 1) for c in CARDS}
+DECK_SIZE: Final = sum(DECK.values())
 JOKER: Final = CARDS["JOKER"]
 NOTRUMP: Final = CARDS["NOTRUMP"]
 CHANGE: Final = CARDS["CHANGE"]
@@ -72,6 +73,19 @@ def may_play(card: Card, colors: dict[str, int], led: str | None) -> bool:
     if led is None or card.color == led:
         return True
     return not colors.get(led, 0)
+
+
+def in_deck_order(hand: dict[Card, int]) -> list[Card]:
+    """A hand's distinct cards in deck order. A hand keeps the order of its deal, which is
+    deck order in every simulated log: then nothing is sorted."""
+    cards = list(hand)
+    last = -1
+    for c in cards:
+        if c.index < last:
+            cards.sort(key=card_order)
+            break
+        last = c.index
+    return cards
 
 
 def color_counts(hand: dict[Card, int]) -> dict[str, int]:
@@ -663,8 +677,7 @@ class RageState(GameState):
         colors = self.colors[self.turn]
         led = self.led
         out: list[tuple[Card, str | None]] = []
-        # the hand's distinct cards in deck order (a dict of counts keeps the deal's order)
-        for c in sorted(self.hands[self.turn], key=card_order):
+        for c in in_deck_order(self.hands[self.turn]):
             if not may_play(c, colors, led):
                 continue
             if c is JOKER:
@@ -701,19 +714,21 @@ class RageState(GameState):
 
     def pile(self) -> list[Card]:
         """The cards neither dealt nor turned up, in deck order (a card's copies together)."""
-        used = self.used
         out: list[Card] = []
         for c, k in DECK.items():
-            left = k - used.get(c, 0)
-            while left > 0:  # most cards have one copy: no list made per card
-                out.append(c)
-                left -= 1
+            out.extend([c] * (k - self.used.get(c, 0)))
         return out
 
     def draw_chance(self, rng: Random) -> Move:
         if self.phase is Phase.TRUMP:
-            pile = self.pile()
-            return {"type": "trump", "card": pile[randbelow(rng, len(pile))].name}  # rng.choice's
+            # rng.choice(self.pile()), without making the pile: the r-th card of it
+            used = self.used
+            r = randbelow(rng, DECK_SIZE - sum(used.values()))
+            for c, k in DECK.items():
+                r -= k - used.get(c, 0)
+                if r < 0:
+                    return {"type": "trump", "card": c.name}
+            raise AssertionError("the pile is smaller than it counts")
         deck = [c for c, k in DECK.items() for _ in range(k)]
         rng.shuffle(deck)
         return {"type": "deal", "hands": deal_hands(deck, self.players,

@@ -2,7 +2,8 @@
 games (every bidding variant, random and greedy players, CHANGE and NOTRUMP turning new
 trumps), the hands' per-colour counts match the hands, the moves offered are those the
 bidding rule (`why_no_bid`) and the follow rule give, the pile is every card neither dealt
-nor turned up, and the greedy bot picks what the largest (score, draw, index) picks."""
+nor turned up (and the trump drawn is `rng.choice`'s card of it), and the greedy bot
+picks what the largest (score, draw, index) picks."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from replay.bots import GreedyBot, RandomBot
 from replay.cards import card_order
 from replay.engine import new_state
 from replay.events import Event
-from replay.games.rage import COLORS, DECK, JOKER, Phase, RageState, color_counts
+from replay.games.rage import CARDS, COLORS, DECK, JOKER, Phase, RageState, color_counts
 from replay.reader import parse_header
 from replay.state import GameState, Move
 
@@ -83,6 +84,10 @@ def test_the_shortcuts_agree_with_the_rules(variants, greedy):
             # the generic choices: the legal moves of the player to move
             assert st.choices() == GameState.choices(st) or st._bidder() is not None
             assert st.pile() == plain_pile(st)
+            if st.phase is Phase.TRUMP:  # the trump drawn is rng.choice's card of the pile
+                k = len(st.used) + st.round_no
+                assert st.draw_chance(random.Random(k)) == \
+                    {"type": "trump", "card": random.Random(k).choice(plain_pile(st)).name}
             for m in st.choices():
                 seen[str(m["type"])] += 1
             seen["trump"] += st.phase is Phase.TRUMP
@@ -105,3 +110,26 @@ def test_the_greedy_bot_picks_the_largest_score_draw_and_index():
             picked += 1
     assert picked > 50
 
+
+
+def test_a_hand_dealt_out_of_deck_order_is_offered_in_deck_order():
+    hands = {"Ann": ["R10", "R2", "+5", "JOKER", "G5", "B5", "NOTRUMP", "O0", "O1", "O2"],
+             "Ben": ["R5", "G3", "NOTRUMP", "CHANGE", "JOKER", "B6", "O3", "O4", "O5", "O6"],
+             "Cat": ["B9", "Y1", "Y2", "-5", "NOTRUMP", "CHANGE", "O7", "O8", "O9", "O10"]}
+    h = header("rage", 3)
+    st = new_state(parse_header("<order>", 1, orjson.dumps(h), "test"))
+    assert isinstance(st, RageState)
+    st.apply(Event(2, "deal", {"type": "deal", "hands": hands}))
+    st.apply(Event(3, "trump", {"type": "trump", "card": "Y5"}))
+    line = 3
+    while st.phase is not Phase.PLAY or st.bid_count < st.n:
+        line += 1
+        move = st.choices()[0]
+        st.apply(Event(line, "bid", move))
+    for _ in range(3):  # the three players' first cards, each offered in deck order
+        moves = st.legal_moves()
+        assert moves == plain_legal_moves(st)
+        cards = [CARDS[m["card"]] for m in moves]
+        assert cards == sorted(cards, key=card_order)
+        line += 1
+        st.apply(Event(line, "play", moves[0]))
