@@ -2,6 +2,7 @@
 time to judge one game of each game at its common table size, on one core.
 
     python -m bench.quality [--games 1] [--samples 16] [--out FILE]
+    python -m bench.quality --playouts-only [--out FILE]
     python -m bench.quality --margin [--only GAME] --games 40 --samples 8
 
 `--margin` measures instead how much better the greedy bot decides than a random bot
@@ -161,6 +162,8 @@ def main() -> None:
                     help="measure greedy's margin over random moves instead")
     ap.add_argument("--only", choices=sorted(MARGIN_TABLES), default=None,
                     help="with --margin: one game only")
+    ap.add_argument("--playouts-only", action="store_true",
+                    help="playouts per second only, without judging a game of each")
     args = ap.parse_args()
     if args.margin:
         margin_main(args)
@@ -171,6 +174,10 @@ def main() -> None:
         row: dict[str, Any] = {"players": n, "rounds": len(starts)}
         row["playouts_per_s_clone"] = round(playouts_per_second(starts, "clone"), 1)
         row["playouts_per_s_deepcopy"] = round(playouts_per_second(starts, "deepcopy"), 1)
+        if args.playouts_only:
+            out["games"][game] = row
+            print(game, row, flush=True)
+            continue
         judged = []
         for seed in range(1, args.games + 1):
             raw, _ = round_starts(game, seed)

@@ -39,7 +39,7 @@ from typing import Any
 import orjson
 
 from replay.bots import GreedyBot
-from replay.cards import deal_hands
+from replay.cards import deal_hands, shuffle
 from replay.engine import replay_bytes
 from replay.events import Event
 from replay.judge import play_round_out
@@ -141,7 +141,7 @@ def estimate_round(raw: bytes, round_no: int, players: list[str] | None = None,
         rng = random.Random(f"trickledger-hands:{METHOD}:{seed}:{sha256}:{round_no}:{player}")
         counts = [0] * (len(hand) + 1)
         for _ in range(playouts):
-            rng.shuffle(pool)
+            shuffle(rng, pool)  # rng.shuffle's order, drawn by the compiled engine
             dealt = deal_hands(pool, others, len(hand))
             dealt[player] = hand
             won = _playout(info, before_deal, (deal_line, {"type": "deal", "hands": dealt}),

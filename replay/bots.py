@@ -41,8 +41,15 @@ class GreedyBot:
         if len(moves) == 1:
             return moves[0]
         score = state.info.heuristic
-        scored = [(score(state, m), rng.random(), i) for i, m in enumerate(moves)]
-        return moves[max(scored)[2]]
+        # the largest (score, draw, index): one draw per move, in order, ties to the later
+        # move; kept without a tuple per move
+        best, best_score, best_draw = 0, 0.0, 0.0
+        for i, m in enumerate(moves):
+            value = score(state, m)
+            draw = rng.random()
+            if i == 0 or value > best_score or (value == best_score and draw >= best_draw):
+                best, best_score, best_draw = i, value, draw
+        return moves[best]
 
 
 BOTS: dict[str, type[RandomBot] | type[GreedyBot]] = {"random": RandomBot, "greedy": GreedyBot}

@@ -8,6 +8,7 @@ cost nothing in the hot loop.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from random import Random
 from typing import Generic, TypeVar
 
 from mypy_extensions import mypyc_attr
@@ -49,6 +50,7 @@ class Card:
 
 
 C = TypeVar("C", bound=Card)
+T = TypeVar("T")
 
 
 class CardTable(Generic[C]):
@@ -139,7 +141,46 @@ def hand_of(cards: Iterable[C]) -> dict[C, int]:
 def hand_cards(hand: dict[C, int]) -> list[C]:
     """A multiset hand as a list in deck order."""
     out: list[C] = []
+    last = -1
+    ordered = True
     for c, k in hand.items():
-        out.extend([c] * k)
-    out.sort(key=card_order)
+        if c.index < last:
+            ordered = False
+        last = c.index
+        if k == 1:
+            out.append(c)
+        else:
+            out.extend([c] * k)
+    if not ordered:  # a hand dealt in deck order, as every simulated one is, stays as it is
+        out.sort(key=card_order)
     return out
+
+
+def randbelow(rng: Random, n: int) -> int:
+    """A number in [0, n) drawn from `rng` exactly as `Random.choice` and `Random.shuffle`
+    draw theirs (`Random._randbelow_with_getrandbits`: the same numbers from the same
+    stream), without the interpreted frames of the standard library's versions: the
+    playouts draw thousands a second. A subclass of `Random` draws its own way."""
+    if n <= 0:
+        raise ValueError(f"randbelow needs a positive bound, got {n}")
+    if type(rng) is not Random:
+        return rng.choice(range(n))
+    k = 0
+    m = n
+    while m:  # k = n.bit_length()
+        m >>= 1
+        k += 1
+    r: int = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return r
+
+
+def shuffle(rng: Random, x: list[T]) -> None:
+    """`rng.shuffle(x)`: the same order from the same stream (see `randbelow`)."""
+    if type(rng) is not Random:
+        rng.shuffle(x)
+        return
+    for i in range(len(x) - 1, 0, -1):
+        j = randbelow(rng, i + 1)
+        x[i], x[j] = x[j], x[i]

@@ -12,11 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-# The modules on the replay hot path. replay/__init__.py and replay/games/__init__.py stay
-# interpreted (a package's __init__ is where the compiled modules are found from), and so
-# do replay/registry.py (run once per process; it reads each game module's namespace) and
-# this module; the bots, the simulator, the timeline and the commands run interpreted on
-# top of the compiled engine.
+# The modules on the replay hot path, and those of the playouts (the greedy bot, the judge's
+# playout loop, the endgame search: a hand estimate or a judged decision is thousands of bot
+# moves). replay/__init__.py and replay/games/__init__.py stay interpreted (a package's
+# __init__ is where the compiled modules are found from), and so do replay/registry.py (run
+# once per process; it reads each game module's namespace) and this module; the simulator,
+# the timeline and the commands run interpreted on top of the compiled engine.
 ENGINE_CORE: Final[tuple[str, ...]] = (
     "replay/errors.py",
     "replay/events.py",
@@ -25,6 +26,9 @@ ENGINE_CORE: Final[tuple[str, ...]] = (
     "replay/sheet.py",  # the games' score sheets subclass its SheetState
     "replay/reader.py",
     "replay/engine.py",
+    "replay/bots.py",
+    "replay/search.py",
+    "replay/judge.py",
 )
 GAMES_FOLDER: Final = "replay/games"
 

@@ -47,6 +47,7 @@ from typing import Any, Final
 import orjson
 
 from .bots import GreedyBot
+from .cards import shuffle
 from .engine import replay_bytes
 from .errors import FormatError, RuleError
 from .events import Event
@@ -232,12 +233,9 @@ def _distinct(legal: list[Move], made: Move) -> list[Move]:
 
 
 def _deck(game: str) -> Counter[str] | None:
-    """The game's whole deck by card name (rage's `DECK`), or None when the module has
-    none: then every card is dealt and the pool is what the others hold."""
-    import importlib
-
-    module = importlib.import_module(registry()[game].state_class.__module__)
-    deck: dict[Any, int] | None = getattr(module, "DECK", None)
+    """The game's whole deck by card name (`GameInfo.deck`: rage's), or None when it
+    declares none: then every card is dealt and the pool is what the others hold."""
+    deck = registry()[game].deck
     if deck is None:
         return None
     return Counter({card.name: copies for card, copies in deck.items()})
@@ -284,7 +282,7 @@ def sample_states(d: Decision, samples: int, rng: random.Random) -> list[GameSta
     for _ in range(samples * REJECTIONS):
         if len(out) == samples:
             break
-        rng.shuffle(cards)
+        shuffle(rng, cards)  # rng.shuffle's order, drawn by the compiled engine
         hands: dict[str, list[str]] = {}
         i = 0
         for p in names:

@@ -13,7 +13,16 @@ from enum import Enum
 from random import Random
 from typing import Any, Final
 
-from ..cards import Card, CardTable, card_order, deal_hands, hand_cards, hand_of, remove_from_hand
+from ..cards import (
+    Card,
+    CardTable,
+    card_order,
+    deal_hands,
+    hand_cards,
+    hand_of,
+    randbelow,
+    remove_from_hand,
+)
 from ..errors import FormatError, RuleError
 from ..events import Event, Header, field_of, kind
 from ..registry import GameInfo, Move, register
@@ -42,6 +51,7 @@ CARDS: Final[CardTable[Card]] = CardTable(
     [Card(f"{c}{v}", c, v, "color") for c in COLORS for v in range(16)]
     + [Card(a, "", 0, a) for a in ACTIONS], "rage")
 DECK: Final[dict[Card, int]] = {c: (ACTIONS[c.kind] if not c.color else 1) for c in CARDS}
+DECK_SIZE: Final = sum(DECK.values())
 JOKER: Final = CARDS["JOKER"]
 NOTRUMP: Final = CARDS["NOTRUMP"]
 CHANGE: Final = CARDS["CHANGE"]
@@ -56,12 +66,34 @@ def hand_size(round_no: int) -> int:
     return 11 - round_no
 
 
-def may_play(card: Card, hand: dict[Card, int], led: str | None) -> bool:
+def may_play(card: Card, colors: dict[str, int], led: str | None) -> bool:
     """The follow rule: a card of the led colour if the hand has one; any card otherwise.
-    Action cards (the Joker included) count as not following."""
+    Action cards (the Joker included) count as not following. `colors` is the hand's count
+    of cards per colour (`color_counts`): the check does not scan the hand."""
     if led is None or card.color == led:
         return True
-    return not any(c.color == led for c in hand)
+    return not colors.get(led, 0)
+
+
+def in_deck_order(hand: dict[Card, int]) -> list[Card]:
+    """A hand's distinct cards in deck order. A hand keeps the order of its deal, which is
+    deck order in every simulated log: then nothing is sorted."""
+    cards = list(hand)
+    last = -1
+    for c in cards:
+        if c.index < last:
+            cards.sort(key=card_order)
+            break
+        last = c.index
+    return cards
+
+
+def color_counts(hand: dict[Card, int]) -> dict[str, int]:
+    """A hand's number of cards per colour ("" for the action cards)."""
+    out: dict[str, int] = {}
+    for c, k in hand.items():
+        out[c.color] = out.get(c.color, 0) + k
+    return out
 
 
 def bid_in_range(bid: int, tricks: int) -> bool:
@@ -284,7 +316,9 @@ class RageState(GameState):
         self.marching_through = "marching_through" in v
         self.phase: Phase = Phase.DEAL
         self.trump_reason = TrumpReason.DEAL
+        # a hand is counts twice over: per card, and per colour (the follow rule reads those)
         self.hands: list[dict[Card, int]] = [{} for _ in range(self.n)]
+        self.colors: list[dict[str, int]] = [{} for _ in range(self.n)]
         self.used: dict[Card, int] = {}
         self.trump: str | None = None
         self.round_trump: str | None = None
@@ -338,7 +372,8 @@ class RageState(GameState):
                 if used[c] > DECK[c]:
                     raise RuleError(f"deal: {c} is dealt more often than the deck holds it "
                                     f"({DECK[c]})")
-            self.hands[s] = hand_of(parsed)
+            self.hands[s] = hand = hand_of(parsed)
+            self.colors[s] = color_counts(hand)
         left = self.left_of(self.dealer)
         named = self.named_leader(ev)
         if named is not None and named != left:
@@ -401,9 +436,8 @@ class RageState(GameState):
         if reason is TrumpReason.DEAL:
             self.round_trump = card.color
             for s in range(self.n):
-                h = self.hands[s]
-                self.trumps_held[s] = sum(k for c, k in h.items() if c.color == card.color)
-                self.jokers_held[s] = h.get(JOKER, 0)
+                self.trumps_held[s] = self.colors[s].get(card.color, 0)
+                self.jokers_held[s] = self.hands[s].get(JOKER, 0)
             # secret bids may wait until the round's tricks are over
             self.phase = Phase.BID if self.bid_count < self.n and not self.secret else Phase.PLAY
         elif reason is TrumpReason.CHANGE:
@@ -492,7 +526,8 @@ class RageState(GameState):
                 raise FormatError(f"{raw!r} is not a colour: a JOKER is named as one of "
                                   f"{', '.join(COLORS)}")
         led = self.led
-        if not may_play(card, hand, led):
+        colors = self.colors[s]
+        if not may_play(card, colors, led):
             assert led is not None
             follow = min((h for h in hand if h.color == led), key=card_order)
             if not card.color:
@@ -502,6 +537,7 @@ class RageState(GameState):
             raise RuleError(f"{name} must follow {COLOR_NAMES[led]}: {name} holds {follow} "
                             f"and may not play {card}")
         remove_from_hand(hand, card)
+        colors[card.color] -= 1
         self.played_any = True
         self.trick.append((s, card, as_color))
         if led is None:
@@ -614,9 +650,12 @@ class RageState(GameState):
         `why_no_bid` lets bid now, or None when nobody may."""
         if self.bid_count == self.n:  # while the tricks are played: no seat left to ask
             return None
+        if self.phase in (Phase.DEAL, Phase.TRUMP):  # why_no_bid says no to every seat
+            return None
         s = self.left_of(self.dealer)
         for _ in range(self.n):
-            if self.why_no_bid(s) is None:
+            # a seat that has bid may not bid again: why_no_bid would only word that
+            if self.bids[s] is None and self.why_no_bid(s) is None:
                 return s
             s = self.left_of(s)
         return None
@@ -634,7 +673,11 @@ class RageState(GameState):
         if bidder is not None:
             p = self.players[bidder]
             return [{"type": "bid", "player": p, "bid": b} for b in self.legal_bids()]
-        return super().choices()
+        # nobody may bid now: the player to move is the one whose card is due, if any (what
+        # GameState.choices would filter out of legal_moves, without the bids' checks)
+        if self.phase is Phase.PLAY and not self.over:
+            return self._play_moves()
+        return []
 
     def legal_bids(self) -> list[int]:
         """The bids the next bid may be (the same for every player who may bid now)."""
@@ -645,10 +688,11 @@ class RageState(GameState):
                 and not (self.plus_minus_one and breaks_plus_minus_one(b, others, last, self.hs))]
 
     def legal_cards(self) -> list[tuple[Card, str | None]]:
-        hand = self.hands[self.turn]
+        colors = self.colors[self.turn]
+        led = self.led
         out: list[tuple[Card, str | None]] = []
-        for c in dict.fromkeys(hand_cards(hand)):
-            if not may_play(c, hand, self.led):
+        for c in in_deck_order(self.hands[self.turn]):
+            if not may_play(c, colors, led):
                 continue
             if c is JOKER:
                 out.extend((c, col) for col in COLORS)
@@ -660,29 +704,45 @@ class RageState(GameState):
         moves: list[Move] = []
         if self.phase in (Phase.DEAL, Phase.TRUMP) or self.over:
             return moves
-        bidders = [s for s in range(self.n) if self.why_no_bid(s) is None]
+        # once every seat has bid nobody may: no need to ask why_no_bid of each
+        bidders = ([s for s in range(self.n) if self.why_no_bid(s) is None]
+                   if self.bid_count < self.n else [])
         if bidders:
             bids = self.legal_bids()
             for s in bidders:
                 moves.extend({"type": "bid", "player": self.players[s], "bid": b} for b in bids)
         if self.phase is Phase.PLAY:
-            p = self.players[self.turn]
-            for c, col in self.legal_cards():
-                m: Move = {"type": "play", "player": p, "card": c.name}
-                if col is not None:
-                    m["as"] = col
-                moves.append(m)
+            moves.extend(self._play_moves())
+        return moves
+
+    def _play_moves(self) -> list[Move]:
+        """The `play` moves of the player whose turn it is (in Phase.PLAY)."""
+        p = self.players[self.turn]
+        moves: list[Move] = []
+        for c, col in self.legal_cards():
+            m: Move = {"type": "play", "player": p, "card": c.name}
+            if col is not None:
+                m["as"] = col
+            moves.append(m)
         return moves
 
     def pile(self) -> list[Card]:
-        out = []
+        """The cards neither dealt nor turned up, in deck order (a card's copies together)."""
+        out: list[Card] = []
         for c, k in DECK.items():
             out.extend([c] * (k - self.used.get(c, 0)))
         return out
 
     def draw_chance(self, rng: Random) -> Move:
         if self.phase is Phase.TRUMP:
-            return {"type": "trump", "card": rng.choice(self.pile()).name}
+            # rng.choice(self.pile()), without making the pile: the r-th card of it
+            used = self.used
+            r = randbelow(rng, DECK_SIZE - sum(used.values()))
+            for c, k in DECK.items():
+                r -= k - used.get(c, 0)
+                if r < 0:
+                    return {"type": "trump", "card": c.name}
+            raise AssertionError("the pile is smaller than it counts")
         deck = [c for c, k in DECK.items() for _ in range(k)]
         rng.shuffle(deck)
         return {"type": "deal", "hands": deal_hands(deck, self.players,
@@ -696,6 +756,7 @@ class RageState(GameState):
         st.phase = self.phase
         st.trump_reason = self.trump_reason
         st.hands = [h.copy() for h in self.hands]
+        st.colors = [c.copy() for c in self.colors]
         st.used = self.used.copy()
         st.trump = self.trump
         st.round_trump = self.round_trump

@@ -15,7 +15,7 @@ from replay.bots import GreedyBot
 from replay.engine import new_state
 from replay.events import Event
 from replay.games import color_stacks, plotters, under_the_radar
-from replay.games.rage import CARDS, Phase
+from replay.games.rage import CARDS, Phase, color_counts
 from replay.judge import ENDGAME_BUDGET, band_of, better_sign, cost_of, decisions, evaluate
 from replay.reader import parse_header
 from replay.search import BudgetExceeded, Unsearchable, best_index, exact_values
@@ -61,6 +61,7 @@ def test_a_rage_endgame_by_argument():
     hands = {ann: ["R2", "B9"], ben: ["B10", "G5"], cat: ["B1", "G7"]}
     for seat, cards in hands.items():
         st.hands[seat] = {CARDS[c]: 1 for c in cards}
+        st.colors[seat] = color_counts(st.hands[seat])  # the follow rule reads these
     st.won = [0, 0, 0]
     st.won[ann], st.won[ben], st.won[cat] = 3, 2, 3
     st.bids = [0, 0, 0]
