@@ -139,11 +139,13 @@ def engine_paths(work: Path) -> dict[str, str | None]:
     return {"compiled": None, "interpreted": str(copy)}
 
 
+CHECKOUT = str(Path(__file__).resolve().parents[1])
 _REPLAY_WORKER = """
 import json, sys
 from pathlib import Path
 if sys.argv[1]:
     sys.path.insert(0, sys.argv[1])
+sys.path.append(sys.argv[3])  # the checkout, for bench/: after the installed engine
 import replay
 from bench.run import floor_and_replay
 corpus = json.loads(Path(sys.argv[2]).read_text())
@@ -167,7 +169,7 @@ def replay_engines(work: Path, corpus: dict[str, list[Path]], rounds: int = 3
             # run from the work folder: `python -c` puts the current folder first on
             # sys.path, and a checkout's replay/ there would shadow the installed engine
             out = subprocess.run([sys.executable, "-c", _REPLAY_WORKER, path or "",
-                                  str(listing)], capture_output=True, text=True, check=True,
+                                  str(listing), CHECKOUT], capture_output=True, text=True, check=True,
                                  cwd=work)
             r = json.loads(out.stdout.strip().splitlines()[-1])
             assert r["engine"] == engine, (engine, r["engine"])
@@ -305,6 +307,7 @@ def ingest_subprocess(files_list: Path, db: Path, jobs: int, mode: str = "db",
     trace = Path(str(db) + ".progress")
     code = (
         "import json, resource, sys, time\n"
+        f"sys.path.append({CHECKOUT!r})\n"  # bench/, after the installed engine
         "from bench.run import TreeRss\n"
         "from ingest.load import Source, ingest\n"
         f"paths = open({str(files_list)!r}).read().split()\n"

@@ -33,6 +33,7 @@ from typing import Any
 from bench.run import (
     _ORJSON_PASS,
     _REPLAY_WORKER,
+    CHECKOUT,
     VERIFY_GAMES,
     big_corpus,
     build_corpus,
@@ -89,7 +90,7 @@ def timed_process(cmd: list[str], cwd: Path, env: dict[str, str] | None = None,
 
 def replay_round(work: Path, listing: Path) -> dict[str, Any]:
     """Floor and replay of the whole corpus in a fresh process of the installed engine."""
-    out = subprocess.run([sys.executable, "-c", _REPLAY_WORKER, "", str(listing)],
+    out = subprocess.run([sys.executable, "-c", _REPLAY_WORKER, "", str(listing), CHECKOUT],
                          capture_output=True, text=True, check=True, cwd=work)
     r = json.loads(out.stdout.strip().splitlines()[-1])
     o = r["replay"]["overall"]

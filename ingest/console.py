@@ -348,7 +348,7 @@ class Console:
             deadline = time.monotonic() + limits.timeout_s
             while not done.wait(0.05):
                 if time.monotonic() > deadline:
-                    stopped.append(f"ran longer than {limits.timeout_s:g} s")
+                    stopped.append(_overran(target, proc.pid, limits.timeout_s))
                 elif _rss(proc.pid) > limits.memory_bytes:
                     stopped.append(f"used more than {limits.memory_bytes // 2**20} MiB")
                 else:
@@ -374,6 +374,17 @@ class Console:
         with self.lock:
             while self.ready:
                 _kill(self.ready.popleft().proc)
+
+
+def _overran(target: Target, pid: int, timeout_s: float) -> str:
+    """Why a query was stopped at its time limit: a worker still waiting for the file (its
+    flag is up) never ran the query."""
+    from ingest.db import waits_for
+
+    if target.db is not None and waits_for(target.db, pid):
+        return (f"waited {timeout_s:g} s for the database, which another process "
+                f"(an ingest, an upload) held all that time; try again")
+    return f"ran longer than {timeout_s:g} s"
 
 
 def _stop_spares(ready: deque[_Spare]) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -76,20 +77,42 @@ def _locked(e: Exception) -> bool:
     return "lock" in msg.lower() and ("Could not set lock" in msg or "conflicting lock" in msg)
 
 
-WRITER_WAITING = ".writer-waiting."  # + pid: a flag file beside the database
-READER_WAITING = ".reader-waiting."  # + pid: a reader that found the file held
+WRITER_WAITING = ".writer-waiting."  # + pid.token: a flag file beside the database
+READER_WAITING = ".reader-waiting."  # + pid.token: a reader that found the file held
+
+
+def _beside(path: str) -> tuple[str, str]:
+    """The folder and name flags are raised by: the file's real place, so that a reader
+    that reaches it through a symbolic link is seen by the writer that holds it."""
+    folder, name = os.path.split(os.path.realpath(path))
+    return folder, name
+
+
+def _started(pid: int) -> str | None:
+    """When process `pid` started (clock ticks since boot, from /proc), None where that is
+    unknown: a flag records its process's, so that a process id reused after a kill does
+    not keep a dead waiter's flag alive."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(b")") + 2:].split()  # past the command name, which may hold spaces
+    return fields[19].decode() if len(fields) > 19 else None  # field 22, starttime
 
 
 @contextmanager
 def waiting_flag(path: str, read_only: bool) -> Iterator[None]:
-    """A flag beside the database while this process waits for it: a writer's makes the
-    dashboard's reads hold back, a reader's makes a long-lived writer let go of the file
-    between its batches. Gone when the block ends (a killed process's is stale: see
-    `_waiting`)."""
-    flag = f"{path}{READER_WAITING if read_only else WRITER_WAITING}{os.getpid()}"
+    """A flag beside the database while this wait lasts: a writer's makes the dashboard's
+    reads hold back, a reader's makes a long-lived writer let go of the file between its
+    batches. Each wait has its own (two threads of one server waiting at once each keep
+    theirs); it goes when the block ends, and a killed process's is stale (`_waiting`)."""
+    folder, name = _beside(path)
+    kind = READER_WAITING if read_only else WRITER_WAITING
+    flag = os.path.join(folder, f"{name}{kind}{os.getpid()}.{uuid.uuid4().hex[:12]}")
     try:
-        with open(flag, "w"):
-            pass
+        with open(flag, "w") as f:
+            f.write(_started(os.getpid()) or "")
         raised = True
     except OSError:  # a folder this reader may not write: it waits all the same, unflagged
         raised = False
@@ -163,28 +186,56 @@ def others_waiting(path: str) -> bool:
     return _waiting(path, (READER_WAITING, WRITER_WAITING), os.getpid())
 
 
+def waits_for(path: str, pid: int) -> bool:
+    """Whether process `pid` is waiting for the file right now (its flag is up)."""
+    folder, name = _beside(path)
+    mine = tuple(f"{name}{kind}{pid}." for kind in (READER_WAITING, WRITER_WAITING))
+    try:
+        return any(n.startswith(mine) for n in os.listdir(folder or "."))
+    except OSError:
+        return False
+
+
 def _waiting(path: str, kinds: tuple[str, ...], me: int | None = None) -> bool:
-    folder, name = os.path.split(os.path.abspath(path))
+    folder, name = _beside(path)
     prefixes = tuple(name + kind for kind in kinds)
     try:
         flags = [n for n in os.listdir(folder or ".") if n.startswith(prefixes)]
     except OSError:
         return False
     for flag in flags:
-        pid = flag.rsplit(".", 1)[1]
-        try:
-            if int(pid) == me:
-                continue
-            os.kill(int(pid), 0)
-            return True
-        except ProcessLookupError:  # a process killed while it waited: its flag is stale
-            try:
-                os.unlink(os.path.join(folder, flag))
-            except OSError:
-                pass
-        except (ValueError, PermissionError):
+        rest = flag[len(next(p for p in prefixes if flag.startswith(p))):]
+        pid_text = rest.split(".", 1)[0]
+        if not pid_text.isdigit() or int(pid_text) == me:
+            continue  # not a flag (a copy, a backup), or this process's own
+        if _live_flag(os.path.join(folder, flag), int(pid_text)):
             return True
     return False
+
+
+def _live_flag(flag: str, pid: int) -> bool:
+    """Whether `flag` is raised by a live process; a stale one (its process gone, or its
+    id now another process's) is removed."""
+    try:
+        with open(flag) as f:
+            started = f.read().strip()
+    except (IsADirectoryError, FileNotFoundError):
+        return False  # nothing trickledger raises, or a flag taken down meanwhile
+    except OSError:
+        started = ""  # gone meanwhile, or unreadable: the process decides
+    try:
+        os.kill(pid, 0)
+        alive = started == "" or _started(pid) in (None, started)
+    except ProcessLookupError:
+        alive = False
+    except PermissionError:  # another user's live process
+        alive = True
+    if not alive:
+        try:
+            os.unlink(flag)
+        except OSError:
+            pass
+    return alive
 
 
 def yield_to_writers(path: str, limit_s: float = 10.0) -> None:

@@ -157,6 +157,7 @@ def reruns(tasks: list[Task], dones: list[Done], committed: Knowledge) -> dict[i
 
 Batch = tuple[list[Task], list[Done]]
 YIELD_POLL_S = 0.05  # how often the database writer looks for another process's flag
+GIVE_WAY_S = 10.0  # how long the writer waits, at most, for a waiting process to get in
 
 
 class Committer(Protocol):
@@ -207,7 +208,10 @@ class DatabaseWriter:
         the watcher let go of it; a block that raises lets go too, so that a connection
         DuckDB has invalidated is never used again."""
         with self._held:
+            if self._con is not None and others_waiting(self.path):
+                self._let_go(quietly=True)  # back-to-back commits leave the watcher no gap
             if self._con is None:
+                self._give_way()
                 con = open_db(self.path, read_only=False, wait_s=60.0, on_busy=self.on_busy,
                               allow=self.out)
                 try:
@@ -226,6 +230,17 @@ class DatabaseWriter:
             except BaseException:
                 self._let_go(quietly=True)  # the error that ended the block is the one raised
                 raise
+
+    def _give_way(self) -> None:
+        """Before opening the file again: wait while another process waits for it, so that
+        the next batch does not take it back before the reader's next try (readers retry
+        up to half a second apart). Bounded, so that a waiter that never gets in (or a
+        flag this process cannot judge) costs the ingest only a pause."""
+        deadline = time.monotonic() + GIVE_WAY_S
+        delay = 0.01
+        while others_waiting(self.path) and time.monotonic() < deadline:
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)
 
     def _watch(self) -> None:
         """Between commits: let go of the file when another process waits for it (a commit

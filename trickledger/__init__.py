@@ -93,12 +93,36 @@ def _register_bench(sub: argparse._SubParsersAction) -> None:
     try:
         import bench.commands
     except ImportError:
+        if _checkout_bench():
+            import bench.commands
+
+            bench.commands.register_commands(sub)
+            return
         b = sub.add_parser("bench", help="run the benchmark (from a source checkout only)",
                            description="The benchmark lives in the source checkout's bench/ "
                                        "folder and is not installed with the package.")
         b.set_defaults(fn=_no_bench)
         return
     bench.commands.register_commands(sub)
+
+
+def _checkout_bench() -> bool:
+    """Whether the current folder is a source checkout with its bench/: it is then put on
+    the path *after* the installed packages, so that the installed (compiled) engine is the
+    one measured, not the checkout's interpreted replay/."""
+    import os
+    import sys
+
+    here = os.getcwd()
+    if not os.path.isfile(os.path.join(here, "bench", "commands.py")):
+        return False
+    sys.path.append(here)
+    try:
+        import bench.commands  # noqa: F401
+    except ImportError:
+        sys.path.remove(here)
+        return False
+    return True
 
 
 def _no_bench(args: argparse.Namespace) -> int:

@@ -90,5 +90,5 @@ def test_a_dead_readers_flag_is_stale_and_the_waiters_own_flag_is_not_counted(tm
     assert not others_waiting(str(db)) and not stale.exists()
     with dbmod.waiting_flag(str(db), read_only=True):
         assert not others_waiting(str(db))  # this process's own flag
-        assert Path(f"{db}{READER_WAITING}{dbmod.os.getpid()}").exists()
+        assert list(tmp_path.glob(f"t.duckdb{READER_WAITING}{dbmod.os.getpid()}.*"))
     assert not list(tmp_path.glob("*waiting*"))
