@@ -66,7 +66,12 @@ def _wait_for(cond: Callable[[], bool], proc: subprocess.Popen[str]) -> None:
         time.sleep(0.02)
 
 
-def _count(answer: subprocess.CompletedProcess[str]) -> int:
+def _logs(db: Path) -> int:
+    """The number of logs, as `trickledger sql` (a process of its own) answers it."""
+    answer = subprocess.run([sys.executable, "-m", "trickledger", "sql", "--db", str(db),
+                             "--timeout", "600", "--format", "csv",
+                             "SELECT count(*) AS n FROM logs"],
+                            cwd=ROOT, capture_output=True, text=True)
     assert answer.returncode == 0, answer.stdout + answer.stderr
     return int(answer.stdout.split()[-1])
 
@@ -87,11 +92,7 @@ def test_every_other_process_gets_its_turn_while_commits_come_back_to_back(
             row = con.execute("SELECT count(*) FROM logs").fetchone()
         assert row is not None and row[0] < LOGS - 1, \
             f"the read got in only when the ingest stopped before its last batch ({row})"
-        sql = subprocess.run([sys.executable, "-m", "trickledger", "sql", "--db", str(db),
-                              "--timeout", "600", "--format", "csv",
-                              "SELECT count(*) AS n FROM logs"],
-                             cwd=ROOT, capture_output=True, text=True)
-        assert _count(sql) < LOGS - 1, "trickledger sql got in only at the ingest's end"
+        assert _logs(db) < LOGS - 1, "trickledger sql got in only at the ingest's end"
         second = subprocess.run([sys.executable, "-m", "trickledger", "ingest", "--db",
                                  str(db), "--batch", "50", "--jobs", "1", str(other)],
                                 cwd=ROOT, capture_output=True, text=True)
@@ -105,46 +106,27 @@ def test_every_other_process_gets_its_turn_while_commits_come_back_to_back(
     assert row == (LOGS + 20, LOGS + 20)
 
 
-# A real `trickledger ingest` paused after its first batch, its connection open
-PAUSED = """
-import sys, time
-from pathlib import Path
-from ingest.load import DatabaseWriter
-real = DatabaseWriter.commit
-def commit(self, tasks, dones):
-    again = real(self, tasks, dones)
-    if self.batches == 1:
-        Path(sys.argv[1]).write_text("between batches")
-        while not Path(sys.argv[2]).exists():
-            time.sleep(0.05)
-    return again
-DatabaseWriter.commit = commit
-from trickledger import main
-raise SystemExit(main(sys.argv[3:]))
-"""
-
-
 def test_a_reader_through_a_symbolic_link_to_the_file_is_let_in(
         tmp_path: Path, corpora: tuple[Path, Path]) -> None:
     _, other = corpora
     db, link = tmp_path / "real.duckdb", tmp_path / "link.duckdb"
     link.symlink_to(db.name)
     paused, go = tmp_path / "paused", tmp_path / "go"
-    writer = subprocess.Popen([sys.executable, "-c", PAUSED, str(paused), str(go), "ingest",
-                               "--db", str(db), "--batch", "5", "--jobs", "1", str(other)],
+    from test_reliability import PAUSE_BETWEEN_BATCHES
+
+    writer = subprocess.Popen([sys.executable, "-c", PAUSE_BETWEEN_BATCHES, str(paused),
+                               str(go), "ingest", "--db", str(db), "--batch", "5", "--jobs",
+                               "1", str(other)],
                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True)
     try:
         _wait_for(paused.exists, writer)
-        answer = subprocess.run([sys.executable, "-m", "trickledger", "sql", "--db", str(link),
-                                 "--timeout", "600", "--format", "csv",
-                                 "SELECT count(*) AS n FROM logs"],
-                                cwd=ROOT, capture_output=True, text=True)
+        n = _logs(link)
         assert writer.poll() is None  # still paused: only its letting go let the reader in
     finally:
         go.write_text("go")
         writer.communicate()
-    assert _count(answer) == 5
+    assert n == 5
 
 
 def test_a_flag_under_a_reused_process_id_is_stale(tmp_path: Path) -> None:
