@@ -238,13 +238,16 @@ def _live_flag(flag: str, pid: int) -> bool:
     return alive
 
 
-def yield_to_writers(path: str, limit_s: float = 10.0) -> None:
+def yield_to_writers(path: str, limit_s: float = 10.0, readers_too: bool = False) -> None:
     """Wait (at most `limit_s`) while a writer waits for the file: the dashboard's many
     short reads would otherwise keep the file from a writer for as long as visitors come.
-    A writer's commit takes a moment; its flag goes when it has the file."""
+    A writer's commit takes a moment; its flag goes when it has the file. `readers_too`:
+    while any other process waits (a long-lived writer giving way before it opens the
+    file again)."""
+    waiting = others_waiting if readers_too else writer_waiting
     deadline = time.monotonic() + limit_s
     delay = 0.02
-    while writer_waiting(path) and time.monotonic() < deadline:
+    while waiting(path) and time.monotonic() < deadline:
         time.sleep(delay)
         delay = min(delay * 2, 0.25)
 

@@ -37,7 +37,7 @@ import pyarrow as pa
 from . import schema
 from .admin import Actor, record
 from .batch import STAGING, Done, Outcome, Recorded, Source, Task, to_arrow, write_parquet
-from .db import open_db, others_waiting, writing
+from .db import open_db, others_waiting, writing, yield_to_writers
 from .lake import LOADED, LakeWriter, discard
 from .sources import expand
 from .transactions import transaction
@@ -211,7 +211,10 @@ class DatabaseWriter:
             if self._con is not None and others_waiting(self.path):
                 self._let_go(quietly=True)  # back-to-back commits leave the watcher no gap
             if self._con is None:
-                self._give_way()
+                # so that the next batch does not take the file back before the waiting
+                # process's next try (readers retry up to half a second apart); bounded, so
+                # a waiter that never gets in costs the ingest only a pause
+                yield_to_writers(self.path, GIVE_WAY_S, readers_too=True)
                 con = open_db(self.path, read_only=False, wait_s=60.0, on_busy=self.on_busy,
                               allow=self.out)
                 try:
@@ -230,17 +233,6 @@ class DatabaseWriter:
             except BaseException:
                 self._let_go(quietly=True)  # the error that ended the block is the one raised
                 raise
-
-    def _give_way(self) -> None:
-        """Before opening the file again: wait while another process waits for it, so that
-        the next batch does not take it back before the reader's next try (readers retry
-        up to half a second apart). Bounded, so that a waiter that never gets in (or a
-        flag this process cannot judge) costs the ingest only a pause."""
-        deadline = time.monotonic() + GIVE_WAY_S
-        delay = 0.01
-        while others_waiting(self.path) and time.monotonic() < deadline:
-            time.sleep(delay)
-            delay = min(delay * 2, 0.1)
 
     def _watch(self) -> None:
         """Between commits: let go of the file when another process waits for it (a commit
