@@ -26,16 +26,20 @@ from setuptools.command.build_ext import build_ext
 ROOT = Path(__file__).resolve().parent
 
 
+PACKAGE = Path("src") / "trickledger"  # replay/ is linked there as trickledger/replay
+
+
 def engine_files() -> list[str]:
     """The engine's modules, from the one list in replay/engine_modules.py (loaded by path:
-    nothing of trickledger is installed while it builds)."""
+    nothing of trickledger is installed while it builds), as paths under src/trickledger/:
+    mypyc names a module by its path, trickledger.replay.state."""
     spec = importlib.util.spec_from_file_location("_engine_modules",
                                                   ROOT / "replay" / "engine_modules.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    files: list[str] = module.engine_files(ROOT)
-    return files
+    files: list[str] = module.engine_files(ROOT / PACKAGE)
+    return [str(PACKAGE / f) for f in files]
 
 
 # Commands that build the package's files; metadata-only runs (egg_info, dist_info, sdist)

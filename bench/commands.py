@@ -1,10 +1,11 @@
-"""`trickledger bench`: the benchmark with the same options as `python -m bench`."""
+"""`python -m bench`, from a checkout's root: the benchmark measures the project and is not
+installed with it (the installed package is the one measured: nothing at the checkout's
+root is named trickledger)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from .options import add_arguments
 
@@ -25,16 +26,3 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench")
     add_arguments(ap)
     return dispatch(ap.parse_args(argv), argv if argv is not None else sys.argv[1:])
-
-
-def cmd_bench(args: argparse.Namespace) -> int:
-    return dispatch(args, args.argv)
-
-
-def register_commands(sub: Any) -> None:
-    """Add the `bench` subcommand to the `trickledger` parser."""
-    b = sub.add_parser("bench", help="run the benchmark (the same as python -m bench)",
-                       description="One benchmark run: JSON-parse floor, replay per game, "
-                                   "ingest, scaling, dashboard queries and peers.")
-    add_arguments(b)
-    b.set_defaults(fn=cmd_bench, argv=[])

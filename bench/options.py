@@ -1,5 +1,4 @@
-"""The benchmark's options, shared by `python -m bench` and `trickledger bench` (a module of
-their own, so that building the `trickledger` parser does not import the benchmark itself)."""
+"""The benchmark's options (`python -m bench --help`)."""
 
 from __future__ import annotations
 
@@ -8,8 +7,7 @@ from pathlib import Path
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
-    """The benchmark's options, shared by `python -m bench` and `trickledger bench` (here, so
-    that building the `trickledger` parser does not import the benchmark itself)."""
+    """The benchmark's options."""
     ap.add_argument("--quick", action="store_true", help="small corpus, sizes 1k and 5k")
     ap.add_argument("--sizes", default=None, help="ingest scaling sizes, e.g. 1000,10000,100000")
     ap.add_argument("--per-game", type=int, default=None, help="base corpus games per game")

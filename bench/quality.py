@@ -31,10 +31,11 @@ from typing import Any
 
 import orjson
 
-from replay.bots import GreedyBot
-from replay.engine import new_state
-from replay.events import Event
-from replay.judge import (
+from trickledger.replay import build_text
+from trickledger.replay.bots import GreedyBot
+from trickledger.replay.engine import new_state
+from trickledger.replay.events import Event
+from trickledger.replay.judge import (
     DEFAULT_SAMPLES,
     better_sign,
     decisions,
@@ -43,11 +44,10 @@ from replay.judge import (
     move_label,
     play_round_out,
 )
-from replay.reader import parse_header
-from replay.simulate import play_game
-from replay.state import GameState
-from replay.writer import dump_lines
-from trickledger import version_text
+from trickledger.replay.reader import parse_header
+from trickledger.replay.simulate import play_game
+from trickledger.replay.state import GameState
+from trickledger.replay.writer import dump_lines
 
 TABLES = {"plotters": 4, "rage": 4, "color_stacks": 3, "under_the_radar": 4}
 NAMES = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]
@@ -137,7 +137,7 @@ def _margin_row(margins: list[float]) -> dict[str, Any]:
 
 
 def margin_main(args: argparse.Namespace) -> None:
-    out: dict[str, Any] = {"engine": version_text(), "samples": args.samples,
+    out: dict[str, Any] = {"engine": build_text(), "samples": args.samples,
                            "games_per_game": args.games, "margin": {}}
     for game in [args.only] if args.only else list(MARGIN_TABLES):
         t0 = time.process_time()
@@ -168,7 +168,7 @@ def main() -> None:
     if args.margin:
         margin_main(args)
         return
-    out: dict[str, Any] = {"engine": version_text(), "samples": args.samples, "games": {}}
+    out: dict[str, Any] = {"engine": build_text(), "samples": args.samples, "games": {}}
     for game, n in TABLES.items():
         raw, starts = round_starts(game, 1)
         row: dict[str, Any] = {"players": n, "rounds": len(starts)}

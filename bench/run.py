@@ -1,6 +1,6 @@
 """The benchmark: one run, one machine, every figure as a rate and a ratio.
 
-    trickledger bench [--quick] [--replay-only] [--sizes 1000,10000,100000] [--skip-peers]
+    python -m bench [--quick] [--replay-only] [--sizes 1000,10000,100000] [--skip-peers]
 
 Builds a fixed seeded corpus with `simulate`, then measures the JSON-parse
 floor and single-core replay per game for each engine (a compiled install is
@@ -30,9 +30,9 @@ from typing import Any
 
 import orjson
 
-from replay.engine import replay_bytes
-from replay.registry import registry
-from replay.simulate import SimOptions, simulate
+from trickledger.replay.engine import replay_bytes
+from trickledger.replay.registry import registry
+from trickledger.replay.simulate import SimOptions, simulate
 
 SEED = 2026
 
@@ -128,14 +128,16 @@ def engine_paths(work: Path) -> dict[str, str | None]:
     """The engines to measure, each as the folder to put first on sys.path (None: as
     installed). A compiled install is measured as it is and, from a copy of its .py files,
     interpreted; an interpreted (editable) install has only the interpreted engine."""
-    import replay
+    import trickledger
+    from trickledger import replay
 
     if replay.engine_build() != "compiled":
         return {"interpreted": None}
-    src = Path(replay.__file__).parent
+    src = Path(trickledger.__file__).parent
     copy = work.resolve() / "interpreted"
     shutil.rmtree(copy, ignore_errors=True)
-    shutil.copytree(src, copy / "replay", ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    shutil.copytree(src, copy / "trickledger",
+                    ignore=shutil.ignore_patterns("*.so", "__pycache__"))
     return {"compiled": None, "interpreted": str(copy)}
 
 
@@ -146,7 +148,7 @@ from pathlib import Path
 if sys.argv[1]:
     sys.path.insert(0, sys.argv[1])
 sys.path.append(sys.argv[3])  # the checkout, for bench/: after the installed engine
-import replay
+from trickledger import replay
 from bench.run import floor_and_replay
 corpus = json.loads(Path(sys.argv[2]).read_text())
 res = floor_and_replay({g: [Path(p) for p in fs] for g, fs in corpus.items()}, repeat=1)
@@ -437,9 +439,9 @@ def dashboard_queries(db: Path, runs: int = 20, lake: Path | None = None) -> dic
     os.environ["TRICKLEDGER_DB"] = str(db)
     from streamlit.testing.v1 import AppTest
 
-    import dashboard
-    from dashboard import data
-    from ingest.db import reading
+    from trickledger import dashboard
+    from trickledger.dashboard import data
+    from trickledger.ingest.db import reading
 
     captured: dict[tuple[str, tuple[Any, ...]], str] = {}
     page_times: dict[str, float] = {}
@@ -462,7 +464,7 @@ def dashboard_queries(db: Path, runs: int = 20, lake: Path | None = None) -> dic
             page_times[view.stem] = time.perf_counter() - t
             assert not at.exception, (view, at.exception)
     out: list[dict[str, Any]] = []
-    from ingest import lake as lakes
+    from trickledger.ingest import lake as lakes
 
     lake_con = lakes.connect(str(lake)) if lake is not None else None
     with reading(str(db)) as con:

@@ -1,6 +1,6 @@
 """Issue 23's targets, in one interleaved run, each as a ratio with "met" or "not met".
 
-    trickledger bench --targets [--rounds 3] [--rss-sizes 10000,50000] [--analyse-bound 600]
+    python -m bench --targets [--rounds 3] [--rss-sizes 10000,50000] [--analyse-bound 600]
 
 In each round, taking turns: in-process replay against the orjson parse floor (a fresh
 process, CPU seconds), a whole-process `verify --json` against an orjson pass of the same
@@ -111,9 +111,9 @@ def run_targets(args: argparse.Namespace) -> int:
     rounds = args.rounds
     sizes = [int(x) for x in args.rss_sizes.split(",") if x]
     cores = os.cpu_count() or 1
-    result: dict[str, Any] = {"machine": machine(), "command": "trickledger bench --targets",
+    result: dict[str, Any] = {"machine": machine(), "command": "python -m bench --targets",
                               "loads": []}
-    import replay
+    from trickledger import replay
 
     result["machine"]["engine"] = replay.engine_build()
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import auth, ui
+from trickledger.dashboard import auth, ui
 
 st.set_page_config(page_title="trickledger", page_icon=":material/playing_cards:",
                    layout="wide")

@@ -29,7 +29,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.accounts import (  # noqa: F401  (re-exported: the app's one auth module)
+from trickledger.dashboard.accounts import (  # noqa: F401  (re-exported: the app's one auth module)
     LIMITER,
     LISTEN_ENV,
     ROLES,
@@ -190,7 +190,7 @@ def login_panel() -> None:
     sb = st.sidebar
     me = visitor()
     if me.name is not None:
-        from dashboard.ui import md  # an account name is text (an identity provider's e-mail)
+        from trickledger.dashboard.ui import md  # an account name is text (an identity provider's e-mail)
 
         sb.caption(f"Logged in as {md(me.name)} ({me.role or 'reader'}).")
         if sb.button("Log out", key="logout"):
@@ -245,7 +245,7 @@ def _require(allowed: Callable[[Visitor], bool], to_member: str,
     if allowed(me):
         return me
     if me.name is not None:
-        from dashboard.ui import md
+        from trickledger.dashboard.ui import md
 
         st.warning(f"{to_member}; {md(me.name)} is a {me.role or 'reader'}.")
     else:

@@ -16,9 +16,10 @@ SERVER = Path(__file__).resolve().parent / "server.py"
 def streamlit_command(address: str, port: int) -> list[str]:
     """How the dashboard is served: on `address` only, XSRF protection on, one upload's size
     capped, error details kept for the server's log, no developer toolbar. Python's -P
-    keeps the working folder off sys.path: started in a source checkout, `-m` would
-    otherwise put the checkout's replay/*.py before the installed (compiled) engine."""
-    from dashboard.limits import MAX_FILE_MB
+    keeps the working folder off sys.path: a module of the folder the dashboard is
+    started in (a `streamlit.py` of the user's, say) must not shadow what the server
+    imports."""
+    from trickledger.dashboard.limits import MAX_FILE_MB
 
     return [sys.executable, "-P", "-m", "streamlit", "run", str(SERVER),
             "--server.address", address, "--server.port", str(port),
@@ -34,7 +35,7 @@ def allowed_hosts(address: str, extra: list[str]) -> list[str]:
     host names, and those given with --allowed-host (a proxy's public name)."""
     import socket
 
-    from dashboard.accounts import is_loopback
+    from trickledger.dashboard.accounts import is_loopback
 
     names = ["localhost", "127.0.0.1"]
     if address not in ("0.0.0.0", "::", ""):
@@ -71,11 +72,11 @@ def port_problem(address: str, port: int) -> str | None:
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
-    from dashboard.accounts import is_loopback, loopback_warning
-    from ingest.db import db_path, is_empty
-    from ingest.lake import LakeError, LakeWriter, is_lake, seq_of
-    from ingest.load import Source, expand, ingest
-    from sample_logs import SAMPLES
+    from trickledger.dashboard.accounts import is_loopback, loopback_warning
+    from trickledger.ingest.db import db_path, is_empty
+    from trickledger.ingest.lake import LakeError, LakeWriter, is_lake, seq_of
+    from trickledger.ingest.load import Source, expand, ingest
+    from trickledger.sample_logs import SAMPLES
 
     problem = port_problem(args.address, args.port)
     if problem:
@@ -90,7 +91,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
               f"docs/reliability.md, 'Hosting').", file=sys.stderr)
     elif loopback_warning(args.address):
         print(loopback_warning(args.address), file=sys.stderr)
-    from ingest.arguments import refuse_database
+    from trickledger.ingest.arguments import refuse_database
 
     if not args.lake and refuse_database("dashboard", db_path(args.db)):
         return 2
@@ -116,7 +117,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
             return 2
         print(summary.line(), flush=True)
         if not lake:
-            from ingest.admin import Actor, audit
+            from trickledger.ingest.admin import Actor, audit
 
             audit(path, Actor.command_line(), "ingest",
                   [{"file_name": "the sample logs", "result": f"loaded {summary.loaded}",
@@ -141,7 +142,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 def cmd_users_add(args: argparse.Namespace) -> int:
     import getpass
 
-    from dashboard.accounts import add_user
+    from trickledger.dashboard.accounts import add_user
 
     password: str | None = None
     if not args.provider:

@@ -31,12 +31,12 @@ from typing import Any, TypeVar
 import pandas as pd
 import streamlit as st
 
-from ingest import admin, jobs
-from ingest.console import Answer, Console, Limits, Target
-from ingest.db import DatabaseBusy
-from ingest.load import Summary
-from ingest.sql import SqlRefused
-from ingest.store import Store
+from trickledger.ingest import admin, jobs
+from trickledger.ingest.console import Answer, Console, Limits, Target
+from trickledger.ingest.db import DatabaseBusy
+from trickledger.ingest.load import Summary
+from trickledger.ingest.sql import SqlRefused
+from trickledger.ingest.store import Store
 
 Result = Answer  # what the SQL page shows
 
@@ -252,7 +252,7 @@ def claims_not_matching(game_ids: tuple[str, ...]) -> pd.DataFrame:
 
 def timeline_of_bytes(raw: bytes, name: str) -> Any:
     """The engine's step-by-step replay of a log that is not (yet) in the database."""
-    from replay.timeline import timeline_bytes
+    from trickledger.replay.timeline import timeline_bytes
 
     return timeline_bytes(raw, name)
 
@@ -396,7 +396,7 @@ def _hashable(p: Any) -> Any:
 
 def options() -> dict[str, Any]:
     """Values the sidebar offers."""
-    from replay.registry import registry
+    from trickledger.replay.registry import registry
 
     games = query("SELECT DISTINCT game FROM games ORDER BY game")["game"].tolist()
     counts = query("SELECT DISTINCT n_players FROM games ORDER BY 1")["n_players"].tolist()
@@ -461,7 +461,7 @@ def find_game(wanted: str) -> dict[str, Any] | None:
 
 def game_info(name: str) -> Any:
     """The registry's entry for a game (its title, what the viewer steps through)."""
-    from replay.registry import game_info as lookup
+    from trickledger.replay.registry import game_info as lookup
 
     return lookup(name)
 
@@ -470,7 +470,7 @@ def game_info(name: str) -> Any:
 def timeline(sha256: str) -> Any:
     """The engine's step-by-step replay of one stored log (hands and legal cards at every
     move); computed by the engine from the stored text, kept for the process."""
-    from replay.timeline import timeline_bytes
+    from trickledger.replay.timeline import timeline_bytes
 
     text = _read("SELECT raw_text, file_name FROM logs WHERE sha256 = ?", (sha256,))
     if text.empty:
@@ -498,7 +498,7 @@ def step_stacks(game_id: str, round_no: int, number: int, step: str) -> Any:
 def ensure_ratings() -> str | None:
     """Bring `rating_history` up to date when the complete games changed (cheap when they
     did not); returns a note when the database was busy and older ratings are shown."""
-    from ingest import ratings
+    from trickledger.ingest import ratings
 
     store = database()
     if store.kind == "lake":
@@ -547,7 +547,7 @@ def estimate_hands(f: Filters, rounds: int, progress: Any = None) -> int:
 
 def example_queries() -> list[tuple[str, str]]:
     """(question, SQL) pairs of docs/sql.md, for the console's one-click examples."""
-    from ingest.examples import EXAMPLES
+    from trickledger.ingest.examples import EXAMPLES
 
     return list(EXAMPLES)
 

@@ -3,7 +3,7 @@ it before a byte is held in memory, the upload widgets and their captions say it
 
 from __future__ import annotations
 
-from replay.reader import MAX_LOG_BYTES
+from trickledger.replay.reader import MAX_LOG_BYTES
 
 MAX_FILE_MB = 10  # one uploaded file (Streamlit sends each file as one request)
 MAX_FILES = 200  # files per visitor session

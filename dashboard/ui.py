@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from replay.errors import FormatError
+from trickledger.replay.errors import FormatError
 
 from . import data
 
@@ -42,7 +42,7 @@ def engine() -> str:
     import sys
     from importlib.metadata import PackageNotFoundError, version
 
-    import replay
+    from trickledger import replay
 
     build = replay.engine_build()
     words = {"compiled": "compiled with mypyc"}.get(build, build)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any
 
-from replay.judge import DEFAULT_SAMPLES as DEFAULT_SAMPLES_MOVES
+from trickledger.replay.judge import DEFAULT_SAMPLES as DEFAULT_SAMPLES_MOVES
 
 from . import ratings
 from .db import DatabaseBusy, db_path, log_texts, reading, writing

@@ -33,10 +33,10 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from replay.engine import replay_bytes
-from replay.errors import UnreadableLog
-from replay.reader import MAX_LOG_BYTES, read_file
-from replay.state import Column, StringLists, TableRows
+from trickledger.replay.engine import replay_bytes
+from trickledger.replay.errors import UnreadableLog
+from trickledger.replay.reader import MAX_LOG_BYTES, read_file
+from trickledger.replay.state import Column, StringLists, TableRows
 
 from . import schema
 from .rows import Rows, decode_text, replay_rows, stored_status

@@ -1,6 +1,6 @@
 """How well the hand estimates (ingest/hands.py) predict the tricks the bots really take.
 
-`python -m ingest.calibration --games 8 --players 4` simulates rage games with the greedy
+`python -m trickledger.ingest.calibration --games 8 --players 4` simulates rage games with the greedy
 bot in every seat (the bot the playouts use), loads them into a fresh database, runs the
 Monte-Carlo for every hand and compares each hand's `expected_tricks` with the tricks
 taken at the real table. docs/analytics.md reports a run.
@@ -79,7 +79,7 @@ def measure(path: str) -> Calibration:
 def simulate_and_measure(games: int, players: int, playouts: int, seed: int, jobs: int,
                          rounds: int | None, folder: Path) -> tuple[Calibration, float]:
     """Simulate greedy rage games into `folder`, load, estimate, measure."""
-    from replay.simulate import SimOptions, write_run
+    from trickledger.replay.simulate import SimOptions, write_run
 
     from .analyse import estimate_hands
     from .load import expand, ingest
@@ -97,7 +97,7 @@ def simulate_and_measure(games: int, players: int, playouts: int, seed: int, job
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m ingest.calibration", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m trickledger.ingest.calibration", description=__doc__)
     p.add_argument("--games", type=int, default=8)
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--rounds", type=int, default=None, help="rounds per game (default 10)")

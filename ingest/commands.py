@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from replay.commands import EXIT_CODES, json_text, say, terminal
+from trickledger.replay.commands import EXIT_CODES, json_text, say, terminal
 
 from .arguments import positive, refuse_database
 
@@ -15,12 +15,12 @@ from .arguments import positive, refuse_database
 def cmd_ingest(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from ingest.cluster import ClusterError
-    from ingest.db import DatabaseBusy, NoDatabase, db_path, refuse_special
-    from ingest.executors import WorkerLost
-    from ingest.lake import LakeError
-    from ingest.load import expand, ingest, record_missing
-    from ingest.sources import SourceError
+    from trickledger.ingest.cluster import ClusterError
+    from trickledger.ingest.db import DatabaseBusy, NoDatabase, db_path, refuse_special
+    from trickledger.ingest.executors import WorkerLost
+    from trickledger.ingest.lake import LakeError
+    from trickledger.ingest.load import expand, ingest, record_missing
+    from trickledger.ingest.sources import SourceError
 
     if args.lake and args.db:
         print("trickledger ingest: give --db or --lake, not both", file=sys.stderr)
@@ -76,7 +76,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     say(summary.line())
     say(f"lake: {args.lake}" if args.lake else f"database: {path}")
     if path is not None:
-        from ingest.admin import Actor, audit
+        from trickledger.ingest.admin import Actor, audit
 
         try:  # one row per run: the command line is the machine's owner
             audit(path, Actor.command_line(), "ingest",
@@ -101,7 +101,7 @@ def audit_result(summary: Any) -> str:
 
 
 def cmd_compact(args: argparse.Namespace) -> int:
-    from ingest.lake import LakeError, compact
+    from trickledger.ingest.lake import LakeError, compact
 
     try:
         merged = compact(args.lake, min_files=args.min_files)
@@ -119,14 +119,14 @@ def cmd_compact(args: argparse.Namespace) -> int:
 def cmd_sql(args: argparse.Namespace) -> int:
     import csv
 
-    from ingest.db import DatabaseBusy, NoDatabase, db_path
-    from ingest.lake import LakeError
-    from ingest.sql import SqlRefused, query
+    from trickledger.ingest.db import DatabaseBusy, NoDatabase, db_path
+    from trickledger.ingest.lake import LakeError
+    from trickledger.ingest.sql import SqlRefused, query
 
     if args.lake and args.db:
         print("trickledger sql: give --db or --lake, not both", file=sys.stderr)
         return 2
-    from ingest.lake import is_lake
+    from trickledger.ingest.lake import is_lake
 
     if args.lake and not is_lake(args.lake):
         say(f"trickledger sql: {args.lake}: not a trickledger lake (make one with "
@@ -214,8 +214,8 @@ def _cell(v: Any) -> str:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from ingest.backup import BackupError, export
-    from ingest.db import DatabaseBusy, db_path
+    from trickledger.ingest.backup import BackupError, export
+    from trickledger.ingest.db import DatabaseBusy, db_path
 
     if refuse_database("export", db_path(args.db), must_exist=True):
         return 2
@@ -229,8 +229,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from ingest.backup import BackupError, import_
-    from ingest.db import db_path
+    from trickledger.ingest.backup import BackupError, import_
+    from trickledger.ingest.db import db_path
 
     if not os.path.exists(db_path(args.db)) and refuse_database("import", db_path(args.db)):
         return 2
@@ -247,8 +247,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_remove(args: argparse.Namespace) -> int:
     import duckdb
 
-    from ingest.admin import Actor, AdminError, remove
-    from ingest.db import DatabaseBusy, NoDatabase, db_path, must_exist
+    from trickledger.ingest.admin import Actor, AdminError, remove
+    from trickledger.ingest.db import DatabaseBusy, NoDatabase, db_path, must_exist
 
     path = db_path(args.db)
     if refuse_database(args.action, path, must_exist=True):
@@ -266,7 +266,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
 def cmd_audit(args: argparse.Namespace) -> int:
     import duckdb
 
-    from ingest.db import DatabaseBusy, NoDatabase, db_path, must_exist, reading
+    from trickledger.ingest.db import DatabaseBusy, NoDatabase, db_path, must_exist, reading
 
     path = db_path(args.db)
     if refuse_database("audit", path, must_exist=True):
@@ -367,7 +367,7 @@ def register_commands(sub: Any) -> None:
     q.set_defaults(fn=cmd_sql)
 
 
-    from ingest.analyse import add_command  # `trickledger analyse` (issue 18)
+    from trickledger.ingest.analyse import add_command  # `trickledger analyse` (issue 18)
 
     add_command(sub)
     e = sub.add_parser("export", help="back up the database: one Parquet file per table",

@@ -1,6 +1,6 @@
 """The SQL console's queries, each in a process of its own that can be stopped.
 
-A visitor's query runs in a fresh worker process (`python -m ingest.console`), read-only
+A visitor's query runs in a fresh worker process (`python -m trickledger.ingest.console`), read-only
 and sandboxed, and the caller enforces every limit from outside, so that each holds even
 where DuckDB never looks at its interrupt flag (an expression folded while planning, a
 string function on a huge argument):
@@ -111,11 +111,11 @@ def _connect(target: dict[str, Any], temp: str) -> Any:
         "threads": 1,
     }
     if target.get("lake"):
-        from ingest.lake import console_connection
+        from trickledger.ingest.lake import console_connection
 
         return console_connection(target["lake"], config)
     config["lock_configuration"] = True
-    from ingest.db import _locked, waiting_flag
+    from trickledger.ingest.db import _locked, waiting_flag
 
     try:
         return duckdb.connect(target["db"], read_only=True, config=config)
@@ -313,7 +313,7 @@ class Console:
         # fail by chance rather than by size, so both allocate only what they use.
         env = {**os.environ, "PYTHONUNBUFFERED": "1", "MALLOC_ARENA_MAX": "2",
                "ARROW_DEFAULT_MEMORY_POOL": "system"}
-        proc = subprocess.Popen([sys.executable, "-m", "ingest.console"],
+        proc = subprocess.Popen([sys.executable, "-m", "trickledger.ingest.console"],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.DEVNULL, env=env, start_new_session=True)
         return _Spare(proc)
@@ -379,7 +379,7 @@ class Console:
 def _overran(target: Target, pid: int, timeout_s: float) -> str:
     """Why a query was stopped at its time limit: a worker still waiting for the file (its
     flag is up) never ran the query."""
-    from ingest.db import waits_for
+    from trickledger.ingest.db import waits_for
 
     if target.db is not None and waits_for(target.db, pid):
         return (f"waited {timeout_s:g} s for the database, which another process "

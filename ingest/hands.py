@@ -38,13 +38,13 @@ from typing import Any
 
 import orjson
 
-from replay.bots import GreedyBot
-from replay.cards import deal_hands, shuffle
-from replay.engine import replay_bytes
-from replay.events import Event
-from replay.judge import play_round_out
-from replay.registry import GameInfo, registry
-from replay.state import GameState
+from trickledger.replay.bots import GreedyBot
+from trickledger.replay.cards import deal_hands, shuffle
+from trickledger.replay.engine import replay_bytes
+from trickledger.replay.events import Event
+from trickledger.replay.judge import play_round_out
+from trickledger.replay.registry import GameInfo, registry
+from trickledger.replay.state import GameState
 
 METHOD = "greedy-redeal-v1"
 DEFAULT_PLAYOUTS = 200

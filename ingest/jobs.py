@@ -1,4 +1,4 @@
-"""The dashboard's writes, each in a process of its own (`python -m ingest.jobs`).
+"""The dashboard's writes, each in a process of its own (`python -m trickledger.ingest.jobs`).
 
 DuckDB lets one process hold a database file either read-write or read-only, not both at
 once. If the dashboard wrote in its own process, every page would have to wait behind one
@@ -168,7 +168,7 @@ def run(job: str, request: dict[str, Any], progress: Progress | None = None,
                     f.write(data)
                 items.append((name, path))
             request = {**request, "items": items}
-        proc = subprocess.Popen([sys.executable, "-m", "ingest.jobs"], stdin=subprocess.PIPE,
+        proc = subprocess.Popen([sys.executable, "-m", "trickledger.ingest.jobs"], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         assert proc.stdin is not None and proc.stdout is not None
         timer = threading.Timer(deadline_s, proc.kill)

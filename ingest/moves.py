@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 
-from replay.judge import DEFAULT_SAMPLES, METHOD, Judgement, judge_log
+from trickledger.replay.judge import DEFAULT_SAMPLES, METHOD, Judgement, judge_log
 
 from . import ratings
 from .db import log_texts, reading, writing

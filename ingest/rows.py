@@ -10,9 +10,9 @@ from typing import Any
 
 import orjson
 
-from replay.engine import Replay, verdict
-from replay.reader import decompress
-from replay.state import KeywordRows, RowSink, TableRows, project
+from trickledger.replay.engine import Replay, verdict
+from trickledger.replay.reader import decompress
+from trickledger.replay.state import KeywordRows, RowSink, TableRows, project
 
 from .schema import COLUMNS  # every table's columns, games' own tables included
 

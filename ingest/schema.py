@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import duckdb
 
-from replay.registry import GameInfo, on_register, registry
+from trickledger.replay.registry import GameInfo, on_register, registry
 
 from . import analytics
 from .analytics import VIEWS

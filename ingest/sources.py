@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import IO, Any
 
-from replay.errors import UnreadableLog
-from replay.files import LOG_SUFFIXES, STDIN, find_logs, once
-from replay.reader import read_file
+from trickledger.replay.errors import UnreadableLog
+from trickledger.replay.files import LOG_SUFFIXES, STDIN, find_logs, once
+from trickledger.replay.reader import read_file
 
 
 class SourceError(ValueError):

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+if __name__ != "trickledger.replay":  # the checkout's folder, imported by its folder name
+    raise ImportError("replay/ is installed as trickledger.replay: import trickledger.replay "
+                      "(pip install . or pip install -e . first)")
+
 import importlib
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
@@ -9,14 +13,14 @@ from pathlib import Path
 from .engine import Replay, exit_status, replay_bytes, replay_path, verdict
 from .engine_modules import engine_files, module_name
 
-__all__ = ["ENGINE_MODULES", "Replay", "engine_build", "exit_status", "replay_bytes",
+__all__ = ["ENGINE_MODULES", "Replay", "build_text", "engine_build", "exit_status", "replay_bytes",
            "replay_path", "verdict"]
 
 # The modules that setup.py compiles with mypyc on a normal install: the engine core and
 # every game module, from the one list in replay.engine_modules. Everything else in replay/
 # always runs interpreted.
 ENGINE_MODULES: tuple[str, ...] = tuple(
-    module_name(f) for f in engine_files(Path(__file__).resolve().parent.parent))
+    module_name(f) for f in engine_files(Path(__file__).parent.parent))
 
 
 def compiled_modules() -> list[str]:
@@ -36,3 +40,14 @@ def engine_build() -> str:
     if n == 0:
         return "interpreted"
     return "compiled" if n == len(ENGINE_MODULES) else "partly compiled"
+
+
+def build_text() -> str:
+    """Which engine runs, in words: 'engine compiled with mypyc', 'engine interpreted', or
+    the compiled modules of a broken install."""
+    build = engine_build()
+    if build == "compiled":
+        return "engine compiled with mypyc"
+    if build == "interpreted":
+        return "engine interpreted"
+    return f"engine partly compiled: {', '.join(compiled_modules())}"

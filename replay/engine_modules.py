@@ -34,12 +34,13 @@ GAMES_FOLDER: Final = "replay/games"
 
 
 def engine_files(root: Path) -> list[str]:
-    """The engine's source files, relative to the checkout `root`: the core, then every game
+    """The engine's source files, relative to `root`, the folder of the trickledger package
+    (the checkout's src/trickledger/, or the installed package): the core, then every game
     module of replay/games/ in name order."""
     games = sorted(p.name for p in (root / GAMES_FOLDER).glob("*.py") if p.name != "__init__.py")
     return [*ENGINE_CORE, *(f"{GAMES_FOLDER}/{name}" for name in games)]
 
 
 def module_name(file: str) -> str:
-    """replay/games/rage.py -> replay.games.rage"""
-    return file.removesuffix(".py").replace("/", ".")
+    """replay/games/rage.py -> trickledger.replay.games.rage"""
+    return "trickledger." + file.removesuffix(".py").replace("/", ".")

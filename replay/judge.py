@@ -73,27 +73,55 @@ THRESHOLDS: Final[dict[str, tuple[float, float, float]]] = {
     "color_stacks": (2.0, 4.0, 8.0),
     "under_the_radar": (0.5, 1.0, 2.0),
 }
-DEFAULT_THRESHOLDS: Final = (1.0, 2.0, 4.0)
+# (not Final: mypyc left a Final tuple of floats unset at import, issue 31)
+DEFAULT_THRESHOLDS: tuple[float, float, float] = (1.0, 2.0, 4.0)
 FACE_DOWN: Final = ("aside", "removed")  # deal fields the players do not see
 
 
-@dataclass(frozen=True)
+@dataclass(init=False, eq=True, unsafe_hash=True)
 class Judgement:
-    """One decision judged: the move made against the best of its legal alternatives."""
+    """One decision judged: the move made against the best of its legal alternatives.
 
-    round: int
-    step: int  # the decision's place among the round's moves (1-based, log order)
-    line: int
-    player: str
-    move: str
-    best_move: str
-    value: float  # the player's expected round score after the move made
-    best_value: float
-    cost: float  # >= 0: how much worse than the best, in the game's points
-    cost_se: float
-    samples: int
-    alternatives: int
-    band: str
+    Read-only by `Final`, not `frozen`: compiled, a frozen dataclass cannot be unpickled
+    (its `__setattr__` refuses the fields), and judgements travel back from worker
+    processes pickled (`__reduce__`; tests/units/test_judge.py pickles one)."""
+
+    round: Final[int]
+    step: Final[int]  # the decision's place among the round's moves (1-based, log order)
+    line: Final[int]
+    player: Final[str]
+    move: Final[str]
+    best_move: Final[str]
+    value: Final[float]  # the player's expected round score after the move made
+    best_value: Final[float]
+    cost: Final[float]  # >= 0: how much worse than the best, in the game's points
+    cost_se: Final[float]
+    samples: Final[int]
+    alternatives: Final[int]
+    band: Final[str]
+
+    def __init__(self, round: int, step: int, line: int, player: str, move: str,
+                 best_move: str, value: float, best_value: float, cost: float,
+                 cost_se: float, samples: int, alternatives: int, band: str) -> None:
+        self.round = round
+        self.step = step
+        self.line = line
+        self.player = player
+        self.move = move
+        self.best_move = best_move
+        self.value = value
+        self.best_value = best_value
+        self.cost = cost
+        self.cost_se = cost_se
+        self.samples = samples
+        self.alternatives = alternatives
+        self.band = band
+
+    def __reduce__(self) -> tuple[type[Judgement], tuple[Any, ...]]:
+        # compiled, a native class is unpickled through its __init__ with no arguments
+        return (Judgement, (self.round, self.step, self.line, self.player, self.move,
+                            self.best_move, self.value, self.best_value, self.cost,
+                            self.cost_se, self.samples, self.alternatives, self.band))
 
 
 def move_label(m: Move) -> str:

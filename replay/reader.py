@@ -406,10 +406,11 @@ def bad_name(name: str, limit: int = MAX_NAME_CHARS) -> str | None:
     return None
 
 
-def read_file(path: str, name: str | None = None, cap: int = MAX_LOG_BYTES) -> bytes:
+def read_file(path: str, name: str | None = None, cap: int = MAX_LOG_BYTES,
+              idle_s: float = READ_IDLE_S) -> bytes:
     """The bytes of the file at `path`, read incrementally and never more than `cap`
     (UnreadableLog beyond it). A pipe or device is read as it comes, and given up when it
-    sends nothing for READ_IDLE_S seconds; a FIFO without a writer reads as empty."""
+    sends nothing for `idle_s` seconds; a FIFO without a writer reads as empty."""
     label = name or path
     try:
         info = os.stat(path)
@@ -429,9 +430,9 @@ def read_file(path: str, name: str | None = None, cap: int = MAX_LOG_BYTES) -> b
             try:
                 chunk = os.read(fd, min(1 << 20, cap + 1 - size))
             except BlockingIOError:  # a pipe with a writer and nothing to read yet
-                ready, _, _ = select.select([fd], [], [], READ_IDLE_S)
+                ready, _, _ = select.select([fd], [], [], idle_s)
                 if not ready:
-                    raise UnreadableLog(label, None, f"nothing arrived for {READ_IDLE_S:g} s; "
+                    raise UnreadableLog(label, None, f"nothing arrived for {idle_s:g} s; "
                                                      f"gave up reading") from None
                 continue
             if not chunk:  # the end (a FIFO without a writer ends at once)

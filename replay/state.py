@@ -736,8 +736,11 @@ class KeywordRows(TableRows):
 
     def add(self, **values: Any) -> None:
         if values.keys() != self.needs:
-            unknown = sorted(values.keys() - self.needs)
-            missing = sorted(self.needs - values.keys())
+            # (sets made here: compiled, `frozenset - dict_keys` is typed a frozenset but
+            # Python gives a set)
+            given = set(values)
+            unknown = sorted(given - self.needs)
+            missing = sorted(self.needs - given)
             what = [f"has no column {', '.join(unknown)}"] if unknown else []
             what += [f"needs {', '.join(missing)} (None for NULL)"] if missing else []
             raise TypeError(f"table {self.table} {' and '.join(what)}")

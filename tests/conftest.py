@@ -89,7 +89,7 @@ def _release_cached_consoles() -> None:
     the processes are counted, not at this process's exit."""
     import gc
 
-    data = sys.modules.get("dashboard.data")
+    data = sys.modules.get("trickledger.dashboard.data")
     clear = getattr(getattr(data, "_console", None), "clear", None)
     if callable(clear):
         clear()
@@ -138,7 +138,7 @@ def pytest_configure(config):
     os.environ[SESSION_TOKEN] = f"{os.getpid()}-{uuid.uuid4().hex}"
     want = os.environ.get("TRICKLEDGER_EXPECT_ENGINE")
     if want:
-        import replay
+        from trickledger import replay
 
         got = replay.engine_build()
         if got != want:

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from replay.engine import Replay, replay_bytes, verdict
+from trickledger.replay.engine import Replay, replay_bytes, verdict
 
 NAMES = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal"]
 
@@ -72,7 +72,7 @@ def dashboard_database(path: str) -> Iterator[str]:
     process), with its caches emptied before and after."""
     import os
 
-    from dashboard import data
+    from trickledger.dashboard import data
 
     old = os.environ.get("TRICKLEDGER_DB")
     os.environ["TRICKLEDGER_DB"] = path
@@ -179,7 +179,7 @@ def rows(db: str, sql: str, params: list[Any] | None = None) -> list[tuple[Any, 
 
 
 def console_workers(min_cpu_ticks: int = 0) -> list[int]:
-    """Live console worker processes (`python -m ingest.console`) whose parent is this
+    """Live console worker processes (`python -m trickledger.ingest.console`) whose parent is this
     process; with `min_cpu_ticks`, only those that have used more CPU than that (a query
     running)."""
     import os
@@ -194,7 +194,7 @@ def console_workers(min_cpu_ticks: int = 0) -> list[int]:
             cmd = (proc / "cmdline").read_bytes()
         except OSError:
             continue
-        if int(stat[1]) == os.getpid() and stat[0] != "Z" and b"ingest.console" in cmd and \
+        if int(stat[1]) == os.getpid() and stat[0] != "Z" and b"trickledger.ingest.console" in cmd and \
                 int(stat[11]) + int(stat[12]) >= min_cpu_ticks:  # utime + stime, in ticks
             found.append(int(proc.name))
     return found
@@ -208,7 +208,7 @@ def pause_in_batch(batch: int) -> str:
     return f"""
 import sys, time
 from pathlib import Path
-from ingest.load import DatabaseWriter
+from trickledger.ingest.load import DatabaseWriter
 real = DatabaseWriter.insert
 def insert(self, con, table, files):
     real(self, con, table, files)

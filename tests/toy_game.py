@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from random import Random
 from typing import Any
 
-from replay.cards import Card, CardTable, card_order, deal_hands
-from replay.errors import RuleError
-from replay.events import Event, Header
-from replay.registry import GameInfo, Move, register
-from replay.sheet import (
+from trickledger.replay.cards import Card, CardTable, card_order, deal_hands
+from trickledger.replay.errors import RuleError
+from trickledger.replay.events import Event, Header
+from trickledger.replay.registry import GameInfo, Move, register
+from trickledger.replay.sheet import (
     SHEET_END,
     SheetField,
     SheetForm,
@@ -31,7 +31,7 @@ from replay.sheet import (
     sheet_head,
     table_lines,
 )
-from replay.state import (
+from trickledger.replay.state import (
     Fact,
     GameState,
     RoundDealt,

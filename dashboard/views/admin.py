@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import auth, data, tables, ui
+from trickledger.dashboard import auth, data, tables, ui
 
 ui.page("Admin")
 st.caption("For the server's admins: every upload, save, ingest, quarantine and delete, "

@@ -5,7 +5,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import auth, data, tables, ui
+from trickledger.dashboard import auth, data, tables, ui
 
 ui.page("Bidding")
 f = ui.filters()

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import data, tables, ui
+from trickledger.dashboard import data, tables, ui
 
 ui.page("Decisions")
 f = ui.filters()

@@ -3,7 +3,7 @@
 import plotly.express as px
 import streamlit as st
 
-from dashboard import data, tables, ui
+from trickledger.dashboard import data, tables, ui
 
 ui.page("Head-to-head")
 f = ui.filters()

@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from dashboard import data, tables, ui
+from trickledger.dashboard import data, tables, ui
 
 ui.page("Overview")
 f = ui.filters()

@@ -3,7 +3,7 @@
 import plotly.express as px
 import streamlit as st
 
-from dashboard import data, tables, ui
+from trickledger.dashboard import data, tables, ui
 
 ui.page("Ratings")
 st.caption("A multiplayer rating per game (OpenSkill, Plackett–Luce model), updated after "

@@ -4,7 +4,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import data, tables, ui
+from trickledger.dashboard import data, tables, ui
 
 ui.page("Results")
 f = ui.filters()

@@ -3,7 +3,7 @@
 import plotly.express as px
 import streamlit as st
 
-from dashboard import data, ui
+from trickledger.dashboard import data, ui
 
 ui.page("Seat effects")
 f = ui.filters()

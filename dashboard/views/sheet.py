@@ -16,14 +16,14 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboard import auth, data, ui
-from replay.engine import Replay, replay_bytes, verdict
-from replay.errors import UnreadableLog
-from replay.events import Header
-from replay.reader import parse_header
-from replay.registry import GameInfo, registry
-from replay.sheet import SheetForm, sheet_class, sheet_line
-from replay.writer import dump_lines
+from trickledger.dashboard import auth, data, ui
+from trickledger.replay.engine import Replay, replay_bytes, verdict
+from trickledger.replay.errors import UnreadableLog
+from trickledger.replay.events import Header
+from trickledger.replay.reader import parse_header
+from trickledger.replay.registry import GameInfo, registry
+from trickledger.replay.sheet import SheetForm, sheet_class, sheet_line
+from trickledger.replay.writer import dump_lines
 
 WROTE = "wrote"
 PLAYER = "player"

@@ -4,7 +4,7 @@ take brings home."""
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import data, tables, ui
+from trickledger.dashboard import data, tables, ui
 
 ui.page("Splits")
 f = ui.filters()

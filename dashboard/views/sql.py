@@ -4,7 +4,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from dashboard import auth, data, tables, ui
+from trickledger.dashboard import auth, data, tables, ui
 
 ui.page("SQL console")
 st.caption("Read-only: one SELECT at a time; no files, no settings, no writes. Each query "

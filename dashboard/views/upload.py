@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from dashboard import auth, data, limits, ui
+from trickledger.dashboard import auth, data, limits, ui
 
 ui.page("Upload logs")
 st.caption(limits.upload_rules() + " Files already loaded are recognised by their bytes.")

@@ -5,9 +5,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboard import auth, data, limits, ui
-from replay.engine import Replay, replay_bytes, verdict
-from replay.state import ClaimChecked
+from trickledger.dashboard import auth, data, limits, ui
+from trickledger.replay.engine import Replay, replay_bytes, verdict
+from trickledger.replay.state import ClaimChecked
 
 ui.page("Verify a log")
 st.caption("Upload or paste one log: a disputed score is named first, with how the replay "

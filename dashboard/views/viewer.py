@@ -4,8 +4,8 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from dashboard import data, ui
-from replay.timeline import Step, Timeline
+from trickledger.dashboard import data, ui
+from trickledger.replay.timeline import Step, Timeline
 
 ui.page("Game viewer")
 f = ui.filters()

@@ -29,8 +29,9 @@ def test_the_documented_walk_through_runs_on_the_installed_package(installed_whe
         "import warnings\nwarnings.simplefilter('error')\n"
         "if __name__ == '__main__':\n"
         + textwrap.indent("\n".join(blocks), "    ")
-        + "\n    import replay, ingest\n"
-          "    print('FROM', trickledger.__file__, replay.__file__, ingest.__file__,"
+        + "\n    import trickledger.replay, trickledger.ingest.load\n"
+          "    print('FROM', trickledger.__file__, trickledger.replay.__file__,"
+          " trickledger.ingest.load.__file__,"
           " trickledger.SAMPLES)\n")
     done = run(installed_wheel, tmp_path, str(script))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -40,16 +41,15 @@ def test_the_documented_walk_through_runs_on_the_installed_package(installed_whe
 
 
 def test_the_installed_package_is_typed_for_its_users(installed_wheel, tmp_path):
-    for package in ("trickledger", "replay", "ingest"):
-        assert (installed_wheel / package / "py.typed").is_file(), package
+    assert (installed_wheel / "trickledger" / "py.typed").is_file()  # PEP 561: the whole tree
     user = tmp_path / "notebook.py"
     user.write_text(
         "import trickledger\n"
         "v = trickledger.verify('a.jsonl')\n"
         "reveal_type(v.status)\n"
         "reveal_type(v.to_dict())\n"
-        "reveal_type(trickledger.replay('a.jsonl').facts)\n"
-        "reveal_type(trickledger.ingest('logs', db='t.duckdb').loaded)\n"
+        "reveal_type(trickledger.replay_log('a.jsonl').facts)\n"
+        "reveal_type(trickledger.ingest_logs('logs', db='t.duckdb').loaded)\n"
         "store = trickledger.connect('t.duckdb')\n"
         "reveal_type(store.sql('SELECT 1'))\n"
         "reveal_type(store.table('games'))\n"

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from replay.engine import replay_bytes, verdict
-from replay.reader import MAX_LINES
 from trickledger import main
+from trickledger.replay.engine import replay_bytes, verdict
+from trickledger.replay.reader import MAX_LINES
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "sample_logs").glob("*/*.jsonl"))

@@ -36,7 +36,7 @@ def test_only_a_line_with_a_number_beyond_64_bits_is_parsed_twice():
     which is how orjson reads an integer beyond 64 bits. The decision is asked of the
     reader's own predicate, not by patching a function: the compiled engine calls its
     functions directly, and a patch would not be seen there."""
-    from replay import reader
+    from trickledger.replay import reader
 
     digits = b'{"type":"claim","totals":{"Ann":1},"note":"1234567890123456789012"}'
     assert not reader.has_float(orjson.loads(digits))  # digits inside a string: no number

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.reader import read_bytes
+from trickledger.replay.reader import read_bytes
 
 SHEET = Path(__file__).resolve().parents[2] / "sample_logs" / "sheets" / "rage-4p.sheet.jsonl"
 

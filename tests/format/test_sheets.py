@@ -14,9 +14,9 @@ import orjson
 import pytest
 from helpers import NAMES, assert_illegal, log_bytes
 
-from replay.engine import exit_status, replay_bytes, replay_path, verdict
-from replay.sheetlog import NoSheet, sheet_of
 from trickledger import main
+from trickledger.replay.engine import exit_status, replay_bytes, replay_path, verdict
+from trickledger.replay.sheetlog import NoSheet, sheet_of
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs"
@@ -395,7 +395,7 @@ def test_a_game_without_a_sheet_says_so():
 
     import toy_game
 
-    from replay.registry import register
+    from trickledger.replay.registry import register
 
     class PlainToyState(toy_game.ToyState):
         """The toy game without its score sheet."""
@@ -463,8 +463,8 @@ def test_the_docs_show_a_complete_sheet_per_game():
 
 
 def test_ingest_loads_sheets_as_results_not_as_tricks(tmp_path):
-    from ingest.db import reading
-    from ingest.load import Source, ingest
+    from trickledger.ingest.db import reading
+    from trickledger.ingest.load import Source, ingest
 
     db = str(tmp_path / "sheets.duckdb")
     move = (SAMPLES / "plotters" / "plotters-6p.jsonl").read_bytes()

@@ -11,8 +11,8 @@ import orjson
 import pytest
 from helpers import assert_illegal, check, log_bytes
 
-from replay.engine import replay_bytes, verdict
 from trickledger import main
+from trickledger.replay.engine import replay_bytes, verdict
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_logs" / "plotters" / "plotters-5p-claims.jsonl"

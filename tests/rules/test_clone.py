@@ -18,11 +18,11 @@ import pytest
 import toy_game  # noqa: F401  (registers the fifth game)
 from test_conformance import configs, header_for
 
-from replay.bots import RandomBot
-from replay.engine import new_state
-from replay.events import Event
-from replay.reader import parse_header
-from replay.state import GameState
+from trickledger.replay.bots import RandomBot
+from trickledger.replay.engine import new_state
+from trickledger.replay.events import Event
+from trickledger.replay.reader import parse_header
+from trickledger.replay.state import GameState
 
 
 def snapshot(value: Any) -> Any:
@@ -38,7 +38,7 @@ def snapshot(value: Any) -> Any:
     # compiled with mypyc a class lists its attributes in __mypyc_attrs__, not __slots__
     slots = getattr(t, "__mypyc_attrs__", None) or getattr(t, "__slots__", None)
     if slots and not hasattr(value, "__dataclass_fields__") and t.__module__.startswith(
-            "replay.games"):
+            "trickledger.replay.games"):
         return (t.__name__, tuple(snapshot(getattr(value, s)) for s in slots
                                   if s != "__dict__" and hasattr(value, s)))
     return value

@@ -8,10 +8,10 @@ from helpers import NAMES, assert_illegal, check, header, log_bytes, run, seat
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replay.bots import RandomBot
-from replay.engine import replay_bytes, verdict
-from replay.games.color_stacks import HandScored, TurnTaken
-from replay.simulate import play_game
+from trickledger.replay.bots import RandomBot
+from trickledger.replay.engine import replay_bytes, verdict
+from trickledger.replay.games.color_stacks import HandScored, TurnTaken
+from trickledger.replay.simulate import play_game
 
 H3 = header("color_stacks", 3, suits=["R", "Y", "G", "B"])
 HANDS3 = {

@@ -18,15 +18,15 @@ import pytest
 import toy_game  # noqa: F401  (registers the fifth game)
 from helpers import NAMES
 
-from replay.bots import RandomBot
-from replay.engine import replay_bytes, verdict
-from replay.errors import FormatError, RuleError
-from replay.events import Event
-from replay.reader import read_bytes
-from replay.registry import Move, registry
-from replay.simulate import play_game
-from replay.state import GameState
-from replay.writer import dump_lines, rewrite
+from trickledger.replay.bots import RandomBot
+from trickledger.replay.engine import replay_bytes, verdict
+from trickledger.replay.errors import FormatError, RuleError
+from trickledger.replay.events import Event
+from trickledger.replay.reader import read_bytes
+from trickledger.replay.registry import Move, registry
+from trickledger.replay.simulate import play_game
+from trickledger.replay.state import GameState
+from trickledger.replay.writer import dump_lines, rewrite
 
 SUITS = "RYGBPKWO"
 

@@ -9,12 +9,12 @@ from helpers import NAMES, assert_illegal, check, fill_hands, header, log_bytes,
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replay.bots import RandomBot
-from replay.engine import replay_bytes, verdict
-from replay.games.plotters import DECK_TOP, TrickFinished, score
-from replay.reader import read_bytes
-from replay.simulate import play_game
-from replay.writer import rewrite
+from trickledger.replay.bots import RandomBot
+from trickledger.replay.engine import replay_bytes, verdict
+from trickledger.replay.games.plotters import DECK_TOP, TrickFinished, score
+from trickledger.replay.reader import read_bytes
+from trickledger.replay.simulate import play_game
+from trickledger.replay.writer import rewrite
 
 
 def deck(n: int) -> list[str]:

@@ -9,10 +9,10 @@ from helpers import NAMES, assert_illegal, check, header, log_bytes, run, seat
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replay.bots import RandomBot
-from replay.engine import replay_bytes, verdict
-from replay.games.rage import BidSettled, RageTrickFinished, score_round
-from replay.simulate import defer_moves, play_game
+from trickledger.replay.bots import RandomBot
+from trickledger.replay.engine import replay_bytes, verdict
+from trickledger.replay.games.rage import BidSettled, RageTrickFinished, score_round
+from trickledger.replay.simulate import defer_moves, play_game
 
 HANDS = {
     "Ann": ["R10", "R2", "+5", "JOKER", "G5", "B5", "NOTRUMP", "O0", "O1", "O2"],

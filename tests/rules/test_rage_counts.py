@@ -13,13 +13,13 @@ import orjson
 import pytest
 from helpers import header
 
-from replay.bots import GreedyBot, RandomBot
-from replay.cards import card_order
-from replay.engine import new_state
-from replay.events import Event
-from replay.games.rage import CARDS, COLORS, DECK, JOKER, Phase, RageState, color_counts
-from replay.reader import parse_header
-from replay.state import GameState, Move
+from trickledger.replay.bots import GreedyBot, RandomBot
+from trickledger.replay.cards import card_order
+from trickledger.replay.engine import new_state
+from trickledger.replay.events import Event
+from trickledger.replay.games.rage import CARDS, COLORS, DECK, JOKER, Phase, RageState, color_counts
+from trickledger.replay.reader import parse_header
+from trickledger.replay.state import GameState, Move
 
 VARIANTS = [[], ["hidden_bid"], ["secret_bid"], ["secret_bid", "plus_minus_one"],
             ["plus_minus_one", "marching_through"]]

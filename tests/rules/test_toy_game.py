@@ -11,10 +11,10 @@ import toy_game
 from helpers import dashboard_database
 from streamlit.testing.v1 import AppTest
 
-from ingest.db import reading
-from ingest.load import Source, ingest
-from replay.simulate import SimOptions, simulate_one
 from trickledger import main
+from trickledger.ingest.db import reading
+from trickledger.ingest.load import Source, ingest
+from trickledger.replay.simulate import SimOptions, simulate_one
 
 VIEWER = Path(__file__).resolve().parents[2] / "dashboard" / "views" / "viewer.py"
 
@@ -76,8 +76,8 @@ def test_benchmarked(tmp_path):
 def test_its_own_event_table_and_score_sheet(tmp_path):
     """The toy adds the `boast` event, the `toy_boasts` table and a score sheet from its
     one module: simulated, replayed, stored and checked from its sheet."""
-    from replay.engine import replay_bytes, verdict
-    from replay.sheetlog import sheet_of
+    from trickledger.replay.engine import replay_bytes, verdict
+    from trickledger.replay.sheetlog import sheet_of
 
     games = simulated(12)
     boasts = [(name, i) for name, data in games
@@ -100,7 +100,7 @@ def test_its_own_event_table_and_score_sheet(tmp_path):
 
 
 def test_its_card_class_subclasses_the_engines_card():
-    from replay.cards import Card
+    from trickledger.replay.cards import Card
 
     card = toy_game.CARDS["A1"]
     assert type(card) is toy_game.ToyCard and isinstance(card, Card)
@@ -109,7 +109,7 @@ def test_its_card_class_subclasses_the_engines_card():
 def test_its_table_is_added_to_an_existing_database(tmp_path):
     import duckdb
 
-    from ingest import schema
+    from trickledger.ingest import schema
 
     db = str(tmp_path / "old.duckdb")
     con = duckdb.connect(db)

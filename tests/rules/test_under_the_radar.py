@@ -10,9 +10,9 @@ from helpers import NAMES, assert_illegal, check, header, log_bytes, run, seat
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replay.bots import RandomBot
-from replay.engine import replay_bytes, verdict
-from replay.games.under_the_radar import (
+from trickledger.replay.bots import RandomBot
+from trickledger.replay.engine import replay_bytes, verdict
+from trickledger.replay.games.under_the_radar import (
     CARDS,
     COMPLETES,
     SINGLES,
@@ -22,8 +22,8 @@ from replay.games.under_the_radar import (
     UTRTrickFinished,
     why_unacceptable,
 )
-from replay.simulate import play_game
-from replay.state import RoundDealt
+from trickledger.replay.simulate import play_game
+from trickledger.replay.state import RoundDealt
 
 
 def trick_of(*names: str) -> Trick:

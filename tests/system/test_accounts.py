@@ -15,8 +15,8 @@ import pytest
 import streamlit as st
 from helpers import console_workers
 
-from dashboard import accounts, auth
 from trickledger import main
+from trickledger.dashboard import accounts, auth
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -107,8 +107,8 @@ def test_clearing_the_caches_leaves_the_consoles_workers_in_hand(tmp_path):
     """"Clear cache" must not drop the console with a spare worker still running."""
     import duckdb
 
-    from dashboard import data
-    from ingest.console import Target
+    from trickledger.dashboard import data
+    from trickledger.ingest.console import Target
 
     db = str(tmp_path / "c.duckdb")
     duckdb.connect(db).close()

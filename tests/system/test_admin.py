@@ -14,9 +14,9 @@ import pytest
 from helpers import console_workers, rows
 from streamlit.testing.v1 import AppTest
 
-from ingest import jobs
-from ingest.admin import Actor, AdminError, remove
 from trickledger import main
+from trickledger.ingest import jobs
+from trickledger.ingest.admin import Actor, AdminError, remove
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs"
@@ -88,7 +88,7 @@ def test_delete_removes_the_log_and_its_bytes_load_again(db, capsys):
 
 def test_a_failed_removal_changes_nothing(db, monkeypatch):
     """One transaction: when writing the audit row fails, the facts are all still there."""
-    from ingest import admin
+    from trickledger.ingest import admin
 
     gid = game_id_of(db, RAGE)
     before = rows(db, "SELECT count(*) FROM plays WHERE game_id = ?", [gid])[0][0]
@@ -169,7 +169,7 @@ def test_an_upload_is_audited_with_who_and_what_became_of_it(db, tmp_path):
 def dashboard_db(db, monkeypatch):
     monkeypatch.setenv("TRICKLEDGER_DB", db)
     monkeypatch.setenv("TRICKLEDGER_LISTEN", "127.0.0.1")  # this machine: an admin
-    from dashboard import data
+    from trickledger.dashboard import data
 
     data.database.clear()
     data.query.clear()
@@ -204,7 +204,7 @@ NEVER_ENDS = "SELECT count(*) FROM range(9223372036854775807) WHERE random() < 0
 def test_a_slow_console_query_does_not_hold_up_other_pages(dashboard_db):
     """No process-wide lock: while one visitor's query runs (in its worker), another
     visitor's page query answers."""
-    from dashboard import data
+    from trickledger.dashboard import data
 
     result: list[object] = []
 
@@ -248,7 +248,7 @@ def teardown_module() -> None:
 def test_a_proxy_in_front_of_a_loopback_server_does_not_make_visitors_admins(monkeypatch):
     from types import SimpleNamespace
 
-    from dashboard import auth
+    from trickledger.dashboard import auth
 
     monkeypatch.setenv("TRICKLEDGER_LISTEN", "127.0.0.1")
     for headers, local in (({"Host": "localhost:8501"}, True),
@@ -262,7 +262,7 @@ def test_a_proxy_in_front_of_a_loopback_server_does_not_make_visitors_admins(mon
 
 
 def test_a_removed_account_is_logged_out_and_a_changed_role_holds(tmp_path, monkeypatch):
-    from dashboard import auth
+    from trickledger.dashboard import auth
 
     users = tmp_path / "users.toml"
     auth.add_user(str(users), "Ann", "correct horse", "admin")
@@ -283,7 +283,7 @@ def test_names_in_charts_are_literal():
     import pandas as pd
     import plotly.express as px
 
-    from dashboard import ui
+    from trickledger.dashboard import ui
 
     names = ["<b>Ann</b>", "<a href='x'>Ben</a>", "$x^2$"]
     fig = px.bar(pd.DataFrame({"player": names, "n": [1, 2, 3]}), x="player", y="n",

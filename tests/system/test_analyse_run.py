@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ingest.analyse import estimate_hands
-from ingest.db import reading
-from ingest.load import expand, ingest
 from trickledger import main
+from trickledger.ingest.analyse import estimate_hands
+from trickledger.ingest.db import reading
+from trickledger.ingest.load import expand, ingest
 
 ROOT = Path(__file__).resolve().parents[2]
 RAGE = ROOT / "sample_logs" / "rage" / "rage-3p-plus-minus-one-marching.jsonl"

@@ -16,13 +16,13 @@ from pathlib import Path
 import orjson
 import pytest
 
-from ingest import ratings
-from ingest.db import reading, writing
-from ingest.load import Source, ingest
-from replay.engine import replay_bytes, verdict
-from replay.games.plotters import RoundEnded, TrickFinished
-from replay.registry import registry
-from replay.simulate import SimOptions, simulate_one
+from trickledger.ingest import ratings
+from trickledger.ingest.db import reading, writing
+from trickledger.ingest.load import Source, ingest
+from trickledger.replay.engine import replay_bytes, verdict
+from trickledger.replay.games.plotters import RoundEnded, TrickFinished
+from trickledger.replay.registry import registry
+from trickledger.replay.simulate import SimOptions, simulate_one
 
 
 def _sim(game: str, n: int, seed: int, prefix: str, **kw) -> bytes:
@@ -339,7 +339,7 @@ def test_views_count_complete_games_only(corpus):
 def test_wilson_interval():
     import duckdb
 
-    from ingest.analytics import statements
+    from trickledger.ingest.analytics import statements
 
     con = duckdb.connect()
     for sql in statements():
@@ -378,7 +378,7 @@ def test_analyse_command_estimates_caches_and_reports(corpus, tmp_path, capsys):
 
 
 def test_hand_estimates_are_reproducible_and_seeded(corpus):
-    from ingest.hands import estimate_round
+    from trickledger.ingest.hands import estimate_round
 
     _, logs, _ = corpus
     a = estimate_round(logs["r2"], 2, None, playouts=5, seed=1, sha256="x")
@@ -391,7 +391,7 @@ def test_hand_estimates_are_reproducible_and_seeded(corpus):
 def test_hand_estimates_are_calibrated_on_simulated_games(tmp_path):
     """The estimate's mean over many hands is within its stated error of the tricks the
     bots actually took: greedy rage games, every hand played out 200 times."""
-    from ingest.calibration import simulate_and_measure
+    from trickledger.ingest.calibration import simulate_and_measure
 
     cal, _ = simulate_and_measure(games=6, players=3, playouts=200, seed=7, jobs=2, rounds=1,
                                   folder=Path(tmp_path))
@@ -405,7 +405,7 @@ def test_hand_estimates_are_calibrated_on_simulated_games(tmp_path):
 def test_the_sidebar_filter_keeps_undated_games_apart_from_dates(corpus):
     import datetime as dt
 
-    from dashboard.data import Filters
+    from trickledger.dashboard.data import Filters
 
     db, _, _ = corpus
 

@@ -18,11 +18,11 @@ import polars as pl
 import pytest
 
 import trickledger
-from ingest import schema
-from ingest.db import NoDatabase
-from ingest.lake import LakeError, read_state
-from ingest.sql import SqlRefused
-from ingest.store import StoreError
+from trickledger.ingest import schema
+from trickledger.ingest.db import NoDatabase
+from trickledger.ingest.lake import LakeError, read_state
+from trickledger.ingest.sql import SqlRefused
+from trickledger.ingest.store import StoreError
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs"
@@ -65,7 +65,7 @@ def test_verify_and_replay_refuse_what_is_not_a_log_file(tmp_path):
     with pytest.raises(FileNotFoundError, match="no such file"):
         trickledger.verify(tmp_path / "missing.jsonl")
     with pytest.raises(IsADirectoryError, match="a folder"):
-        trickledger.replay(tmp_path)
+        trickledger.replay_log(tmp_path)
     garbage = trickledger.verify(b"\x00\x01 not a log", name="upload.jsonl")
     assert garbage.status == "unreadable" and garbage.file == "upload.jsonl"
     assert garbage.error is not None and garbage.error["message"]
@@ -73,7 +73,7 @@ def test_verify_and_replay_refuse_what_is_not_a_log_file(tmp_path):
 
 def test_replay_keeps_the_facts_and_the_rendering():
     path = SAMPLES / "plotters" / "plotters-6p.jsonl"
-    r = trickledger.replay(path)
+    r = trickledger.replay_log(path)
     assert r.status == "complete" and r.header is not None and len(r.header.players) == 6
     assert r.state is not None and len(r.state.rounds) == 6
     kinds = {type(f).__name__ for f in r.facts}
@@ -87,11 +87,11 @@ def test_ingest_returns_the_counts_the_command_prints(tmp_path):
     corpus = SAMPLES / "corpus" / "color_stacks"
     printed = cli("ingest", str(corpus), "--db", str(tmp_path / "cli.duckdb"))
     cli_line = next(x for x in printed.stdout.splitlines() if x.startswith("loaded "))
-    summary = trickledger.ingest(corpus, db=tmp_path / "api.duckdb")
+    summary = trickledger.ingest_logs(corpus, db=tmp_path / "api.duckdb")
     assert without_timing(summary.line()) == without_timing(cli_line)
     assert summary.loaded == 80 and summary.illegal > 0 and summary.refused == []
     assert len(summary.results) == summary.loaded
-    again = trickledger.ingest([str(corpus)], db=tmp_path / "api.duckdb")
+    again = trickledger.ingest_logs([str(corpus)], db=tmp_path / "api.duckdb")
     assert (again.loaded, again.already) == (0, 80)
     store = trickledger.connect(tmp_path / "api.duckdb")
     audit = store.sql("SELECT via, action, result FROM audit_log ORDER BY happened_at")
@@ -101,7 +101,7 @@ def test_ingest_returns_the_counts_the_command_prints(tmp_path):
 def test_ingest_warns_of_and_records_a_source_that_names_nothing(tmp_path):
     one = SAMPLES / "plotters" / "plotters-6p.jsonl"
     with pytest.warns(UserWarning, match="nowhere.jsonl: no such file"):
-        summary = trickledger.ingest([one, tmp_path / "nowhere.jsonl"], db=tmp_path / "t.duckdb")
+        summary = trickledger.ingest_logs([one, tmp_path / "nowhere.jsonl"], db=tmp_path / "t.duckdb")
     assert summary.loaded == 1
     assert summary.refused == [(str(tmp_path / "nowhere.jsonl"), "no such file or folder")]
     errors = trickledger.connect(tmp_path / "t.duckdb").sql(
@@ -119,8 +119,8 @@ def test_connect_is_read_only(tmp_path):
     with pytest.raises(ValueError, match="not both"):
         trickledger.connect(tmp_path / "a.duckdb", lake=tmp_path / "lake")
 
-    trickledger.ingest(SAMPLES / "rage", db=tmp_path / "t.duckdb")
-    trickledger.ingest(SAMPLES / "rage", lake=tmp_path / "lake")
+    trickledger.ingest_logs(SAMPLES / "rage", db=tmp_path / "t.duckdb")
+    trickledger.ingest_logs(SAMPLES / "rage", lake=tmp_path / "lake")
     for store in (trickledger.connect(tmp_path / "t.duckdb"),
                   trickledger.connect(lake=tmp_path / "lake")):
         with pytest.raises(SqlRefused, match="read-only"):
@@ -147,8 +147,8 @@ def test_connect_is_read_only(tmp_path):
 
 
 def test_tables_are_the_same_in_a_file_and_a_lake(tmp_path):
-    trickledger.ingest(SAMPLES / "corpus" / "rage", db=tmp_path / "t.duckdb")
-    trickledger.ingest(SAMPLES / "corpus" / "rage", lake=tmp_path / "lake", batch_size=2)
+    trickledger.ingest_logs(SAMPLES / "corpus" / "rage", db=tmp_path / "t.duckdb")
+    trickledger.ingest_logs(SAMPLES / "corpus" / "rage", lake=tmp_path / "lake", batch_size=2)
     db = trickledger.connect(tmp_path / "t.duckdb")
     lake = trickledger.connect(lake=tmp_path / "lake")
     assert "plays" in db.tables() and "split_stats" in db.tables()
@@ -164,7 +164,7 @@ def test_a_lake_table_is_scanned_in_place_from_the_listed_files_only(tmp_path):
     lake = tmp_path / "lake"
     # many small batches, then a compaction (its manifest removes the small files and
     # adds the merged ones)
-    trickledger.ingest(SAMPLES / "corpus" / "rage", lake=lake, batch_size=1)
+    trickledger.ingest_logs(SAMPLES / "corpus" / "rage", lake=lake, batch_size=1)
     assert trickledger.main(["compact", "--lake", str(lake)]) == 0
     state = read_state(str(lake), index=False)
     assert any("remove" in orjson.loads(p.read_bytes()) for p in (lake / "_manifest").iterdir())
@@ -239,12 +239,13 @@ def test_verify_and_replay_start_without_the_heavy_modules(command):
     assert done.returncode == 1 and "claim" in done.stdout  # it ran: the sample is disputed
     heavy = sorted(m for m in names if m.split(".")[0] in HEAVY)
     assert heavy == [], f"trickledger {command} imported {heavy}"
-    assert not [m for m in names if m.split(".")[0] in ("ingest", "dashboard")]
+    assert not [m for m in names if m.startswith(("trickledger.ingest", "trickledger.dashboard"))]
 
 
 def test_import_trickledger_is_light_and_the_api_loads_on_first_use():
     names, _ = imported_modules("-c", "import trickledger")
-    assert not [m for m in names if m.split(".")[0] in HEAVY + ("replay", "ingest")]
+    assert not [m for m in names if m.split(".")[0] in HEAVY
+                or m.startswith(("trickledger.replay", "trickledger.ingest"))]
     names, _ = imported_modules("-c", "import trickledger; trickledger.verify")
     assert "trickledger.api" in names and "duckdb" in names
     assert f"trickledger {trickledger.__version__} (" in trickledger.version_text()
@@ -267,7 +268,7 @@ def test_a_command_parses_the_same_from_the_partial_and_the_whole_parser():
 def test_an_unguarded_script_is_told_to_guard_its_work(tmp_path):
     script = tmp_path / "load.py"
     script.write_text("import trickledger\n"
-                      f"trickledger.ingest({str(SAMPLES / 'corpus' / 'rage')!r}, db='t.duckdb', "
+                      f"trickledger.ingest_logs({str(SAMPLES / 'corpus' / 'rage')!r}, db='t.duckdb', "
                       "jobs=2, batch_size=40)\n")
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           cwd=tmp_path, timeout=600)
@@ -277,4 +278,4 @@ def test_an_unguarded_script_is_told_to_guard_its_work(tmp_path):
     assert f"RuntimeError: trickledger.ingest was called while a worker process imported the " \
            f"script again: {advice}" in done.stderr
     last = done.stderr.strip().splitlines()[-1]
-    assert last.startswith("ingest.executors.WorkerLost:") and "__main__" in last, last
+    assert last.startswith("trickledger.ingest.executors.WorkerLost:") and "__main__" in last, last

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ingest.backup import BackupError, checksum, export, import_, tables
-from ingest.db import open_db
-from ingest.load import expand, ingest
+from trickledger.ingest.backup import BackupError, checksum, export, import_, tables
+from trickledger.ingest.db import open_db
+from trickledger.ingest.load import expand, ingest
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -25,7 +25,7 @@ HOLD = ("import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); "
 @pytest.fixture()
 def held(tmp_path) -> Iterator[tuple[str, int]]:
     """A database file held by another process, and that process's id."""
-    from ingest.db import writing
+    from trickledger.ingest.db import writing
 
     db = str(tmp_path / "club-secret-folder" / "held.duckdb")
     Path(db).parent.mkdir()
@@ -42,8 +42,8 @@ def held(tmp_path) -> Iterator[tuple[str, int]]:
 
 
 def test_a_page_run_on_a_held_file_waits_once_and_names_no_path(held, monkeypatch):
-    from dashboard import data
-    from ingest import db as dbmod
+    from trickledger.dashboard import data
+    from trickledger.ingest import db as dbmod
 
     path, holder = held
     # a writer waits for the file too (its flag names a live process: the holder)
@@ -74,8 +74,8 @@ def test_a_page_run_on_a_held_file_waits_once_and_names_no_path(held, monkeypatc
 def test_a_failed_write_names_no_server_path(tmp_path, monkeypatch):
     """A write job's error quotes the database's path (a busy file, a full disk): the
     visitor gets the words, not the server's folders."""
-    from dashboard import data
-    from ingest import jobs
+    from trickledger.dashboard import data
+    from trickledger.ingest import jobs
 
     path = str(tmp_path / "club-secret-folder" / "d.duckdb")
 
@@ -94,9 +94,9 @@ def test_the_ratings_refresh_waits_within_the_page_runs_budget(tmp_path, monkeyp
     """A page that brings the ratings up to date hands the job what is left of its one wait
     (the job used to wait 30 s to read and 30 s more to write, whatever the page had left),
     and a busy file spends the rest of it."""
-    from dashboard import data
-    from ingest import jobs
-    from ingest.load import expand, ingest
+    from trickledger.dashboard import data
+    from trickledger.ingest import jobs
+    from trickledger.ingest.load import expand, ingest
 
     db = str(tmp_path / "stale.duckdb")
     ingest(expand([str(ROOT / "sample_logs" / "rage")])[0], db, jobs=1)
@@ -115,8 +115,8 @@ def test_the_ratings_refresh_waits_within_the_page_runs_budget(tmp_path, monkeyp
 
 def test_the_ratings_job_waits_no_longer_than_it_is_given(held):
     """The job itself: given no time to wait, a held file is busy at its first try."""
-    from ingest import jobs
-    from ingest.db import DatabaseBusy
+    from trickledger.ingest import jobs
+    from trickledger.ingest.db import DatabaseBusy
 
     db, _ = held
     with pytest.raises(DatabaseBusy):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dashboard import ui
-from replay.registry import registry
+from trickledger.dashboard import ui
+from trickledger.replay.registry import registry
 
 
 @pytest.mark.parametrize("game", sorted(registry()))

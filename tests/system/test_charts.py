@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.express as px
 
-from dashboard.ui import _integer_axes
+from trickledger.dashboard.ui import _integer_axes
 
 
 def test_an_axis_of_whole_numbers_gets_whole_ticks_only():

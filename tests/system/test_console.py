@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.console import Console, ConsoleError, Limits, Target
-from ingest.load import expand, ingest
+from trickledger.ingest.console import Console, ConsoleError, Limits, Target
+from trickledger.ingest.load import expand, ingest
 
 ROOT = Path(__file__).resolve().parents[2]
 

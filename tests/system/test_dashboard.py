@@ -10,8 +10,8 @@ import pytest
 from helpers import dashboard_database
 from streamlit.testing.v1 import AppTest
 
-from ingest.db import reading
-from ingest.load import expand, ingest
+from trickledger.ingest.db import reading
+from trickledger.ingest.load import expand, ingest
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ROOT / "dashboard" / "views"
@@ -170,7 +170,7 @@ def test_bidding_leaderboard_min_rounds_and_rules(db):
 def test_results_win_rates_against_chance_for_every_game(db):
     at = ok(page("results"))
     m = metrics(at)
-    from replay.registry import registry
+    from trickledger.replay.registry import registry
 
     for game in ("color_stacks", "plotters", "rage", "under_the_radar"):
         top = sql(db, "SELECT player FROM player_results WHERE game = ? AND games >= 5 "
@@ -415,7 +415,7 @@ def test_an_apostrophe_is_an_apostrophe(db, tmp_path):
 
 
 def test_a_bug_shows_one_line_and_no_traceback(db, monkeypatch):
-    from dashboard import data
+    from trickledger.dashboard import data
 
     def broken(*args, **kwargs):
         raise ValueError("/srv/secret/path exploded")
@@ -430,7 +430,7 @@ def test_a_bug_shows_one_line_and_no_traceback(db, monkeypatch):
 
 
 def test_beyond_loopback_writing_needs_an_account(db, tmp_path, monkeypatch):
-    from dashboard.auth import add_user
+    from trickledger.dashboard.auth import add_user
 
     users = tmp_path / "users.toml"
     add_user(str(users), "Ann", "correct horse", "member")
@@ -458,7 +458,7 @@ def test_beyond_loopback_writing_needs_an_account(db, tmp_path, monkeypatch):
 
 
 def test_failed_logins_lock_the_name_out():
-    from dashboard.auth import Account, Limiter, check_login, hash_password
+    from trickledger.dashboard.auth import Account, Limiter, check_login, hash_password
 
     users = {"ann": Account("ann", "member", hash_password("right"))}
     limiter = Limiter(max_failures=3)
@@ -484,7 +484,7 @@ def test_a_minimum_kept_from_a_wider_filter_is_lowered_to_fit(db):
 def test_every_query_a_page_runs_can_be_observed(db):
     """The benchmark times the pages' queries through `data.observe_queries`, not by patching
     the data module: every query the Overview runs reaches the observer, with its values."""
-    from dashboard import data
+    from trickledger.dashboard import data
 
     seen: list[tuple[str, tuple]] = []
     data.query.clear()

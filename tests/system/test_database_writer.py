@@ -13,9 +13,9 @@ import duckdb
 import pytest
 from test_reliability import PAUSE_BETWEEN_BATCHES
 
-from ingest import db as dbmod
-from ingest.db import READER_WAITING, others_waiting, reading
-from ingest.load import expand, ingest
+from trickledger.ingest import db as dbmod
+from trickledger.ingest.db import READER_WAITING, others_waiting, reading
+from trickledger.ingest.load import expand, ingest
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs"

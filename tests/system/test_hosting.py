@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from helpers import dashboard_server
 
-from dashboard import limits
-from dashboard.server import BlockInternals, UploadQuota
+from trickledger.dashboard import limits
+from trickledger.dashboard.server import BlockInternals, UploadQuota
 
 MB = 1024 * 1024
 
@@ -68,7 +68,7 @@ def put(app, session: str, size: int, chunk: int = MB, member: bool = True,
         read: list[int] | None = None) -> int:
     """PUT `size` bytes to the guard as an upload of `session` (a member's session unless
     `member` is false); `read` counts the body's chunks the guard took."""
-    from dashboard import accounts
+    from trickledger.dashboard import accounts
 
     sent = {"left": size}
     status: list[int] = []
@@ -169,7 +169,7 @@ def test_any_proxy_header_means_beyond_this_machine(monkeypatch, header):
     visitor a stranger (not an admin)."""
     from types import SimpleNamespace
 
-    from dashboard import auth
+    from trickledger.dashboard import auth
 
     monkeypatch.setenv("TRICKLEDGER_LISTEN", "127.0.0.1")
     direct = {"Host": "localhost:8501", "User-Agent": "Mozilla/5.0", "Origin":
@@ -192,7 +192,7 @@ BROWSER_HEADERS = ["Host", "User-Agent", "Origin", "Accept", "Accept-Language",
 
 
 def test_a_browsers_own_headers_are_not_proxy_headers():
-    from dashboard import auth
+    from trickledger.dashboard import auth
 
     assert [h for h in BROWSER_HEADERS if auth.proxy_header(h)] == []
 
@@ -258,7 +258,7 @@ def test_uploads_from_visitors_without_the_right_to_write_are_refused_unread():
 def test_a_page_run_tells_the_guard_whether_its_visitor_may_write(tmp_path, monkeypatch):
     from types import SimpleNamespace
 
-    from dashboard import accounts, auth
+    from trickledger.dashboard import accounts, auth
 
     users = tmp_path / "users.toml"
     auth.add_user(str(users), "Ann", "correct horse", "member")

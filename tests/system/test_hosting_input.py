@@ -11,8 +11,8 @@ from pathlib import Path
 import orjson
 from helpers import rows
 
-from replay.reader import INVISIBLE
 from trickledger import main
+from trickledger.replay.reader import INVISIBLE
 
 ROOT = Path(__file__).resolve().parents[2]
 RAGE = ROOT / "sample_logs" / "rage"

@@ -89,7 +89,7 @@ def test_a_killed_ingest_leaves_no_process_behind(tmp_path):
 PAUSE_IN_IMPORT = """
 import sys, time
 from pathlib import Path
-from ingest import backup
+from trickledger.ingest import backup
 real = backup.checksum
 def checksum(con, relation):
     Path(sys.argv[1]).write_text("importing")
@@ -117,7 +117,7 @@ def test_a_killed_import_leaves_nothing_that_blocks_a_retry(tmp_path, capsys):
 
 
 def test_a_console_leaves_no_temporary_folder(tmp_path, monkeypatch):
-    from ingest.console import Console, Target
+    from trickledger.ingest.console import Console, Target
 
     db = tmp_path / "t.duckdb"
     assert main(["ingest", "--db", str(db), str(GAME)]) == 0
@@ -196,7 +196,7 @@ def _alive(pid: int) -> bool:
 def test_a_console_dropped_without_closing_stops_its_spare_worker():
     import gc
 
-    from ingest.console import Console
+    from trickledger.ingest.console import Console
 
     console = Console(spares=1)
     console._take().proc.kill()  # the one a query would use; the spare stays ready
@@ -213,7 +213,7 @@ def test_a_console_dropped_without_closing_stops_its_spare_worker():
 
 WATCHER = """
 import sys, time
-from ingest.executors import die_with
+from trickledger.ingest.executors import die_with
 die_with(int(sys.argv[1]))
 print("watching", flush=True)
 time.sleep(3600)

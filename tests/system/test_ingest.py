@@ -11,12 +11,12 @@ import orjson
 import pandas as pd
 import pytest
 
-from ingest.db import reading
-from ingest.load import DatabaseWriter, Source, expand, ingest
-from ingest.schema import SCHEMA_VERSION
-from ingest.sql import SqlRefused, query
-from replay.engine import replay_path
 from trickledger import main
+from trickledger.ingest.db import reading
+from trickledger.ingest.load import DatabaseWriter, Source, expand, ingest
+from trickledger.ingest.schema import SCHEMA_VERSION
+from trickledger.ingest.sql import SqlRefused, query
+from trickledger.replay.engine import replay_path
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs"
@@ -141,7 +141,7 @@ DOC_QUERIES = re.findall(r"```sql\n(.*?)```", (ROOT / "docs" / "sql.md").read_te
 
 
 def test_docs_have_ten_questions_and_the_console_offers_the_same():
-    from ingest.examples import EXAMPLES
+    from trickledger.ingest.examples import EXAMPLES
 
     assert len(DOC_QUERIES) >= 10
     assert [sql.strip() for _, sql in EXAMPLES] == [q.strip() for q in DOC_QUERIES]
@@ -153,7 +153,7 @@ def test_docs_have_ten_questions_and_the_console_offers_the_same():
 def analysed(loaded):
     """The sample database with its ratings and the hand estimates of one rage game (few
     playouts: the queries' answers are checked, not the estimates)."""
-    from ingest.analyse import estimate_hands, refresh_ratings
+    from trickledger.ingest.analyse import estimate_hands, refresh_ratings
 
     db = loaded[0]
     refresh_ratings(db)
@@ -285,7 +285,7 @@ def expected_answer(db, number):  # noqa: C901 - one recount per question of doc
                             round(hi, 4)))
         return sorted(out, key=lambda r: (r[0], -r[5], r[1]))
     if number == 9:
-        from replay.registry import registry
+        from trickledger.replay.registry import registry
 
         acc = {}
         for _, g in players[players["game_id"].isin(ok)].groupby("game_id"):
@@ -404,8 +404,8 @@ def test_docs_example_queries_answer(analysed, number):
 def test_docs_queries_give_the_same_rows_whatever_the_storage_order(analysed, tmp_path):
     """Ties at a LIMIT are broken by a unique key: a copy of the database with every table
     stored in another order answers every question with the same rows."""
-    from ingest.analytics import DERIVED_TABLES
-    from ingest.schema import TABLES, create
+    from trickledger.ingest.analytics import DERIVED_TABLES
+    from trickledger.ingest.schema import TABLES, create
 
     copy = str(tmp_path / "shuffled.duckdb")
     con = duckdb.connect(copy)

@@ -9,10 +9,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from ingest import lake as lakes
-from ingest.db import reading
-from ingest.load import expand, ingest
 from trickledger import main
+from trickledger.ingest import lake as lakes
+from trickledger.ingest.db import reading
+from trickledger.ingest.load import expand, ingest
 
 ROOT = Path(__file__).resolve().parents[2]
 HANDS = ["--playouts", "20", "--limit", "3", "--jobs", "1"]

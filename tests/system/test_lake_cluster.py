@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.load import expand, ingest
+from trickledger.ingest.load import expand, ingest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "scale.md"

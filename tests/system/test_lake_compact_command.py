@@ -9,11 +9,11 @@ from pathlib import Path
 
 import duckdb
 
-from ingest import commands
-from ingest import lake as lakes
-from ingest.load import expand, ingest
-from ingest.schema import TABLES
 from trickledger import main
+from trickledger.ingest import commands
+from trickledger.ingest import lake as lakes
+from trickledger.ingest.load import expand, ingest
+from trickledger.ingest.schema import TABLES
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs"
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from ingest import lake as lakes
-from ingest.load import LakeCommitter, expand, ingest
-from ingest.schema import TABLES
+from trickledger.ingest import lake as lakes
+from trickledger.ingest.load import LakeCommitter, expand, ingest
+from trickledger.ingest.schema import TABLES
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs"
 

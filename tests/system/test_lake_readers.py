@@ -20,9 +20,9 @@ import pyarrow as pa
 import pyarrow.dataset as pads
 import pytest
 
-from ingest import lake as lakes
-from ingest.load import LakeCommitter, expand, ingest
-from ingest.schema import TABLES
+from trickledger.ingest import lake as lakes
+from trickledger.ingest.load import LakeCommitter, expand, ingest
+from trickledger.ingest.schema import TABLES
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs"
@@ -75,7 +75,7 @@ def test_every_table_reads_by_a_plain_glob_on_a_fresh_lake(tmp_path):
 PAUSE = """
 import shutil, sys, time
 from pathlib import Path
-from ingest import lake
+from trickledger.ingest import lake
 step, marker = sys.argv[1], Path(sys.argv[2])
 
 def pause(at):

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from test_storage_compat import oldest_duckdb  # noqa: F401 (a fixture, one install per session)
 
-from ingest import lake as lakes
-from ingest.db import reading, writing
-from ingest.load import expand, ingest
+from trickledger.ingest import lake as lakes
+from trickledger.ingest.db import reading, writing
+from trickledger.ingest.load import expand, ingest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC_QUERIES = re.findall(r"```sql\n(.*?)```", (ROOT / "docs" / "sql.md").read_text(), re.S)

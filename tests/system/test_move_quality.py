@@ -12,13 +12,13 @@ import statistics
 import pytest
 from helpers import NAMES, header
 
-from ingest.db import reading
-from ingest.load import Source, ingest
-from replay.bots import GreedyBot
-from replay.judge import better_sign, cost_of, decisions, evaluate, judge_log
-from replay.simulate import SimOptions, play_game, simulate_one
-from replay.writer import dump_lines
 from trickledger import main
+from trickledger.ingest.db import reading
+from trickledger.ingest.load import Source, ingest
+from trickledger.replay.bots import GreedyBot
+from trickledger.replay.judge import better_sign, cost_of, decisions, evaluate, judge_log
+from trickledger.replay.simulate import SimOptions, play_game, simulate_one
+from trickledger.replay.writer import dump_lines
 
 COLUMNS = ("game_id, round, step, line, player, move, best_move, value, best_value, cost, "
            "cost_se, samples, alternatives, band, method, seed")

@@ -13,7 +13,7 @@ from helpers import dashboard_database
 from helpers import run_page as run
 from streamlit.testing.v1 import AppTest
 
-from ingest.load import expand, ingest
+from trickledger.ingest.load import expand, ingest
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ROOT / "dashboard" / "views"
@@ -103,7 +103,7 @@ def test_file_names_are_text_in_page_link_labels(evil_db):
 
 
 def test_console_errors_quoting_data_are_text(evil_db):
-    from dashboard import data
+    from trickledger.dashboard import data
 
     at = AppTest.from_file(str(PAGES / "sql.py"), default_timeout=120)
     at.session_state["sql_text"] = "SELECT CAST('![i](//e.x/i.png)$x^2$' AS INTEGER)"

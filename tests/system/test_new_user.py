@@ -9,8 +9,8 @@ import pytest
 from helpers import dashboard_database
 from streamlit.testing.v1 import AppTest
 
-from dashboard import data
-from ingest.load import expand, ingest
+from trickledger.dashboard import data
+from trickledger.ingest.load import expand, ingest
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ROOT / "dashboard" / "views"
@@ -154,7 +154,7 @@ def test_upload_accounts_for_every_file_and_gives_a_conflict_in_full(one_game):
 
 
 def test_the_viewers_next_goes_on_into_the_next_round_and_previous_back(one_game):
-    from ingest.db import reading
+    from trickledger.ingest.db import reading
 
     with reading(one_game) as con:
         gid, last = con.execute("SELECT game_id, max(trick) FROM tricks WHERE round = 1 "

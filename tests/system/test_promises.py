@@ -42,7 +42,7 @@ HOLD = ("import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); "
 @pytest.fixture(scope="module")
 def small_db(tmp_path_factory) -> str:
     """A database file holding the rage sample logs."""
-    from ingest.load import expand, ingest
+    from trickledger.ingest.load import expand, ingest
 
     db = str(tmp_path_factory.mktemp("promises") / "small.duckdb")
     ingest(expand([str(RAGE)])[0], db, jobs=1)
@@ -52,7 +52,7 @@ def small_db(tmp_path_factory) -> str:
 @pytest.fixture()
 def held(tmp_path) -> Iterator[str]:
     """A database file (the schema, no log yet), held read-write by another process."""
-    from ingest.db import writing
+    from trickledger.ingest.db import writing
 
     db = str(tmp_path / "held.duckdb")
     with writing(db):
@@ -70,52 +70,68 @@ def held(tmp_path) -> Iterator[str]:
 # ------------------------------------------------------------ every input gets a verdict
 
 
-def test_a_bug_of_ours_while_replaying_is_an_illegal_verdict_not_a_traceback(monkeypatch):
-    from replay.engine import replay_bytes, verdict
-    from replay.registry import registry
+def test_a_bug_of_ours_while_replaying_is_an_illegal_verdict_not_a_traceback():
+    # a game whose handler has a bug (an interpreted game on the engine as installed: a
+    # compiled engine cannot be patched from here, and its catch is what is tested)
+    import dataclasses
 
-    state = registry()["plotters"].state_class
-    real = state.apply
-    calls = {"n": 0}
+    import toy_game
 
-    def buggy(self, event):
-        calls["n"] += 1
-        if calls["n"] == 5:
-            raise ZeroDivisionError("a bug of ours")
-        return real(self, event)
+    from trickledger.replay import registry
+    from trickledger.replay.engine import replay_bytes, verdict
+    from trickledger.replay.events import Event
+    from trickledger.replay.registry import register
 
-    monkeypatch.setattr(state, "apply", buggy)
-    data = PLOTTERS.read_bytes()
-    v = verdict(replay_bytes(data, "bug.jsonl"))
+    class Buggy(toy_game.ToyState):
+        def on_play(self, ev: Event) -> None:
+            if self.plays_seen == 2:
+                raise ZeroDivisionError("a bug of ours")
+            self.plays_seen += 1
+            super().on_play(ev)
+
+        plays_seen = 0
+
+    register(dataclasses.replace(toy_game.INFO, name="toy_buggy", state_class=Buggy,
+                                 sheet_state=None, tables={}))
+    try:
+        v = verdict(replay_bytes(BUGGY_LOG, "bug.jsonl"))
+    finally:  # the registry is the process's: the buggy game leaves it with this test
+        registry._REGISTRY.pop("toy_buggy")
     assert v["status"] == "illegal"
-    assert 1 <= v["error"]["line"] <= data.count(b"\n")
+    assert v["error"]["line"] == 5
     assert "internal error" in v["error"]["message"]
     assert "please report it" in v["error"]["message"]
 
 
-def test_a_pipe_that_sends_nothing_is_given_up(tmp_path, monkeypatch):
-    """A pipe with a writer that never writes: the reader waits READ_IDLE_S (10 s; shortened
-    here), then the log is unreadable, in words."""
-    from replay import reader
-    from replay.engine import replay_path
+BUGGY_LOG = (b'{"format":"trickledger/1","game":"toy_buggy","players":["Ann","Bob"]}\n'
+             b'{"type":"deal","hands":{"Ann":["A1","A2","A3"],"Bob":["B1","B2","B3"]}}\n'
+             b'{"type":"play","player":"Ann","card":"A1"}\n'
+             b'{"type":"play","player":"Bob","card":"B1"}\n'
+             b'{"type":"play","player":"Ann","card":"A2"}\n')
 
-    monkeypatch.setattr(reader, "READ_IDLE_S", 0.5)
+
+def test_a_pipe_that_sends_nothing_is_given_up(tmp_path):
+    """A pipe with a writer that never writes: the reader waits READ_IDLE_S (10 s; shortened
+    here through the reader's argument, which the compiled engine honours as the
+    interpreted one does), then the log is unreadable, in words."""
+    from trickledger.replay.errors import UnreadableLog
+    from trickledger.replay.reader import READ_IDLE_S, read_file
+
+    assert READ_IDLE_S == 10.0
     fifo = tmp_path / "silent.jsonl"
     os.mkfifo(fifo)
     writer = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)  # a writer that sends nothing
     try:
-        t = time.monotonic()
-        r = replay_path(str(fifo))
-        assert time.monotonic() - t < 10
+        with pytest.raises(UnreadableLog, match=r"nothing arrived for 0.5 s; gave up reading"):
+            read_file(str(fifo), idle_s=0.5)
     finally:
         os.close(writer)
-    assert r.status == "unreadable" and "nothing arrived" in r.error.message
 
 
 def test_a_file_over_the_cap_is_refused_before_it_is_read(tmp_path):
     """64 MiB and one byte on disk (a sparse file): refused by its size, not read."""
-    from replay.engine import replay_bytes, replay_path
-    from replay.reader import MAX_LOG_BYTES
+    from trickledger.replay.engine import replay_bytes, replay_path
+    from trickledger.replay.reader import MAX_LOG_BYTES
 
     big = tmp_path / "big.jsonl"
     with open(big, "wb") as f:
@@ -146,7 +162,7 @@ def test_the_logs_table_holds_the_sha256_of_the_exact_bytes(tmp_path, capsys):
     `verify --json` prints."""
     import orjson
 
-    from ingest.load import expand, ingest
+    from trickledger.ingest.load import expand, ingest
 
     packed = tmp_path / "game.jsonl.gz"
     packed.write_bytes(gzip.compress(PLOTTERS.read_bytes()))
@@ -161,8 +177,8 @@ def test_the_logs_table_holds_the_sha256_of_the_exact_bytes(tmp_path, capsys):
 def test_a_failed_batch_leaves_no_audit_row(tmp_path, monkeypatch):
     """An upload's audit rows are written inside its batch's transaction: a batch that
     fails leaves neither facts nor audit rows."""
-    from ingest.admin import Actor
-    from ingest.load import DatabaseWriter, Source, ingest
+    from trickledger.ingest.admin import Actor
+    from trickledger.ingest.load import DatabaseWriter, Source, ingest
 
     db = str(tmp_path / "t.duckdb")
     files = sorted(RAGE.glob("*.jsonl"))
@@ -186,7 +202,7 @@ def test_a_failed_batch_leaves_no_audit_row(tmp_path, monkeypatch):
 
 
 def test_one_committer_per_lake(tmp_path):
-    from ingest.lake import LakeError, LakeWriter
+    from trickledger.ingest.lake import LakeError, LakeWriter
 
     first = LakeWriter(str(tmp_path / "lake"))
     try:
@@ -201,7 +217,7 @@ def test_one_committer_per_lake(tmp_path):
 
 
 def test_a_waiting_writer_raises_a_flag_that_readers_yield_to(held):
-    from ingest.db import WRITER_WAITING, DatabaseBusy, open_db, writer_waiting
+    from trickledger.ingest.db import WRITER_WAITING, DatabaseBusy, open_db, writer_waiting
 
     assert not writer_waiting(held)
     failed: list[str] = []
@@ -232,7 +248,7 @@ def test_a_waiting_writer_raises_a_flag_that_readers_yield_to(held):
 def test_a_dashboard_job_is_stopped_at_its_deadline(held):
     """A write job (here the ratings, waiting for a file another process holds) that has
     not answered by its deadline is killed, and says so."""
-    from ingest import jobs
+    from trickledger.ingest import jobs
 
     t = time.monotonic()
     with pytest.raises(jobs.JobFailed, match="stopped after 2 s"):
@@ -244,7 +260,7 @@ def test_a_page_on_a_held_file_says_busy_instead_of_hanging(held, monkeypatch):
     from helpers import dashboard_database
     from streamlit.testing.v1 import AppTest
 
-    from dashboard import data
+    from trickledger.dashboard import data
 
     monkeypatch.setattr(data, "LOCK_WAIT_S", 1.0)  # the pages wait 15 s for the file
     with dashboard_database(held):
@@ -259,7 +275,7 @@ def test_a_page_on_a_held_file_says_busy_instead_of_hanging(held, monkeypatch):
 
 
 def test_the_console_refuses_before_a_worker_starts(small_db):
-    from ingest.console import Console, ConsoleError, Limits, Target
+    from trickledger.ingest.console import Console, ConsoleError, Limits, Target
 
     c = Console(spares=0)
 
@@ -287,7 +303,7 @@ def test_the_console_refuses_before_a_worker_starts(small_db):
 
 
 def test_a_query_that_spills_is_held_to_its_quota_and_its_folder_goes(small_db, tmp_path):
-    from ingest.console import Console, ConsoleError, Limits, Target
+    from trickledger.ingest.console import Console, ConsoleError, Limits, Target
 
     c = Console(spares=0, temp_root=str(tmp_path))
     try:
@@ -317,7 +333,7 @@ def test_sql_on_a_folder_that_is_not_a_lake_says_so(tmp_path, capsys):
 
 
 def test_names_are_made_literal_for_markdown_katex_and_html():
-    from dashboard.ui import md, text_html
+    from trickledger.dashboard.ui import md, text_html
 
     name = "$x^2$ **b** <img src=x onerror=alert(1)> :red[x] [a](http://e.vil) www.e.vil\nok"
     out = md(name)
@@ -335,7 +351,7 @@ def test_names_are_made_literal_for_markdown_katex_and_html():
 
 def test_users_add_writes_a_private_file_of_salted_scrypt_hashes(tmp_path, monkeypatch,
                                                                   capsys):
-    from dashboard.auth import Limiter, check_login, load_users
+    from trickledger.dashboard.auth import Limiter, check_login, load_users
 
     users = tmp_path / "users.toml"
     for name in ("Ann", "Ben"):
@@ -354,7 +370,7 @@ def test_users_add_writes_a_private_file_of_salted_scrypt_hashes(tmp_path, monke
 
 
 def test_failed_logins_from_one_address_lock_it_out_whatever_the_name():
-    from dashboard.auth import Account, Limiter, check_login, hash_password
+    from trickledger.dashboard.auth import Account, Limiter, check_login, hash_password
 
     users = {"ann": Account("ann", "member", hash_password("right"))}
     limiter = Limiter(max_failures=3)
@@ -366,7 +382,7 @@ def test_failed_logins_from_one_address_lock_it_out_whatever_the_name():
 
 
 def test_loopback_is_this_machine_and_nothing_else():
-    from dashboard.auth import is_loopback
+    from trickledger.dashboard.auth import is_loopback
 
     assert all(is_loopback(a) for a in ("127.0.0.1", "127.0.0.2", "::1", "localhost"))
     assert not any(is_loopback(a) for a in ("0.0.0.0", "::", "192.168.1.5", "10.0.0.7",
@@ -378,8 +394,8 @@ def test_beyond_loopback_a_member_may_write_but_only_an_admin_queries_or_adminis
     from helpers import dashboard_database
     from streamlit.testing.v1 import AppTest
 
-    from dashboard import data
-    from dashboard.auth import SESSION_KEY, Account, add_user
+    from trickledger.dashboard import data
+    from trickledger.dashboard.auth import SESSION_KEY, Account, add_user
 
     views = ROOT / "dashboard" / "views"
     users = tmp_path / "users.toml"  # a session is checked against the file on every page
@@ -447,7 +463,7 @@ def _dashboard(args: list[str], monkeypatch) -> tuple[int, list[str], dict[str, 
 
 def test_the_dashboard_warns_beyond_loopback_and_answers_to_the_proxys_name(
         tmp_path, monkeypatch, capsys):
-    from dashboard.limits import MAX_FILE_MB
+    from trickledger.dashboard.limits import MAX_FILE_MB
 
     db = str(tmp_path / "d.duckdb")
     users = tmp_path / "users.toml"
@@ -480,7 +496,7 @@ def test_the_dashboard_warns_beyond_loopback_and_answers_to_the_proxys_name(
 def test_the_host_allow_list_lets_the_proxys_name_in_and_nothing_else():
     from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-    from dashboard.commands import allowed_hosts
+    from trickledger.dashboard.commands import allowed_hosts
 
     async def app(scope, receive, send):
         await send({"type": "http.response.start", "status": 204, "headers": []})
@@ -526,8 +542,8 @@ def test_a_port_in_use_is_refused_before_anything_loads(tmp_path, monkeypatch, c
 
 
 def test_an_export_whose_rows_differ_from_its_manifest_writes_nothing(small_db, tmp_path):
-    from ingest.backup import BackupError, export, import_
-    from ingest.load import expand, ingest
+    from trickledger.ingest.backup import BackupError, export, import_
+    from trickledger.ingest.load import expand, ingest
 
     other = str(tmp_path / "other.duckdb")
     ingest(expand([str(PLOTTERS)])[0], other, jobs=1)

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from helpers import CHROMIUM_ARGS, dashboard_server, pause_in_batch
 
-from dashboard.limits import MAX_FILE_MB
-from ingest.db import reading
-from ingest.load import expand, ingest
+from trickledger.dashboard.limits import MAX_FILE_MB
+from trickledger.ingest.db import reading
+from trickledger.ingest.load import expand, ingest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -85,7 +85,7 @@ def test_sigkill_mid_batch_leaves_a_consistent_database_and_a_rerun_completes(tm
 PAUSE_BETWEEN_BATCHES = """
 import sys, time
 from pathlib import Path
-from ingest.load import DatabaseWriter
+from trickledger.ingest.load import DatabaseWriter
 real = DatabaseWriter.commit
 def commit(self, tasks, dones):
     again = real(self, tasks, dones)
@@ -153,7 +153,7 @@ def test_pages_stay_usable_while_an_ingest_runs(tmp_path):
                                         ("--server.maxUploadSize", str(MAX_FILE_MB))])
 def test_dashboard_is_local_with_xsrf_on_and_uploads_capped(flag, value):
     """The server's own cap is the per-file limit stated once in dashboard/limits.py."""
-    from dashboard.commands import streamlit_command
+    from trickledger.dashboard.commands import streamlit_command
 
     cmd = streamlit_command(address="127.0.0.1", port=8501)
     assert cmd[cmd.index(flag) + 1] == value

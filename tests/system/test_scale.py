@@ -17,12 +17,12 @@ import duckdb
 import orjson
 import pytest
 
-from ingest import lake as lakes
-from ingest.db import reading
-from ingest.load import Source, expand, ingest
-from ingest.schema import TABLES, VIEWS
-from replay.simulate import SimOptions, simulate
 from trickledger import main
+from trickledger.ingest import lake as lakes
+from trickledger.ingest.db import reading
+from trickledger.ingest.load import Source, expand, ingest
+from trickledger.ingest.schema import TABLES, VIEWS
+from trickledger.replay.simulate import SimOptions, simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs"
@@ -304,7 +304,7 @@ REFUSED = [
 
 
 def test_the_lake_console_reads_the_lake_and_nothing_else(clustered, tmp_path):
-    from ingest.sql import SqlRefused, run
+    from trickledger.ingest.sql import SqlRefused, run
 
     lake = Path(clustered[0])
     outside = lake.parent / "outside"
@@ -323,7 +323,7 @@ def test_the_lake_console_reads_the_lake_and_nothing_else(clustered, tmp_path):
 def test_dashboard_pages_answer_from_the_cluster_lake(clustered, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from dashboard import data
+    from trickledger.dashboard import data
 
     monkeypatch.setenv("TRICKLEDGER_LAKE", clustered[0])
     data.database.clear()
@@ -349,7 +349,7 @@ def test_dashboard_pages_answer_from_the_cluster_lake(clustered, monkeypatch):
 HANG_IN_COMMIT = """
 import sys, time
 from pathlib import Path
-from ingest.lake import LakeWriter
+from trickledger.ingest.lake import LakeWriter
 real = LakeWriter._publish
 def publish(self, body):
     if len(list(Path(self.lake, "_manifest").glob("*.json"))) == 2:

@@ -12,7 +12,7 @@ import pytest
 from helpers import dashboard_database
 from streamlit.testing.v1 import AppTest
 
-from ingest.db import reading
+from trickledger.ingest.db import reading
 
 PAGE = Path(__file__).resolve().parents[2] / "dashboard" / "views" / "sheet.py"
 

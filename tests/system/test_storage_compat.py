@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from ingest.backup import export, import_
-from ingest.db import OLDEST_READER, reading
-from ingest.load import expand, ingest
-from ingest.schema import TABLES
+from trickledger.ingest.backup import export, import_
+from trickledger.ingest.db import OLDEST_READER, reading
+from trickledger.ingest.load import expand, ingest
+from trickledger.ingest.schema import TABLES
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs"

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from helpers import rows
 
-from ingest import jobs
-from ingest import lake as lakes
-from ingest.load import Source, ingest
+from trickledger.ingest import jobs
+from trickledger.ingest import lake as lakes
+from trickledger.ingest.load import Source, ingest
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = sorted((ROOT / "sample_logs" / "corpus" / "plotters").glob("*.jsonl"))[:5]

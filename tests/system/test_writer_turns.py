@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.db import READER_WAITING, WRITER_WAITING, others_waiting, reading, writer_waiting
+from trickledger.ingest.db import READER_WAITING, WRITER_WAITING, others_waiting, reading, writer_waiting
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGS = 120
@@ -26,7 +26,7 @@ LOGS = 120
 SLOW_COMMITS = """
 import sys, time
 from pathlib import Path
-from ingest.load import DatabaseWriter
+from trickledger.ingest.load import DatabaseWriter
 go, total = Path(sys.argv[1]), int(sys.argv[2])
 real_insert, real_commit = DatabaseWriter.insert, DatabaseWriter.commit
 def insert(self, con, table, files):
@@ -153,7 +153,7 @@ def test_a_flag_under_a_reused_process_id_is_stale(tmp_path: Path) -> None:
 TWO_READS = """
 import sys, threading, time
 from pathlib import Path
-from ingest.db import DatabaseBusy, READER_WAITING, reading
+from trickledger.ingest.db import DatabaseBusy, READER_WAITING, reading
 db, early_done = sys.argv[1], Path(sys.argv[2])
 def read(wait_s, done=None):
     try:

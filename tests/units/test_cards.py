@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from replay.cards import card_order
-from replay.registry import registry
+from trickledger.replay.cards import card_order
+from trickledger.replay.registry import registry
 
 
 def test_in_order_is_deck_order_for_every_game() -> None:

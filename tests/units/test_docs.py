@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.engine import exit_status, replay_bytes, verdict
+from trickledger.replay.engine import exit_status, replay_bytes, verdict
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = (ROOT / "docs" / "examples.md").read_text(encoding="utf-8")
@@ -16,7 +16,7 @@ BLOCKS = re.findall(r"## (\w+) .*?\n\n```jsonl\n(.*?)```", EXAMPLES, re.S)
 
 
 def test_there_is_one_worked_example_per_game():
-    from replay.registry import registry
+    from trickledger.replay.registry import registry
 
     games = {g for g in registry() if not g.startswith("toy")}
     assert {game for game, _ in BLOCKS} == games
@@ -36,7 +36,7 @@ def test_each_worked_example_is_a_complete_game_whose_claims_match(game, text):
 
 
 def test_docs_sql_shows_exactly_the_consoles_examples():
-    from ingest.examples import EXAMPLES as CONSOLE
+    from trickledger.ingest.examples import EXAMPLES as CONSOLE
 
     doc = (ROOT / "docs" / "sql.md").read_text(encoding="utf-8")
     shown = [(q.strip(), sql.strip()) for q, sql in

@@ -5,11 +5,13 @@ equality, hashing and repr all the same."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import sys
+from pathlib import Path
 
-from replay.registry import registry
-from replay.state import Fact, RoundOutcome
+from trickledger.replay.registry import registry
+from trickledger.replay.state import Fact, RoundOutcome
 
 
 def engine_classes(base: type) -> list[type]:
@@ -19,10 +21,21 @@ def engine_classes(base: type) -> list[type]:
         cls = todo.pop()
         todo.extend(cls.__subclasses__())
         # (a slots dataclass replaces the class it was declared as: keep the module's one)
-        if cls.__module__.startswith("replay.") and \
+        if cls.__module__.startswith("trickledger.replay.") and \
                 getattr(sys.modules[cls.__module__], cls.__name__, None) is cls:
             out.append(cls)
     return sorted(set(out), key=lambda c: (c.__module__, c.__name__))
+
+
+def source_annotations(cls: type) -> dict[str, str]:
+    """A class's field annotations as written in its module's .py (compiled, a dataclass
+    field's type is the evaluated type, not the text)."""
+    module = sys.modules[cls.__module__]
+    source = Path(module.__file__ or "").parent / f"{cls.__module__.rsplit('.', 1)[1]}.py"
+    tree = ast.parse(source.read_text(encoding="utf-8"))
+    (klass,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls.__name__]
+    return {n.target.id: ast.unparse(n.annotation) for n in klass.body
+            if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
 
 
 def test_every_fact_and_round_outcome_is_a_native_value_class():
@@ -30,16 +43,18 @@ def test_every_fact_and_round_outcome_is_a_native_value_class():
     assert len(classes) > 20
     for cls in classes:
         params = cls.__dataclass_params__
-        assert dataclasses.is_dataclass(cls) and "__slots__" in vars(cls), cls
+        # slots interpreted, a native class compiled: either way no instance __dict__
+        assert dataclasses.is_dataclass(cls) and "__dict__" not in dir(cls), cls
         assert not params.init and params.eq and params.unsafe_hash and not params.frozen, cls
+        declared = source_annotations(cls)
         for f in dataclasses.fields(cls):
-            assert str(f.type).startswith("Final["), (cls.__name__, f.name, f.type)
+            assert declared[f.name].startswith("Final["), (cls.__name__, f.name, declared[f.name])
         if dataclasses.fields(cls):
             assert "__init__" in vars(cls), cls
 
 
 def test_facts_compare_and_hash_by_value():
-    from replay.games.rage import BidMade
+    from trickledger.replay.games.rage import BidMade
 
     a, b = BidMade(1, 0, 3, 7), BidMade(round=1, player=0, bid=3, line=7)
     assert a == b and hash(a) == hash(b) and len({a, b}) == 1

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from helpers import header
 
-from replay.bots import GreedyBot
-from replay.judge import (
+from trickledger.replay.bots import GreedyBot
+from trickledger.replay.judge import (
     THRESHOLDS,
     Decision,
     band_of,
@@ -24,8 +24,8 @@ from replay.judge import (
     move_label,
     sample_states,
 )
-from replay.simulate import play_game
-from replay.writer import dump_lines
+from trickledger.replay.simulate import play_game
+from trickledger.replay.writer import dump_lines
 
 
 def rage_log(seed: int, n: int = 3) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -187,3 +187,15 @@ def _swap(events: list[dict[str, Any]], p1: str, c1: str, p2: str, c2: str
     hands[p2] = sorted([c for c in hands[p2] if c != c2] + [c1])
     deal["hands"] = hands
     return out
+
+
+def test_a_judgement_survives_the_trip_back_from_a_worker_process():
+    # judgements come back from analyse --moves' worker processes pickled; compiled, a
+    # frozen dataclass could not be unpickled and the pool waited for ever
+    import pickle
+
+    h, events = rage_log(3)
+    judged = judge_log(dump_lines(h, events), samples=2, seed=1, sha256="x")
+    assert judged
+    again = pickle.loads(pickle.dumps(judged))
+    assert again == judged and [j.band for j in again] == [j.band for j in judged]

@@ -12,9 +12,9 @@ import dataclasses
 import orjson
 import pytest
 
-from replay.engine import Replay, replay_bytes
-from replay.events import Header
-from replay.reader import Log, read_bytes
+from trickledger.replay.engine import Replay, replay_bytes
+from trickledger.replay.events import Header
+from trickledger.replay.reader import Log, read_bytes
 
 HEAD = {"format": "trickledger/1", "game": "rage", "players": ["Ann", "Bob", "Cy"],
         "id": "records-1", "meta": {"where": "club"}}

@@ -12,12 +12,12 @@ import pyarrow as pa
 import pytest
 import toy_game
 
-from ingest.batch import holder_arrow, to_arrow
-from ingest.rows import Rows, check_holders, replay_rows
-from ingest.schema import COLUMNS, TABLES
-from replay.engine import replay_bytes
-from replay.simulate import SimOptions, simulate_one
-from replay.state import (
+from trickledger.ingest.batch import holder_arrow, to_arrow
+from trickledger.ingest.rows import Rows, check_holders, replay_rows
+from trickledger.ingest.schema import COLUMNS, TABLES
+from trickledger.replay.engine import replay_bytes
+from trickledger.replay.simulate import SimOptions, simulate_one
+from trickledger.replay.state import (
     CORE_PROJECT,
     KeywordRows,
     RoundOutcome,
@@ -35,12 +35,18 @@ SAMPLES = [*sorted((ROOT / "sample_logs").glob("*/*.jsonl"))]
 
 
 def sentinel(table: str, column: str) -> object:
-    """A value that says which column it was given for, of the column's kind."""
+    """A value that says which column it was given for, of the column's type (the compiled
+    holders check the types): a column's own text, or a number made from its place."""
     sql = dict(TABLES[table])[column]
+    place = [name for name, _ in TABLES[table]].index(column)
     if sql == "VARCHAR[]":
         return [f"{column}-1", f"{column}-2"]
     if sql.startswith("STRUCT"):
         return [(f"{column}-p", f"{column}-s", 3)]
+    if sql in ("INTEGER", "BIGINT"):
+        return 1000 + place
+    if sql == "BOOLEAN":
+        return place % 2 == 0
     return f"{column}-value"
 
 

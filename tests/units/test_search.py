@@ -11,16 +11,16 @@ import orjson
 import pytest
 from helpers import NAMES, header
 
-from replay.bots import GreedyBot
-from replay.engine import new_state
-from replay.events import Event
-from replay.games import color_stacks, plotters, under_the_radar
-from replay.games.rage import CARDS, Phase, color_counts
-from replay.judge import ENDGAME_BUDGET, band_of, better_sign, cost_of, decisions, evaluate
-from replay.reader import parse_header
-from replay.search import BudgetExceeded, Unsearchable, best_index, exact_values
-from replay.simulate import play_game
-from replay.writer import dump_lines
+from trickledger.replay.bots import GreedyBot
+from trickledger.replay.engine import new_state
+from trickledger.replay.events import Event
+from trickledger.replay.games import color_stacks, plotters, under_the_radar
+from trickledger.replay.games.rage import CARDS, Phase, color_counts
+from trickledger.replay.judge import ENDGAME_BUDGET, band_of, better_sign, cost_of, decisions, evaluate
+from trickledger.replay.reader import parse_header
+from trickledger.replay.search import BudgetExceeded, Unsearchable, best_index, exact_values
+from trickledger.replay.simulate import play_game
+from trickledger.replay.writer import dump_lines
 
 
 def rage_two_tricks_left():

@@ -1,4 +1,4 @@
-"""replay.cards.shuffle and randbelow draw exactly as the standard library's
+"""trickledger.replay.cards.shuffle and randbelow draw exactly as the standard library's
 `Random.shuffle` and `Random.choice` do: the same order and the same card from the same
 stream, and the stream left in the same place (the hand estimates' numbers rest on it)."""
 
@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from replay.cards import randbelow, shuffle
+from trickledger.replay.cards import randbelow, shuffle
 
 
 @pytest.mark.parametrize("seed", range(40))

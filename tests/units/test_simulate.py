@@ -9,10 +9,10 @@ import orjson
 import pytest
 from helpers import NAMES, header
 
-from replay.bots import GreedyBot, RandomBot
-from replay.engine import replay_bytes, verdict
-from replay.simulate import SimOptions, play_game, simulate_one
 from trickledger import main
+from trickledger.replay.bots import GreedyBot, RandomBot
+from trickledger.replay.engine import replay_bytes, verdict
+from trickledger.replay.simulate import SimOptions, play_game, simulate_one
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ["plotters", "rage", "color_stacks", "under_the_radar"]
@@ -34,7 +34,7 @@ def check_as_injected(data: bytes, name: str) -> dict:
 def test_simulated_games_verify_exactly_as_injected(game):
     opts = SimOptions(game=game, games=40, players=(2, 8), bots=("greedy", "random"), seed=3,
                       variants=None, wrong_claims=0.05, claims=True, illegal=0.3)
-    from replay.registry import registry
+    from trickledger.replay.registry import registry
     info = registry()[game]
     opts = SimOptions(**{**opts.__dict__, "players": (info.min_players, info.max_players)})
     statuses = set()

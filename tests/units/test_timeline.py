@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from replay.engine import replay_bytes
-from replay.timeline import Timeline, timeline_bytes
+from trickledger.replay.engine import replay_bytes
+from trickledger.replay.timeline import Timeline, timeline_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 PLOTTERS = ROOT / "sample_logs" / "plotters" / "plotters-6p.jsonl"

@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from ingest.transactions import transaction
+from trickledger.ingest.transactions import transaction
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,7 +27,7 @@ def test_a_block_that_raises_leaves_nothing_behind() -> None:
 def test_no_module_writes_begin_commit_rollback_itself() -> None:
     spelled = re.compile(r"""execute\(\s*["'](BEGIN|COMMIT|ROLLBACK)\b""", re.IGNORECASE)
     places = [f"{path.relative_to(ROOT)}:{n}"
-              for package in ("replay", "ingest", "dashboard", "trickledger", "bench")
+              for package in ("replay", "ingest", "dashboard", "src/trickledger", "bench")
               for path in sorted((ROOT / package).rglob("*.py"))
               if path != ROOT / "ingest" / "transactions.py"
               for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)

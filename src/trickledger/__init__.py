@@ -1,10 +1,10 @@
 """trickledger: the `trickledger` command, and the Python API (docs/python.md).
 
 The command is one parser composed of the commands each package exposes. It sits above
-every package (replay < ingest < dashboard, and bench), so that no package imports a
+every package (replay < ingest < dashboard), so that no package imports a
 layer above its own; each package offers `register_commands(sub)`.
 
-The API (`verify`, `replay`, `connect`, `ingest`, ...) lives in trickledger.api and is
+The API (`verify`, `replay_log`, `connect`, `ingest_logs`, ...) lives in trickledger.api and is
 imported on the first use of one of its names: `import trickledger`, and so every
 command, starts without DuckDB, pyarrow or polars.
 """
@@ -25,15 +25,15 @@ if TYPE_CHECKING:
         Store,
         Verdict,
         connect,
-        ingest,
-        replay,
+        ingest_logs,
+        replay_log,
         verify,
     )
 
 __all__ = ["__version__", "SAMPLES", "IngestSummary", "Replay", "Source", "Store", "Verdict",
-           "build_parser", "connect", "ingest", "main", "replay", "verify", "version_text"]
-_API = {"SAMPLES", "IngestSummary", "Replay", "Source", "Store", "Verdict", "connect", "ingest",
-        "replay", "verify"}
+           "build_parser", "connect", "ingest_logs", "main", "replay_log", "verify", "version_text"]
+_API = {"SAMPLES", "IngestSummary", "Replay", "Source", "Store", "Verdict", "connect",
+        "ingest_logs", "replay_log", "verify"}
 
 
 def __getattr__(name: str) -> Any:
@@ -51,21 +51,21 @@ def __dir__() -> list[str]:
 
 
 def _replay_commands(sub: argparse._SubParsersAction) -> None:
-    import replay.commands
+    from .replay import commands
 
-    replay.commands.register_commands(sub)
+    commands.register_commands(sub)
 
 
 def _ingest_commands(sub: argparse._SubParsersAction) -> None:
-    import ingest.commands
+    from .ingest import commands
 
-    ingest.commands.register_commands(sub)
+    commands.register_commands(sub)
 
 
 def _dashboard_commands(sub: argparse._SubParsersAction) -> None:
-    import dashboard.commands
+    from .dashboard import commands
 
-    dashboard.commands.register_commands(sub)
+    commands.register_commands(sub)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -79,58 +79,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                    help="show the version and which engine runs (compiled or interpreted)")
     sub = p.add_subparsers(dest="command", required=True)
     registers: list[Callable[[argparse._SubParsersAction], None]] = [
-        _replay_commands, _ingest_commands, _dashboard_commands, _register_bench]
+        _replay_commands, _ingest_commands, _dashboard_commands]
     for register in registers:
         register(sub)
         if command is not None and command in sub.choices:
             break
     return p
-
-
-def _register_bench(sub: argparse._SubParsersAction) -> None:
-    """`trickledger bench` runs the benchmark of a source checkout (`bench/` is not installed
-    with the package: it measures the project, it is not part of it)."""
-    try:
-        import bench.commands
-    except ImportError:
-        if _checkout_bench():
-            import bench.commands
-
-            bench.commands.register_commands(sub)
-            return
-        b = sub.add_parser("bench", help="run the benchmark (from a source checkout only)",
-                           description="The benchmark lives in the source checkout's bench/ "
-                                       "folder and is not installed with the package.")
-        b.set_defaults(fn=_no_bench)
-        return
-    bench.commands.register_commands(sub)
-
-
-def _checkout_bench() -> bool:
-    """Whether the current folder is a source checkout with its bench/: it is then put on
-    the path *after* the installed packages, so that the installed (compiled) engine is the
-    one measured, not the checkout's interpreted replay/."""
-    import os
-    import sys
-
-    here = os.getcwd()
-    if not os.path.isfile(os.path.join(here, "bench", "commands.py")):
-        return False
-    sys.path.append(here)
-    try:
-        import bench.commands  # noqa: F401
-    except ImportError:
-        sys.path.remove(here)
-        return False
-    return True
-
-
-def _no_bench(args: argparse.Namespace) -> int:
-    import sys
-
-    print("trickledger bench: the benchmark runs from a checkout of the source: "
-          "cd into it and run 'python -m bench' (see docs/performance.md)", file=sys.stderr)
-    return 2
 
 
 class _Version(argparse.Action):
@@ -153,17 +107,9 @@ def _version() -> str:
 
 def version_text() -> str:
     """'trickledger 0.1.0 (engine compiled with mypyc)', or '... (engine interpreted)'."""
-    from replay import compiled_modules, engine_build
+    from trickledger.replay import build_text
 
-    v = _version()
-    build = engine_build()
-    if build == "compiled":
-        engine = "engine compiled with mypyc"
-    elif build == "interpreted":
-        engine = "engine interpreted"
-    else:
-        engine = f"engine partly compiled: {', '.join(compiled_modules())}"
-    return f"trickledger {v} ({engine})"
+    return f"trickledger {_version()} ({build_text()})"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

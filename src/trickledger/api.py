@@ -17,13 +17,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from ingest.load import Summary
-from ingest.store import Store
-from replay.engine import Replay, replay_bytes, replay_path, verdict
-from sample_logs import SAMPLES
+from trickledger.ingest.load import Summary
+from trickledger.ingest.store import Store
+from trickledger.replay.engine import Replay, replay_bytes, replay_path, verdict
+from trickledger.sample_logs import SAMPLES
 
 __all__ = ["SAMPLES", "IngestSummary", "Replay", "Source", "Store", "Verdict", "connect",
-           "ingest", "replay", "verify"]
+           "ingest_logs", "replay_log", "verify"]
 
 Source = str | os.PathLike[str]
 
@@ -88,7 +88,7 @@ def verify(source: Source | bytes, *, name: str | None = None) -> Verdict:
     return Verdict.of(_replay(source, name))
 
 
-def replay(source: Source | bytes, *, name: str | None = None) -> Replay:
+def replay_log(source: Source | bytes, *, name: str | None = None) -> Replay:
     """Replay one log and keep everything: `.status`, `.error`, `.header`, `.state`
     (rounds, scores, claims), `.facts` (every play, trick and take, in order) and
     `.render()` (the lines `trickledger replay` prints)."""
@@ -110,7 +110,7 @@ class IngestSummary(Summary):
     refused: list[tuple[str, str]] = field(default_factory=list)
 
 
-def ingest(sources: Source | Iterable[Source], db: Source | None = None, *,
+def ingest_logs(sources: Source | Iterable[Source], db: Source | None = None, *,
            lake: Source | None = None, cluster: str | None = None, jobs: int | None = None,
            batch_size: int = 500, follow_symlinks: bool = False) -> IngestSummary:
     """Load logs (files, folders, globs or fsspec URLs) into the database file `db`
@@ -118,8 +118,8 @@ def ingest(sources: Source | Iterable[Source], db: Source | None = None, *,
     `jobs` local processes or the Dask cluster `cluster` (tcp://HOST:8786 or local:N).
     Returns the counts `trickledger ingest` prints, and the arguments that named
     nothing (IngestSummary.refused; each is also warned about)."""
-    from ingest.admin import Actor
-    from ingest.executors import WorkerLost
+    from trickledger.ingest.admin import Actor
+    from trickledger.ingest.executors import WorkerLost
 
     mp = sys.modules.get("multiprocessing")
     if mp is not None and getattr(mp.current_process(), "_inheriting", False):
