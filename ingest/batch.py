@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 from trickledger.replay.engine import replay_bytes
 from trickledger.replay.errors import UnreadableLog
 from trickledger.replay.reader import MAX_LOG_BYTES, read_file
-from trickledger.replay.state import Column, StringLists, TableRows
+from trickledger.replay.rows import Column, StringLists, TableRows
 
 from . import schema
 from .rows import Rows, decode_text, replay_rows, stored_status

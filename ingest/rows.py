@@ -1,6 +1,6 @@
 """One replayed log -> columns for every table. It reshapes the engine's facts; it decides
 nothing: each fact goes through its game's projection (`GameInfo.project`, or the core's),
-which fills the tables' column holders (replay.state.RowSink); the log-level tables (logs,
+which fills the tables' column holders (replay.rows.RowSink); the log-level tables (logs,
 games, players, ingest_errors) are filled here."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import orjson
 
 from trickledger.replay.engine import Replay, verdict
 from trickledger.replay.reader import decompress
-from trickledger.replay.state import KeywordRows, RowSink, TableRows, project
+from trickledger.replay.rows import KeywordRows, RowSink, TableRows, project
 
 from .schema import COLUMNS  # every table's columns, games' own tables included
 

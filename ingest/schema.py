@@ -105,7 +105,7 @@ SHARED_TABLES = frozenset(TABLES)
 # A game's own tables (`GameInfo.tables`) join TABLES when the game registers, by name ->
 # the game that declares it; `create` makes them on a new database and on an existing one.
 GAME_TABLES: dict[str, str] = {}
-# Each table's column names, in order: what a projection may fill (replay.state.RowSink).
+# Each table's column names, in order: what a projection may fill (replay.rows.RowSink).
 COLUMNS: dict[str, tuple[str, ...]] = {t: tuple(c for c, _ in cols) for t, cols in TABLES.items()}
 
 

@@ -15,9 +15,11 @@ import orjson
 
 from .errors import FormatError, IllegalLine, LogError, RuleError, UnreadableLog
 from .events import Event, Header, Status
+from .facts import ClaimChecked, Fact
 from .reader import Log, event_object, read_bytes, read_file
 from .registry import registry
-from .state import ClaimChecked, Fact, FoldWatcher, GameState, render
+from .render import render
+from .state import FoldWatcher, GameState
 
 # ------------------------------------------------------------------ replay
 

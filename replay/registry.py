@@ -15,7 +15,9 @@ from dataclasses import is_dataclass
 from pathlib import Path
 
 from .events import CLAIM_EVENT, EVENT_TYPES, EXACT_NUMBER_EVENTS, SHEET_EVENT
-from .state import Fact, GameInfo, GameState, Move, handled_types, handler_table
+from .facts import Fact
+from .info import GameInfo
+from .state import GameState, Move, handled_types, handler_table
 
 __all__ = ["GameInfo", "Move", "game_info", "on_register", "register", "registry"]
 

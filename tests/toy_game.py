@@ -21,7 +21,9 @@ from typing import Any
 from trickledger.replay.cards import Card, CardTable, card_order, deal_hands
 from trickledger.replay.errors import RuleError
 from trickledger.replay.events import Event, Header
+from trickledger.replay.facts import Fact, RoundDealt, RoundOutcome, RoundScored, TrickAbandoned
 from trickledger.replay.registry import GameInfo, Move, register
+from trickledger.replay.rows import RowSink, plays_rows
 from trickledger.replay.sheet import (
     SHEET_END,
     SheetField,
@@ -31,17 +33,7 @@ from trickledger.replay.sheet import (
     sheet_head,
     table_lines,
 )
-from trickledger.replay.state import (
-    Fact,
-    GameState,
-    RoundDealt,
-    RoundOutcome,
-    RoundScored,
-    RowSink,
-    TrickAbandoned,
-    check_rounds,
-    plays_rows,
-)
+from trickledger.replay.state import GameState, check_rounds
 
 NAME = "toy_high_card"
 HAND = 3

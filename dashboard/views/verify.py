@@ -7,7 +7,7 @@ import streamlit as st
 
 from trickledger.dashboard import auth, data, limits, ui
 from trickledger.replay.engine import Replay, replay_bytes, verdict
-from trickledger.replay.state import ClaimChecked
+from trickledger.replay.facts import ClaimChecked
 
 ui.page("Verify a log")
 st.caption("Upload or paste one log: a disputed score is named first, with how the replay "

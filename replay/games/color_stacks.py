@@ -17,7 +17,10 @@ from typing import Any, Final
 from ..cards import Card, CardTable, card_order, deal_hands
 from ..errors import FormatError, RuleError
 from ..events import Event, Header, optional_str_list, str_list
+from ..facts import Fact, RoundDealt, RoundOutcome, RoundScored
 from ..registry import GameInfo, Move, register
+from ..render import deal_lines
+from ..rows import RowSink, plays_rows
 from ..sheet import (
     SHEET_END,
     SheetField,
@@ -27,17 +30,7 @@ from ..sheet import (
     sheet_head,
     table_lines,
 )
-from ..state import (
-    Fact,
-    GameState,
-    RoundDealt,
-    RoundOutcome,
-    RoundScored,
-    RowSink,
-    check_rounds,
-    deal_lines,
-    plays_rows,
-)
+from ..state import GameState, check_rounds
 
 # Module constants are Final: compiled, they are read as C statics, not looked up by name.
 SUIT_LETTERS: Final = "ROYGBPKW"

@@ -19,7 +19,9 @@ from typing import Any, Final
 from ..cards import Card, CardTable, card_order, deal_hands, names
 from ..errors import FormatError, RuleError
 from ..events import Event, Header, str_list
+from ..facts import Fact, RoundDealt, RoundOutcome, RoundScored, TrickAbandoned
 from ..registry import GameInfo, Move, register
+from ..rows import RowSink, plays_rows
 from ..sheet import (
     SHEET_END,
     SheetField,
@@ -30,17 +32,7 @@ from ..sheet import (
     sheet_head,
     table_lines,
 )
-from ..state import (
-    Fact,
-    GameState,
-    RoundDealt,
-    RoundOutcome,
-    RoundScored,
-    RowSink,
-    TrickAbandoned,
-    check_rounds,
-    plays_rows,
-)
+from ..state import GameState, check_rounds
 
 # Module constants are Final: compiled, they are read as C statics, not looked up by name.
 COLORS: Final = "BGRY"

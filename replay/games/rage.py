@@ -25,20 +25,12 @@ from ..cards import (
 )
 from ..errors import FormatError, RuleError
 from ..events import Event, Header, field_of, kind
+from ..facts import Fact, RoundDealt, RoundOutcome, RoundScored, TrickAbandoned
 from ..registry import GameInfo, Move, register
+from ..render import hands_lines
+from ..rows import RowSink, plays_rows
 from ..sheet import SHEET_END, SheetField, SheetForm, SheetState, number, sheet_head, table_lines
-from ..state import (
-    Fact,
-    GameState,
-    RoundDealt,
-    RoundOutcome,
-    RoundScored,
-    RowSink,
-    TrickAbandoned,
-    check_rounds,
-    hands_lines,
-    plays_rows,
-)
+from ..state import GameState, check_rounds
 
 # Module constants are Final: compiled, they are read as C statics, not looked up by name.
 COLORS: Final = "BGRYPO"

@@ -16,19 +16,11 @@ from typing import Any, Final
 from ..cards import Card, CardTable, deal_hands, hand_cards, hand_of, remove_from_hand
 from ..errors import RuleError
 from ..events import Event, Header, optional_str_list
+from ..facts import Fact, RoundDealt, RoundOutcome, RoundScored, TrickAbandoned
 from ..registry import GameInfo, Move, register
+from ..rows import RowSink, plays_rows
 from ..sheet import SHEET_END, SheetField, SheetForm, SheetState, number, sheet_head, table_lines
-from ..state import (
-    Fact,
-    GameState,
-    RoundDealt,
-    RoundOutcome,
-    RoundScored,
-    RowSink,
-    TrickAbandoned,
-    check_rounds,
-    plays_rows,
-)
+from ..state import GameState, check_rounds
 
 # Categories in the order a Complete is written: pattern-colour-shape.
 # Module constants are Final: compiled, they are read as C statics, not looked up by name.

@@ -1,4 +1,4 @@
-"""The tables' column holders (replay.state, ingest.rows): each takes exactly its table's
+"""The tables' column holders (replay.rows, ingest.rows): each takes exactly its table's
 declared columns and puts each value in the column of its name; Arrow built from their flat
 lists is the Arrow of the same rows as Python values; every game's projection fills them."""
 
@@ -16,17 +16,9 @@ from trickledger.ingest.batch import holder_arrow, to_arrow
 from trickledger.ingest.rows import Rows, check_holders, replay_rows
 from trickledger.ingest.schema import COLUMNS, TABLES
 from trickledger.replay.engine import replay_bytes
+from trickledger.replay.facts import RoundOutcome, RoundScored, TrickAbandoned
+from trickledger.replay.rows import CORE_PROJECT, KeywordRows, StackLists, StringLists, TableRows
 from trickledger.replay.simulate import SimOptions, simulate_one
-from trickledger.replay.state import (
-    CORE_PROJECT,
-    KeywordRows,
-    RoundOutcome,
-    RoundScored,
-    StackLists,
-    StringLists,
-    TableRows,
-    TrickAbandoned,
-)
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = dt.datetime(2026, 1, 1)
