@@ -29,9 +29,15 @@ FOLDER_MARKERS = {"rules": "fast", "format": "fast", "units": "fast", "system": 
                   "browser": "browser", "build": "compiled"}
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     for item in items:
         folder = Path(str(item.fspath)).parent.name
+        # The parallel run (`--dist loadgroup`, pyproject's addopts) keeps a file's tests on
+        # one worker, so a module's fixtures (a loaded database, a server) are made once; the
+        # build's files share one wheel, built once.
+        group = "build" if folder == "build" else item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group(group))
         marker = FOLDER_MARKERS.get(folder)
         if marker is None:
             raise pytest.UsageError(f"{item.nodeid}: a test belongs in one of the folders "
@@ -100,7 +106,16 @@ def _release_cached_consoles() -> None:
     gc.collect()
 
 
+def _xdist_worker(config) -> bool:
+    """A worker of a parallel run (pytest-xdist): its processes are counted by the run that
+    started it, whose token it keeps."""
+    return hasattr(config, "workerinput")
+
+
 def pytest_sessionfinish(session, exitstatus):
+    if _xdist_worker(session.config):
+        _release_cached_consoles()
+        return
     token = os.environ.get(SESSION_TOKEN)
     if not token or not sys.platform.startswith("linux") or \
             session.config.getoption("collectonly"):
@@ -132,10 +147,13 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def pytest_configure(config):
-    # a run of its own (not a pytest run started by a test, which inherits the outer one)
+    # a run of its own (not a pytest run started by a test, which inherits the outer one);
+    # the workers of a parallel run keep their run's token, so that the run counts every
+    # process any of its tests started once they have all ended
     import uuid
 
-    os.environ[SESSION_TOKEN] = f"{os.getpid()}-{uuid.uuid4().hex}"
+    if not (_xdist_worker(config) and os.environ.get(SESSION_TOKEN)):
+        os.environ[SESSION_TOKEN] = f"{os.getpid()}-{uuid.uuid4().hex}"
     want = os.environ.get("TRICKLEDGER_EXPECT_ENGINE")
     if want:
         from trickledger import replay
