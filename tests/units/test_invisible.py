@@ -142,3 +142,30 @@ def test_a_file_name_with_a_line_break_cannot_forge_a_verdict(capsys):
         assert not any(line.startswith("trusted.jsonl") for line in lines), lines
         assert any(line.startswith("x\\ntrusted.jsonl") for line in lines), lines
 
+
+
+def test_sheet_of_writes_no_escape_code_or_direction_mark_to_the_terminal(tmp_path, capsys):
+    """`trickledger sheet-of` copies the header's id and meta into the sheet: on standard
+    output their C1 controls and direction marks are JSON escapes, as `verify --json`
+    writes them, and the sheet means the same JSON."""
+    from pathlib import Path
+
+    from trickledger import main
+    from trickledger.replay.sheetlog import sheet_of
+
+    sample = (Path(__file__).resolve().parents[2] / "sample_logs" / "rage"
+              / "rage-5p-hidden-bid.jsonl").read_bytes()
+    first, rest = sample.split(b"\n", 1)
+    head = orjson.loads(first)
+    head["id"] = "game\x9b2J\u202egnp\u2066x\u2069"
+    head["meta"] = {**head["meta"], "place": "\x9b1m\u202e\u200e\u200f\u061c\x7f",
+                    "note": ["\u2066inside a list\u2069"]}
+    log = tmp_path / "attack.jsonl"
+    log.write_bytes(orjson.dumps(head) + b"\n" + rest)
+    assert main(["sheet-of", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert out and not INVISIBLE.search(out.replace("\n", "")), ascii(out[:300])
+    expected = sheet_of(replay_bytes(log.read_bytes(), log.name)).decode().splitlines()
+    assert [orjson.loads(line) for line in out.splitlines()] == \
+        [orjson.loads(line) for line in expected]
+    assert orjson.loads(out.splitlines()[0])["id"] == head["id"]
