@@ -5,7 +5,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from trickledger.dashboard import auth, data, limits, ui
+from trickledger.dashboard import auth, data, limits, pastes, ui
 from trickledger.replay.engine import Replay, replay_bytes, verdict
 from trickledger.replay.state import ClaimChecked
 
@@ -27,8 +27,8 @@ def render() -> None:
             st.info("Uploading a file needs a member's account on this server: log in from "
                     "the sidebar, or paste the log instead.")
     with paste_tab:
-        text = st.text_area("Log lines", height=200, key="verify_text",
-                            placeholder='{"format": "trickledger/1", "game": "plotters", ...}')
+        text = pastes.paste_area("Log lines", height=200, key="verify_text",
+                                 placeholder='{"format": "trickledger/1", "game": "plotters", ...}')
     name = ""
     raw: bytes | None = None
     if up is not None:
