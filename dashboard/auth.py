@@ -197,14 +197,14 @@ def _visitor() -> Visitor:
 
 def login_panel() -> None:
     """The sidebar's login box, shown when writing needs an account."""
+    from trickledger.dashboard.ui import md  # an account name is text (an identity provider's e-mail)
+
     if from_this_machine():
         return
     sb = st.sidebar
     me = visitor()
     if me.name is not None:
-        from trickledger.dashboard.ui import md  # an account name is text (an identity provider's e-mail)
-
-        sb.caption(f"Logged in as {md(me.name)} ({me.role or 'reader'}).")
+        sb.caption(f"Logged in as {md(me.name)} ({md(me.role or 'reader')}).")
         if sb.button("Log out", key="logout"):
             if me.via == "identity provider":
                 st.logout()
@@ -223,7 +223,7 @@ def login_panel() -> None:
                     account, message = check_login(users(), _limiter(), name, password,
                                                    _address())
                     if account is None:
-                        st.error(message)
+                        st.error(md(message))
                     else:
                         st.session_state[SESSION_KEY] = account
                         st.rerun()
@@ -253,15 +253,15 @@ def require_admin(what: str, why: str = "") -> Visitor | None:
 
 def _require(allowed: Callable[[Visitor], bool], to_member: str,
              to_stranger: str) -> Visitor | None:
+    from trickledger.dashboard.ui import md
+
     me = visitor()
     if allowed(me):
         return me
     if me.name is not None:
-        from trickledger.dashboard.ui import md
-
-        st.warning(f"{to_member}; {md(me.name)} is a {me.role or 'reader'}.")
+        st.warning(f"{md(to_member)}; {md(me.name)} is a {md(me.role or 'reader')}.")
     else:
-        st.info(f"{to_stranger}: log in from the sidebar.")
+        st.info(f"{md(to_stranger)}: log in from the sidebar.")
     return None
 
 

@@ -24,7 +24,7 @@ def paste_area(label: str, key: str, height: int, placeholder: str) -> str:
         refused = (f"That paste is more than {limits.MAX_PASTE_MB} MB: upload the file, or "
                    f"check it with `trickledger verify`.")
         st.session_state[key] = ""  # before the widget is drawn: the session keeps none of it
-    text = st.text_area(label, key=key, max_chars=limits.MAX_PASTE_MB * MIB, height=height,
+    text = st.text_area(ui.md(label), key=key, max_chars=limits.MAX_PASTE_MB * MIB, height=height,
                         placeholder=placeholder)
     if refused is not None:
         st.error(ui.md(refused))

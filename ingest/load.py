@@ -37,7 +37,7 @@ import pyarrow as pa
 from . import schema
 from .admin import Actor, record
 from .batch import STAGING, Done, Outcome, Recorded, Source, Task, to_arrow, write_parquet
-from .db import open_db, others_waiting, writing, yield_to_writers
+from .db import open_db, others_waiting, owner_of, owner_tag, process_gone, writing, yield_to_writers
 from .lake import LOADED, LakeWriter, discard
 from .sources import expand
 from .transactions import transaction
@@ -198,7 +198,8 @@ class DatabaseWriter:
         # this run's own folder: two ingests into one file (their batches take turns on
         # the file) must not delete each other's staged files
         self.root = os.path.abspath(path) + ".ingest"
-        self.out = os.path.join(self.root, uuid.uuid4().hex)
+        # named after its process: the next run removes it at once if this one is killed
+        self.out = os.path.join(self.root, f"{owner_tag()}-{uuid.uuid4().hex}")
         os.makedirs(os.path.join(self.out, STAGING), exist_ok=True)
         self._sweep()
 
@@ -260,12 +261,16 @@ class DatabaseWriter:
                     raise
 
     def _sweep(self, idle_s: float = 3600.0) -> None:
-        """Staged files of a run that crashed (none of its files changed for an hour)."""
+        """Staged files of a run that was killed or crashed: at once when its process is
+        gone, else (a folder not named after its process) when none of its files changed
+        for an hour. Another run's, still going, are left alone."""
         now = time.time()
         for name in os.listdir(self.root):
             staging = os.path.join(self.root, name, STAGING)
+            owner = owner_of(name)
             try:
-                if now - os.path.getmtime(staging) > idle_s:
+                if (owner is not None and process_gone(*owner)) or \
+                        (owner is None and now - os.path.getmtime(staging) > idle_s):
                     shutil.rmtree(os.path.join(self.root, name), ignore_errors=True)
             except OSError:
                 pass

@@ -171,6 +171,14 @@ def dashboard_process(db: str, log_path: str, no_samples: bool = False,
         log.close()
 
 
+def visible(markdown: str) -> str:
+    """What a reader sees of markdown the pages escaped (dashboard/ui.py, `md`): the
+    backslashes and word joiners go."""
+    import re
+
+    return re.sub(r"\\(.)", r"\1", markdown.replace("\u2060", ""))
+
+
 def seat(name: str) -> int:
     """The seat of one of the test players (facts carry seats, not names)."""
     return NAMES.index(name)

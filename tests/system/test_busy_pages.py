@@ -57,7 +57,7 @@ def test_a_page_run_on_a_held_file_waits_once_and_names_no_path(held, monkeypatc
         time.sleep(seconds)
 
     monkeypatch.setattr(dbmod, "time", SimpleNamespace(monotonic=time.monotonic,
-                                                        sleep=sleep))
+                                                        sleep=sleep, time=time.time))
     with dashboard_database(path):
         at = AppTest.from_file(APP, default_timeout=120)
         at.run()

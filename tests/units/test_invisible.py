@@ -51,8 +51,11 @@ def test_names_that_look_blank_or_alike_are_refused_at_read_time(name):
     assert "name" in r.error.message
 
 
-@pytest.mark.parametrize("pair", [("Jos\u00e9", "Jose\u0301"), ("Ann", "\uff21nn")],
-                         ids=["composed and decomposed", "full-width"])
+@pytest.mark.parametrize("pair", [("Jos\u00e9", "Jose\u0301"), ("Ann", "\uff21nn"),
+                                  ("Ann", "\u0410nn"), ("Alex", "\u0391lex"),
+                                  ("Top", "\u0422\u043e\u0440"), ("Pam", "P\u0430m")],
+                         ids=["composed and decomposed", "full-width", "Cyrillic A",
+                              "Greek Alpha", "all Cyrillic", "Cyrillic a inside"])
 def test_two_names_that_look_the_same_are_refused(pair):
     head = header("rage", 4)
     head["players"] = [*pair, *head["players"][2:]]
@@ -169,3 +172,15 @@ def test_sheet_of_writes_no_escape_code_or_direction_mark_to_the_terminal(tmp_pa
     assert [orjson.loads(line) for line in out.splitlines()] == \
         [orjson.loads(line) for line in expected]
     assert orjson.loads(out.splitlines()[0])["id"] == head["id"]
+
+
+def test_names_of_one_script_and_ordinary_pairs_are_not_taken_for_look_alikes():
+    """Look-alikes are letters of another script that Unicode lists as confusable with a
+    Latin one; names that merely share letters, or are written in one script, stay apart
+    (ASCII's own l and I too: a font matter, not a spelling)."""
+    for pair in (("Анна", "Anna"), ("Ann", "Anne"), ("Al", "AI"), ("李小龍", "李小龙"),
+                 ("Zoë", "Zoe"), ("Ольга", "Olga")):
+        head = header("rage", 4)
+        head["players"] = [*pair, *head["players"][2:]]
+        r = replay_bytes(log_bytes(head, []), "t.jsonl")
+        assert r.status != "unreadable", (pair, r.error)
