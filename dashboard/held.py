@@ -172,4 +172,6 @@ def cut_big_values(message: bytes) -> bytes | None:
     widgets.extend(keep)
     if msg.ByteSize() > FREE_BYTES:  # many values of middling size: none of them
         del widgets[:]
+    if msg.ByteSize() > FREE_BYTES:  # big elsewhere (its query string, its page's name)
+        return None
     return msg.SerializeToString()

@@ -370,3 +370,7 @@ def test_a_message_over_the_cap_reaches_streamlit_without_its_big_values(monkeyp
     # the connection closed; its session was never told to end with it (no page run):
     # its 300 KB count while Streamlit may keep the session
     assert 900 * 1024 < ledger.held() < 901 * 1024  # (and the message's few bytes of framing)
+    # a page run big elsewhere than in its widgets (its query string) is not passed on
+    big_query = BackMsg()
+    big_query.rerun_script.query_string = "x" * (500 * 1024)
+    assert held.cut_big_values(big_query.SerializeToString()) is None
