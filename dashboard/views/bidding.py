@@ -100,7 +100,7 @@ def _against_the_hand(rule: str, pm1: str) -> None:
             bar = st.progress(0.0, text="playing the rounds out…")
 
             def progress(k: int, total: int) -> None:
-                bar.progress(min(1.0, k / max(total, 1)), text=f"{k} hands")
+                bar.progress(min(1.0, k / max(total, 1)), text=f"{k:,} hands")
 
             data.estimate_hands(f, rounds=5, progress=progress)
             bar.empty()

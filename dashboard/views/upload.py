@@ -51,7 +51,7 @@ def _load(files: list, me: auth.Visitor) -> None:
                          "game_id": p.game_id, "message": p.message or "",
                          "disputed": p.disputed})
         done = min(i + CHUNK, len(items))
-        bar.progress(done / max(len(items), 1), text=f"{done} of {len(items)}")
+        bar.progress(done / max(len(items), 1), text=f"{done:,} of {len(items):,}")
     bar.empty()
     st.session_state["upload_result"] = rows
 
