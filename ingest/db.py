@@ -298,11 +298,12 @@ def _waiting(path: str, kinds: tuple[str, ...], me: int | None = None) -> bool:
     return False
 
 
-def read_flag(flag: str) -> tuple[str, float] | None:
-    """A flag's text and its date (seconds since the epoch), or None when `flag` is not a
-    flag: anything but a small regular file (a FIFO, a device, a folder, a symbolic link,
-    a file of more than FLAG_MAX_BYTES, text that is not a start time). It is opened
-    without following a link and without blocking, and read within its bound."""
+def read_flag(flag: str) -> tuple[str | None, float] | None:
+    """A flag's text (None: another user's flag, which this process may not read) and its
+    date (seconds since the epoch), or None when `flag` is not a flag: anything but a small
+    regular file (a FIFO, a device, a folder, a symbolic link, a file of more than
+    FLAG_MAX_BYTES, text that is not a start time). It is opened without following a link
+    and without blocking, and read within its bound."""
     try:
         seen = os.lstat(flag)
     except OSError:
@@ -312,7 +313,7 @@ def read_flag(flag: str) -> tuple[str, float] | None:
     try:
         fd = os.open(flag, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _NOCTTY | _CLOEXEC)
     except PermissionError:  # another user's flag, unreadable: judged by its date and pid
-        return "", seen.st_mtime
+        return None, seen.st_mtime
     except OSError:
         return None
     try:
@@ -333,19 +334,23 @@ def read_flag(flag: str) -> tuple[str, float] | None:
 
 def _live_flag(flag: str, pid: int) -> bool:
     """Whether `flag` is raised by a live process that still waits. A stale one is
-    removed: its process gone, its id now another process's, or left untouched for
+    removed: its process gone, its id now another process's, left untouched for
     FLAG_FRESH_S (so a flag naming a live process that does not wait, or dated ahead,
-    holds nobody back for long). Anything that is not a flag is left alone."""
+    holds nobody back for long), or empty where every waiter writes its start time (an
+    empty file naming a live process is nobody's flag). Anything that is not a flag is
+    left alone."""
     got = read_flag(flag)
     if got is None:
         return False  # nothing trickledger raises, or a flag taken down meanwhile
     started, dated = got
     age = time.time() - dated
     alive = -FLAG_AHEAD_S <= age <= FLAG_FRESH_S
+    if alive and started == "" and _started(os.getpid()) is not None:
+        alive = False  # this system tells start times, so every waiter wrote its own
     if alive:
         try:
             os.kill(pid, 0)
-            alive = started == "" or _started(pid) in (None, started)
+            alive = not started or _started(pid) in (None, started)
         except ProcessLookupError:
             alive = False
         except PermissionError:  # another user's live process

@@ -48,9 +48,11 @@ def plant(kind: str, db: Path, pid: int) -> list[Path]:
                 for _ in range(64):
                     f.write(b" " * (1024 * 1024))
         elif kind == "flag of a live process nobody keeps up":
-            path.write_text("")
+            path.write_text(dbmod._started(pid) or "")
             an_hour_ago = time.time() - 3600
             os.utime(path, (an_hour_ago, an_hour_ago))
+        elif kind == "empty flag of a live process":  # fresh, but no start time in it
+            path.write_text("")
         else:
             raise AssertionError(kind)
         planted.append(path)
@@ -77,7 +79,8 @@ def served(tmp_path_factory):
 
 
 KINDS = ["fifo", "symlink to /dev/zero", "directory", "oversized file",
-         "flag of a live process nobody keeps up"]
+         "flag of a live process nobody keeps up", "empty flag of a live process"]
+STALE = ("flag of a live process nobody keeps up", "empty flag of a live process")
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -110,11 +113,11 @@ def test_what_sits_beside_the_database_under_a_flags_name_hangs_and_breaks_nothi
         assert f"loaded {len(batch)}" in out, out
         log = (db.parent / "server.log").read_text()[log_seen:]
         assert "Traceback" not in log and "MemoryError" not in log, log[-3000:]
-        if kind == "flag of a live process nobody keeps up":  # stale, whoever it names
+        if kind in STALE:  # stale, whoever it names
             assert not any(p.exists() for p in planted)
         else:  # not a flag: left where it is, never opened for long, never followed
             assert all(p.is_symlink() or p.exists() for p in planted)
-        if kind in ("oversized file", "flag of a live process nobody keeps up"):
+        if kind in ("oversized file", *STALE):
             # (a regular file: safe to ask about in this process, whatever the code does)
             assert not writer_waiting(str(db)) and not others_waiting(str(db))
     finally:
@@ -126,20 +129,24 @@ def test_what_sits_beside_the_database_under_a_flags_name_hangs_and_breaks_nothi
 
 
 def test_a_flag_is_current_only_while_its_waiter_keeps_it_up(tmp_path):
-    """An empty flag naming a live process (any process that does not wait: pid 1, the
-    server itself) counts only until FLAG_FRESH_S pass without a touch; a flag dated ahead
-    counts for nothing; a waiter's own flag is touched as it waits, and raised again if it
-    was taken down."""
+    """A flag naming a live process (any process that does not wait: pid 1, the server
+    itself) with that process's start time counts only until FLAG_FRESH_S pass without a
+    touch; an empty one, fresh or not, counts for nothing (every waiter writes its start
+    time); a flag dated ahead counts for nothing; each is removed. A waiter's own flag is
+    touched as it waits, and raised again if it was taken down."""
     db = tmp_path / "t.duckdb"
     other = subprocess.Popen(["sleep", "600"])
     try:
         flag = Path(f"{db}{WRITER_WAITING}{other.pid}.x")
-        flag.write_text("")
-        assert writer_waiting(str(db))  # fresh: its waiter may be waiting
+        flag.write_text("")  # issue 35: an empty flag naming a live process was never stale
+        assert not writer_waiting(str(db)) and not others_waiting(str(db))
+        assert not flag.exists()
+        flag.write_text(dbmod._started(other.pid) or "")
+        assert writer_waiting(str(db))  # fresh, and its process's: its waiter may be waiting
         old = time.time() - dbmod.FLAG_FRESH_S - 1
         os.utime(flag, (old, old))
         assert not writer_waiting(str(db)) and not flag.exists()  # nobody kept it up
-        flag.write_text("")
+        flag.write_text(dbmod._started(other.pid) or "")
         ahead = time.time() + 3600
         os.utime(flag, (ahead, ahead))
         assert not writer_waiting(str(db)) and not flag.exists()
@@ -199,3 +206,55 @@ def test_a_waiters_flag_stays_fresh_for_as_long_as_it_waits(tmp_path):
         reader.communicate(timeout=120)
     assert reader.returncode == 0
     assert not list(tmp_path.glob("*waiting*"))
+
+
+@pytest.mark.parametrize("kind", ["symlink to a folder", "fifo", "file"])
+def test_the_staging_folders_name_beside_the_database_is_never_followed(tmp_path, kind):
+    """An ingest keeps its staged files in `FILE.ingest` and removes the folders of runs
+    whose process is gone. Issue 35's follow-up attack: that name made a link to a folder
+    of someone else's, and the ingest removed the folders there that were named like a
+    dead run's (and a FIFO or a file there ended the ingest in a traceback). Anything but
+    a real folder is refused in one line, and nothing beyond it is touched."""
+    victim = tmp_path / "victim"
+    kept = victim / "999999-1-precious"  # named like a dead run's staged files
+    kept.mkdir(parents=True)
+    (kept / "file").write_text("mine")
+    db = tmp_path / "db" / "d.duckdb"
+    db.parent.mkdir()
+    root = Path(f"{db}.ingest")
+    if kind == "symlink to a folder":
+        root.symlink_to(victim)
+    elif kind == "fifo":
+        os.mkfifo(root)
+    else:
+        root.write_text("")
+    run = subprocess.run([sys.executable, "-m", "trickledger", "ingest", str(LOGS[0]),
+                          "--db", str(db)], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "Traceback" not in run.stderr
+    assert run.stderr.strip().splitlines() == [
+        f"trickledger ingest: {root}: not a folder (a symbolic link, a file, a pipe or a "
+        f"device) where an ingest keeps its staged files; refused (remove it, or write the "
+        f"database elsewhere)"]
+    assert (kept / "file").read_text() == "mine"
+    assert root.is_symlink() or root.exists()
+
+
+def test_a_dead_runs_staged_files_go_and_a_link_among_them_is_not_followed(tmp_path):
+    """Inside a real `FILE.ingest`, a dead run's folder is removed; an entry named like one
+    that is a link leads nowhere (it is not followed; what it points at stays)."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "file").write_text("mine")
+    db = tmp_path / "d.duckdb"
+    root = Path(f"{db}.ingest")
+    dead = root / "999999-1-dead" / "_staging"
+    dead.mkdir(parents=True)
+    (root / "999998-1-link").symlink_to(victim)
+    run = subprocess.run([sys.executable, "-m", "trickledger", "ingest", str(LOGS[0]),
+                          "--db", str(db)], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert not dead.parent.exists()
+    assert (victim / "file").read_text() == "mine"
