@@ -17,9 +17,10 @@ whole file, the audit log included), see the audit log and quarantine or delete 
 
 "This machine" is decided per request, from what a proxy on the way cannot hide: the server
 listens on loopback only, the connection comes from a loopback address, the request names
-a loopback host, and it carries no header but those a browser sends by itself
-(`browser_header`). A reverse proxy on the same machine in front of a loopback-only server
-therefore does not make its visitors admins, whatever headers it adds.
+a loopback host (and so does its Origin, the page a browser opened), and it carries no
+header but those a browser sends by itself (`browser_header`). A reverse proxy on the same
+machine in front of a loopback-only server therefore does not make its visitors admins,
+whatever headers it adds.
 """
 
 from __future__ import annotations
@@ -125,8 +126,8 @@ def browser_header(name: str) -> bool:
 def from_this_machine() -> bool:
     """Whether this request comes from this machine directly, decided by what a proxy on
     the way cannot hide: the server listens on loopback only, the connection's peer is a
-    loopback address, the Host is a loopback name, and every header is one a browser sends
-    by itself (anything a proxy added makes the visitor a stranger)."""
+    loopback address, the Host (and the Origin, when there is one) is a loopback name, and
+    every header is one a browser sends by itself (anything a proxy added makes the visitor a stranger)."""
     if not local_only():
         return False
     try:
@@ -144,7 +145,26 @@ def from_this_machine() -> bool:
     if not all(browser_header(name) for name, _ in headers):
         return False
     hosts = [_host_name(v) for k, v in headers if k.lower() == "host"]
-    return len(hosts) == 1 and (hosts[0] == "localhost" or is_loopback(hosts[0]))
+    # the page a browser came from: a proxy that adds no header of its own (nginx's
+    # defaults) still passes on the Origin of its visitors' pages, under the proxy's name
+    origins = [_origin_host(v) for k, v in headers if k.strip().lower() == "origin"]
+    return len(hosts) == 1 and all(_loopback_name(h) for h in hosts + origins)
+
+
+def _loopback_name(name: str | None) -> bool:
+    return name is not None and (name == "localhost" or is_loopback(name))
+
+
+def _origin_host(value: str) -> str | None:
+    """The host an Origin header names (`http://[::1]:8501` is `::1`); None for `null` and
+    anything that is not an origin."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value.strip())
+        return parts.hostname if parts.scheme in ("http", "https") else None
+    except ValueError:
+        return None
 
 
 def _host_name(value: str) -> str:

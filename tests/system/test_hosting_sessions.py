@@ -128,6 +128,44 @@ def test_a_connection_from_beyond_loopback_is_not_this_machine(monkeypatch):
         assert auth.from_this_machine() is local, peer
 
 
+def test_a_page_of_another_name_is_not_this_machine(monkeypatch):
+    """A reverse proxy that adds no header of its own (nginx with nothing but `proxy_pass`:
+    the Host becomes the proxy's target, 127.0.0.1:8501) still passes on its visitors'
+    Origin, the name of the page their browser opened: one that is not a loopback name
+    makes the visitor a stranger."""
+    from types import SimpleNamespace
+
+    from trickledger.dashboard import auth
+
+    monkeypatch.setenv("TRICKLEDGER_LISTEN", "127.0.0.1")
+    for origin, local in (("http://localhost:8501", True), ("http://127.0.0.1:8501", True),
+                          ("http://[::1]:8501", True), ("https://club.example", False),
+                          ("https://stats.club.example:443", False), ("null", False),
+                          ("http://127.0.0.1.nip.io:8501", False),
+                          ("http://localhost.club.example", False), ("file://", False),
+                          ("http://[::1", False)):
+        monkeypatch.setattr(auth.st, "context", SimpleNamespace(
+            headers={"Host": "127.0.0.1:8501", "Origin": origin}, ip_address=None))
+        assert auth.from_this_machine() is local, origin
+
+
+def test_a_visitor_through_a_proxy_that_adds_nothing_is_a_stranger(server):
+    """Through the real server: the WebSocket of a browser that opened the proxy's page,
+    forwarded with the proxy's target as its Host and no header added, is refused (the
+    server's Origin check) or, should it get in, a stranger (`from_this_machine`)."""
+    from websockets.exceptions import InvalidStatus
+
+    url, _ = server
+    port = url.rsplit(":", 1)[1]
+    through = {**CHROMIUM, "Host": f"127.0.0.1:{port}", "Origin": "https://stats.club.example"}
+    try:
+        admitted = may_query(url, through)
+    except InvalidStatus as e:
+        assert e.response.status_code == 403
+        admitted = False
+    assert not admitted
+
+
 # ------------------------------------------------------------ what visitors make it hold
 
 
