@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
@@ -31,7 +32,7 @@ NO_COLOR_CSS = "#555555"  # a card without a colour (action cards, shapes) or no
 
 def page(title: str) -> None:
     # icons belong to the navigation (st.Page); titles stay plain text
-    st.title(title)
+    st.title(md(title))
 
 
 @st.cache_resource
@@ -186,7 +187,7 @@ def filters() -> data.Filters:
 
 def busy(e: Exception) -> None:
     st.warning(f"The database is busy — another process is loading logs into it. "
-               f"Retrying shortly; reload the page in a moment. ({e})")
+               f"Retrying shortly; reload the page in a moment. ({md(e)})")
 
 
 def guarded(render: Callable[[], Any]) -> None:
@@ -204,7 +205,7 @@ def guarded(render: Callable[[], Any]) -> None:
         raise  # Streamlit's own control flow
     except Exception as e:
         _log.exception("page failed")
-        st.error(f"Something went wrong on this page ({type(e).__name__}); it has been logged "
+        st.error(f"Something went wrong on this page ({md(type(e).__name__)}); it has been logged "
                  f"on the server. Reload, or try another page.")
 
 
@@ -344,13 +345,13 @@ def minimum(label: str, most: int, key: str, default: int = 5, where: Any = None
     wider filter is lowered to fit the narrower one."""
     where = st if where is None else where
     if most <= 1:
-        where.caption(f"{label}: 1 (nobody has more than one under this filter)")
+        where.caption(f"{md(label)}: 1 (nobody has more than one under this filter)")
         return 1
     if key in st.session_state:
         # set before the slider is drawn: Streamlit refuses a kept value beyond the new end
         st.session_state[key] = max(1, min(int(st.session_state[key]), most))
-        return int(where.slider(label, 1, most, key=key))
-    return int(where.slider(label, 1, most, min(default, most), key=key))
+        return int(where.slider(md(label), 1, most, key=key))
+    return int(where.slider(md(label), 1, most, min(default, most), key=key))
 
 
 plain = md
@@ -394,8 +395,7 @@ def viewer_link(params: dict[str, str], label: str) -> None:
         st.page_link("views/viewer.py", label=md(label), icon=":material/search:",
                      query_params=params)
     except StreamlitPageNotFoundError:  # the page runs on its own (tests): a plain link
-        query = "&".join(f"{k}={v}" for k, v in params.items())
-        st.markdown(f"[{md(label)}](viewer?{query})")
+        st.markdown(f"[{md(label)}](viewer?{urlencode(params)})")
 
 
 def file_name(name: str) -> str:
@@ -424,11 +424,11 @@ def hand_row(game: str, hand: tuple[str, ...], legal: tuple[str, ...] | None = N
         parts.append(f'<span style="display:inline-block;{style}">{chip_html}</span>')
     st.html("<div>" + "".join(parts) + "</div>")
     if legal is not None:
-        said = ("Faded: not legal to play at that moment." if any_faded
-                else "Every card in this hand was legal to play at that moment.")
-        if to_outline:  # played, yet not in the hand: that was the broken rule
-            said += f" {' '.join(to_outline)}: not in the hand."
-        st.caption(said)
+        # played, yet not in the hand: that was the broken rule (a card's name is the
+        # log's text: an illegal move may write anything)
+        st.caption(("Faded: not legal to play at that moment." if any_faded
+                    else "Every card in this hand was legal to play at that moment.")
+                   + (f" {md(' '.join(to_outline))}: not in the hand." if to_outline else ""))
 
 
 def chips_row(game: str, items: list[tuple[str, str]]) -> None:
@@ -442,6 +442,6 @@ def chips_row(game: str, items: list[tuple[str, str]]) -> None:
 
 def empty(df: pd.DataFrame, what: str) -> bool:
     if df.empty:
-        st.info(f"No {what} for this filter yet.")
+        st.info(f"No {md(what)} for this filter yet.")
         return True
     return False

@@ -19,7 +19,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from trickledger.ingest.db import DatabaseBusy, NoDatabase, db_path, refuse_special
     from trickledger.ingest.executors import WorkerLost
     from trickledger.ingest.lake import LakeError
-    from trickledger.ingest.load import expand, ingest, record_missing
+    from trickledger.ingest.load import StagingRefused, expand, ingest, record_missing
     from trickledger.ingest.sources import SourceError
 
     if args.lake and args.db:
@@ -59,8 +59,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         summary = ingest(sources, path, jobs=args.jobs, batch_size=args.batch,
                          progress=progress, on_busy=busy, keep_all=False, lake=args.lake,
                          cluster=args.cluster, compact=args.compact)
-    except (DatabaseBusy, LakeError, ClusterError, WorkerLost) as e:
-        say(f"trickledger ingest: {e}", error=True)
+    except (DatabaseBusy, LakeError, ClusterError, WorkerLost, StagingRefused) as e:
+        say(f"trickledger ingest: {terminal(str(e))}", error=True)
         return 2
     finally:
         bar.close()

@@ -8,9 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-import orjson
-
-from trickledger.replay.engine import Replay, verdict
+from trickledger.replay.engine import Replay, exact_json, verdict
 from trickledger.replay.reader import decompress
 from trickledger.replay.rows import KeywordRows, RowSink, TableRows, project
 
@@ -115,7 +113,7 @@ def replay_rows(r: Replay, data: bytes, now: dt.datetime, sink: Rows | None = No
                    status=status, error_line=line, error_message=message, winners=winners,
                    played_on=played_on(h.meta), events=r.events, claims_checked=len(st.claims),
                    claims_mismatched=sum(1 for c in st.claims if not c.match),
-                   meta=orjson.dumps(h.meta).decode(), ingested_at=now)
+                   meta=exact_json(h.meta).decode(), ingested_at=now)
     for i, p in enumerate(st.players):
         sink.players.add(game_id=h.id, seat=i, player=p, total=st.totals[i],
                          is_winner=p in winners)

@@ -128,6 +128,17 @@ def wait_for_health(url: str, proc: Any, limit_s: float = 180) -> bool:
 @contextmanager
 def dashboard_server(db: str, log_path: str, no_samples: bool = False) -> Iterator[str]:
     """`trickledger dashboard` for real on a free port; yields its URL."""
+    with dashboard_process(db, log_path, no_samples) as (url, _):
+        yield url
+
+
+@contextmanager
+def dashboard_process(db: str, log_path: str, no_samples: bool = False,
+                      args: tuple[str, ...] = (), env: dict[str, str] | None = None,
+                      preexec_fn: Any = None) -> Iterator[tuple[str, Any]]:
+    """`trickledger dashboard` for real on a free port (with these further arguments and
+    environment); yields its URL and its process (the server itself: the command becomes
+    Streamlit's server by exec)."""
     import os
     import subprocess
     import sys
@@ -136,25 +147,36 @@ def dashboard_server(db: str, log_path: str, no_samples: bool = False) -> Iterat
     root = Path(__file__).resolve().parent.parent
     port = free_port()
     log = open(log_path, "w+")
-    cmd = [sys.executable, "-m", "trickledger", "dashboard", "--port", str(port), "--db", db]
+    cmd = [sys.executable, "-m", "trickledger", "dashboard", "--port", str(port), "--db", db,
+           *args]
     if no_samples:
         cmd.append("--no-samples")
     proc = subprocess.Popen(cmd, cwd=root, stdout=log, stderr=subprocess.STDOUT,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+                            preexec_fn=preexec_fn)
     url = f"http://127.0.0.1:{port}"
     up = wait_for_health(url, proc)
     try:
         if not up:
             log.seek(0)
             raise AssertionError("dashboard did not start:\n" + log.read())
-        yield url
+        yield url, proc
     finally:
         proc.terminate()
         try:
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+            proc.wait()
         log.close()
+
+
+def visible(markdown: str) -> str:
+    """What a reader sees of markdown the pages escaped (dashboard/ui.py, `md`): the
+    backslashes and word joiners go."""
+    import re
+
+    return re.sub(r"\\(.)", r"\1", markdown.replace("\u2060", ""))
 
 
 def seat(name: str) -> int:

@@ -9,7 +9,8 @@ from trickledger.dashboard import auth, data, tables, ui
 
 ui.page("Bidding")
 f = ui.filters()
-st.caption("Rage: bid error = tricks won − bid; below 0 means overbid. " + f.counted(tricks=True))
+st.caption("Rage: bid error = tricks won − bid; below 0 means overbid. "
+           + ui.md(f.counted(tricks=True)))
 
 RULES = {"all": "every bidding rule", "open": "open (in turn, seeing earlier bids)",
          "hidden": "hidden (written down at once)", "secret": "secret (revealed at the end)"}
@@ -17,7 +18,7 @@ RULES = {"all": "every bidding rule", "open": "open (in turn, seeing earlier bid
 
 def render() -> None:
     c1, c2 = st.columns([3, 2])
-    rule = c1.radio("Bidding rule", list(RULES), format_func=RULES.get, horizontal=True,
+    rule = c1.radio("Bidding rule", list(RULES), format_func=lambda r: RULES[r], horizontal=True,
                     key="bid_rule")
     pm1 = c2.radio("Plus or minus one", ["either", "with", "without"], horizontal=True,
                    key="bid_pm1", help="plus_minus_one: the bids may not add up to the "
@@ -80,7 +81,7 @@ def _against_the_hand(rule: str, pm1: str) -> None:
     times = f"{lo}" if lo == hi else f"{lo} to {hi}"
     st.caption(
         f"For each bid, the tricks the hand could be expected to take: the round is played "
-        f"out {times} times with the player's real hand, the unseen cards dealt again at "
+        f"out {ui.md(times)} times with the player's real hand, the unseen cards dealt again at "
         "random to the others, the real trump, and the greedy bot bidding and playing every "
         "seat. The Monte-Carlo error ± is the standard error of that mean. Bidding error = "
         "bid − expected (above 0: bid more than the hand was worth); play "
@@ -99,7 +100,7 @@ def _against_the_hand(rule: str, pm1: str) -> None:
             bar = st.progress(0.0, text="playing the rounds out…")
 
             def progress(k: int, total: int) -> None:
-                bar.progress(min(1.0, k / max(total, 1)), text=f"{k} hands")
+                bar.progress(min(1.0, k / max(total, 1)), text=f"{k:,} hands")
 
             data.estimate_hands(f, rounds=5, progress=progress)
             bar.empty()

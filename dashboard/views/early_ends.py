@@ -10,7 +10,7 @@ f = ui.filters()
 st.caption("Plotters: a round ends at once when the next player holds only the colour a "
            "three-colour trick cannot take. Two players are named: the one who **could not "
            "play**, and the one who **caused** it — who played the last card to the "
-           "unfinished trick before the round ended. " + f.counted(tricks=True))
+           "unfinished trick before the round ended. " + ui.md(f.counted(tricks=True)))
 
 
 def render() -> None:

@@ -10,7 +10,7 @@ f = ui.filters()
 st.caption("Two players met when they sat at the same finished game; one is ahead when their "
            "total is better (lower in under_the_radar, higher elsewhere), and equal totals "
            "are a tie. One player's ahead is the other's behind. Finished games only. "
-           + f.counted())
+           + ui.md(f.counted()))
 
 
 def render() -> None:

@@ -6,6 +6,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from trickledger.dashboard import data, tables, ui
+from trickledger.replay.lookalike import lookalike_letters, seen_as
 
 ui.page("Player")
 f = ui.filters()
@@ -26,8 +27,9 @@ def render() -> None:
     player = st.selectbox("Player", people, key="player_pick")
     if st.query_params.get("player") != player:
         st.query_params["player"] = player
-    st.caption(f.counted() + " Ratings count every complete game. Splits, early ends and "
+    st.caption(ui.md(f.counted()) + " Ratings count every complete game. Splits, early ends and "
                "bidding come from move logs only (a score sheet has no tricks).")
+    _lookalikes(player, people)
     _summary(player)
     _ratings(player)
     _form(player)
@@ -58,10 +60,22 @@ def _summary(player: str) -> None:
                     decimals={"expected_wins": 2, "vs_baseline": 2, "win_share": 2})
 
 
+def _lookalikes(player: str, people: list[str]) -> None:
+    """Another player whose name looks the same, spelt with letters of another script
+    (Cyrillic А for Latin A): two players to the database, one to the eye."""
+    seen = seen_as(player)
+    twins = [p for p in people if p != player and seen_as(p) == seen]
+    if twins:
+        letters = [c for name in (player, *twins) for c in lookalike_letters(name)]
+        st.warning(f"{ui.md(player)} looks like {ui.md(', '.join(twins))}, spelt with other "
+                   f"letters: {ui.md('; '.join(letters))}. They count as different players; "
+                   f"check that they are not one person.")
+
+
 def _ratings(player: str) -> None:
     note = data.ensure_ratings()
     if note:
-        st.warning(note)
+        st.warning(ui.md(note))
     rated = data.player_ratings(player)
     st.subheader("Rating")
     if rated.empty:
@@ -174,13 +188,12 @@ def _bidding(player: str) -> None:
     h = hands.iloc[0]
     c3.metric("Bids judged against the hand", f"{n:,}")
     verdict = ("the bids" if h["abs_bidding"] > h["abs_play"] else "the play")
-    def side(x: float, more: str, fewer: str) -> str:
-        return f"**{abs(x):.2f}** tricks a round {more if x >= 0 else fewer}"
-
+    bid, won = float(h["bidding"]), float(h["play"])
     st.markdown(f"Against what their hands could be expected to take, {ui.md(player)} bid "
-                f"{side(h['bidding'], 'more', 'fewer')} (bid − expected) and took "
-                f"{side(h['play'], 'more', 'fewer')} (won − expected), on average over "
-                f"{ui.count(n, 'bid')} judged. The larger miss is in **{verdict}** "
+                f"**{abs(bid):.2f}** tricks a round {'more' if bid >= 0 else 'fewer'} "
+                f"(bid − expected) and took **{abs(won):.2f}** tricks a round "
+                f"{'more' if won >= 0 else 'fewer'} (won − expected), on average over "
+                f"{ui.count(n, 'bid')} judged. The larger miss is in **{ui.md(verdict)}** "
                 f"({h['abs_bidding']:.2f} against {h['abs_play']:.2f} tricks a round, "
                 f"whichever the direction).")
     fig = go.Figure()

@@ -19,14 +19,14 @@ f = ui.filters()
 def render() -> None:
     note = data.ensure_ratings()
     if note:
-        st.warning(note)
+        st.warning(ui.md(note))
     rated = data.ratings_by_game(f)
     if ui.empty(rated, "ratings"):
         return
     most = int(rated["games"].max())
     min_games = ui.minimum("Minimum games rated", most, key="ratings_min_games")
     games = sorted(rated["game"].unique())
-    for game, tab in zip(games, st.tabs([data.game_title(g) for g in games])):
+    for game, tab in zip(games, st.tabs([ui.md(data.game_title(g)) for g in games])):
         with tab:
             board = rated[(rated["game"] == game) & (rated["games"] >= min_games)]
             if board.empty:

@@ -14,7 +14,7 @@ st.caption("Each round, every player's score is compared with the table's mean i
            "of the dealer, except the leader the table elects in round 1 of plotters-inc "
            "and, from round 2 of under_the_radar, the player with the highest total. In "
            "under_the_radar a point is a trick taken, so below 0 is good. Bars show ±1.96 "
-           "standard errors. " + f.counted())
+           "standard errors. " + ui.md(f.counted()))
 
 
 def render() -> None:
@@ -23,7 +23,7 @@ def render() -> None:
         return
     leaders = data.leader_effects(f)
     games = sorted(seats["game"].unique())
-    for game, tab in zip(games, st.tabs([data.game_title(g) for g in games])):
+    for game, tab in zip(games, st.tabs([ui.md(data.game_title(g)) for g in games])):
         with tab:
             sg = seats[seats["game"] == game].copy()
             sg["seat"] = [_seat(int(s)) for s in sg["seat_from_dealer"]]

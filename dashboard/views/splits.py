@@ -12,7 +12,7 @@ st.caption("Plotters: the highest card of the led colour picks first; the lowest
            "another colour gets the rest and leads next. A trick whose cards all have the "
            "led colour is not split. Shares are per trick played (first pick) and per split "
            "played (the rest); tricks cut short by an early end are counted apart. "
-           "At a table of n, chance alone gives each player 1/n of both. " + f.counted(tricks=True))
+           "At a table of n, chance alone gives each player 1/n of both. " + ui.md(f.counted(tricks=True)))
 
 
 def render() -> None:

@@ -91,14 +91,14 @@ def render() -> None:
     sheet = tl.replay.state is not None and tl.replay.state.is_sheet
     if sheet:
         st.info(f"Entered as a score sheet: what lay on the table at the end of each round, "
-                f"with no {step_word}s to step through. Results and totals count it; "
-                f"{step_word}-level figures cannot.")
+                f"with no {ui.md(step_word)}s to step through. Results and totals count "
+                f"it; {ui.md(step_word)}-level figures cannot.")
         st.code("\n".join(tl.round_lines.get(rnd, [])), language=None)
         _scores(gid, rnd)
         return
     _round_notes(tl, rnd)
     if not steps:
-        st.info(f"No {step_word} was played in round {rnd}.")
+        st.info(f"No {ui.md(step_word)} was played in round {ui.md(rnd)}.")
         _scores(gid, rnd)
         return
     numbers = [s.number for s in steps]
@@ -122,8 +122,8 @@ def render() -> None:
     nxt.button("next ▶", key=f"next_{key}", on_click=_move, args=(tl, gid, rnd, 1, param),
                disabled=at >= len(steps) - 1 and rnd == rounds[-1])
     step = steps[min(st.session_state[key], len(steps) - 1)]
-    label.markdown(f"**Round {rnd}, {step.label[:1].lower() + step.label[1:]}** "
-                   f"({step.number} of {len(steps)})")
+    label.markdown(f"**Round {ui.md(rnd)}, {ui.md(step.label[:1].lower() + step.label[1:])}** "
+                   f"({ui.md(step.number)} of {len(steps)})")
     st.query_params["round"] = str(rnd)
     st.query_params[param] = str(step.number)
     _show_step(step, g, gid, step_word)
@@ -165,7 +165,7 @@ def _move(tl: Timeline, gid: str, rnd: int, delta: int, param: str) -> None:
 def _round_notes(tl: Timeline, rnd: int) -> None:
     lines = tl.round_lines.get(rnd)
     if lines:
-        with st.expander(f"Round {rnd}: the deal, bids and scores as the engine replayed them"):
+        with st.expander(f"Round {ui.md(rnd)}: the deal, bids and scores as the engine replayed them"):
             st.code("\n".join(lines), language=None)
 
 
@@ -183,10 +183,11 @@ def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
     if step.lines:
         st.code("\n".join(step.lines), language=None)
     elif not step.finished and step.error is None:
-        st.info(f"This {step_word} was not finished (the round ended early or the log stops "
+        st.info(f"This {ui.md(step_word)} was not finished (the round ended early or the log stops "
                 f"here).")
     movers = {m.player: m for m in step.moves if m.from_hand}
-    with st.expander(f"Hands before this {step_word}, and what was legal to play", expanded=True):
+    with st.expander(f"Hands before this {ui.md(step_word)}, and what was legal to play",
+                     expanded=True):
         for player, hand in step.hands_before.items():
             mover = movers.get(player)
             st.markdown(f"**{ui.md(player)}**" + (" — played " + ui.md(" ".join(mover.cards))
@@ -203,7 +204,7 @@ def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
         else:
             table = frame.pivot_table(index="player", columns="stack", values="cards",
                                       sort=False).reset_index()
-            st.markdown(f"**Stacks after this {step_word}** (open colours and face-down cards)")
+            st.markdown(f"**Stacks after this {ui.md(step_word)}** (open colours and face-down cards)")
             st.dataframe(table, hide_index=True, width="stretch")
 
 
@@ -226,11 +227,11 @@ def _judged(gid: str, rnd: int, step: Step, step_word: str) -> None:
                "value": "expected score", "best_value": "best's expected score"}
     here = judged[judged["line"].isin([m.line for m in step.moves])]
     if not here.empty:
-        st.markdown(f"**The judge on this {step_word}** (cost: the round points the move "
+        st.markdown(f"**The judge on this {ui.md(step_word)}** (cost: the round points the move "
                     f"gave away against the best alternative, with the greedy bot playing on)")
         st.dataframe(here[list(columns)].rename(columns=columns), hide_index=True,
                      width="stretch")
-    with st.expander(f"Every judged decision of round {rnd} ({len(judged)})"):
+    with st.expander(f"Every judged decision of round {ui.md(rnd)} ({len(judged)})"):
         st.dataframe(judged[list(columns)].rename(columns=columns), hide_index=True,
                      width="stretch")
 
