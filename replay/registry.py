@@ -18,6 +18,7 @@ from .events import CLAIM_EVENT, EVENT_TYPES, EXACT_NUMBER_EVENTS, SHEET_EVENT
 from .facts import Fact
 from .info import GameInfo
 from .state import GameState, Move, handled_types, handler_table
+from .tables import check_declaration
 
 __all__ = ["GameInfo", "Move", "game_info", "on_register", "register", "registry"]
 
@@ -64,6 +65,7 @@ def register(info: GameInfo) -> GameInfo:
     if unknown:
         raise TypeError(f"game {info.name!r}: GameInfo.deferrable names "
                         f"{', '.join(unknown)}, which is not one of its variants")
+    check_declaration(info, info.state_class.__module__.startswith(GAMES_PACKAGE + "."))
     if info.sheet_state is not None:
         if not getattr(info.sheet_state, "is_sheet", False):
             raise TypeError(f"game {info.name!r}: sheet_state must be a replay.sheet.SheetState")

@@ -34,6 +34,7 @@ from trickledger.replay.sheet import (
     table_lines,
 )
 from trickledger.replay.state import GameState, check_rounds
+from trickledger.replay.tables import Column
 
 NAME = "toy_high_card"
 HAND = 3
@@ -228,9 +229,7 @@ def _project(f: ToyTrickWon, sink: RowSink) -> None:
     sink.tricks.add(
         round=f.round, trick=f.trick, leader=P[f.leader], led_color=f.cards[0][1].color,
         cards=[c.name for _, c in f.cards], players=[P[s] for s, _ in f.cards],
-        first_winner=None, first_card=None, second_winner=None, second_card=None,
-        monochrome=None, winner=P[f.winner], winning_card=None, trump=None, notrump=None,
-        change=None, plus5=None, minus5=None, length=len(f.cards), laps=1, closed=None,
+        winner=P[f.winner], winning_card=None, length=len(f.cards), laps=1,
         next_leader=P[f.winner], stacks=None, line=f.line)
     plays_rows(sink, f.round, f.trick, [(s, c, None) for s, c in f.cards])
 
@@ -329,6 +328,6 @@ INFO = register(GameInfo(
     render={ToyTrickWon: _render, ToyBoasted: _render_boast, ToySheetEntered: _render_sheet},
     project={ToyTrickWon: _project, ToyBoasted: _project_boast, ToySheetEntered: _project_sheet},
     events=("deal", "boast", "play"), injectable=("play",), sheet_state=ToySheet,
-    tables={"toy_boasts": (("game_id", "VARCHAR"), ("round", "INTEGER"),
-                           ("player", "VARCHAR"), ("line", "INTEGER"))},
+    tables={"toy_boasts": (Column("game_id", "VARCHAR"), Column("round", "INTEGER"),
+                           Column("player", "VARCHAR"), Column("line", "INTEGER"))},
 ))
