@@ -547,9 +547,9 @@ def estimate_hands(f: Filters, rounds: int, progress: Any = None) -> int:
 
 def example_queries() -> list[tuple[str, str]]:
     """(question, SQL) pairs of docs/sql.md, for the console's one-click examples."""
-    from trickledger.ingest.examples import EXAMPLES
+    from trickledger.ingest.examples import examples
 
-    return list(EXAMPLES)
+    return examples()
 
 
 __all__ = ["Busy", "Filters", "Result", "SqlRefused", "console", "database", "filtered",

@@ -13,7 +13,7 @@ from trickledger.replay.registry import GameInfo, on_register, registry
 from trickledger.replay.tables import Column
 
 from . import analytics
-from .analytics import VIEWS
+from .analytics import views
 from .transactions import transaction
 
 SCHEMA_VERSION = 4
@@ -134,8 +134,8 @@ def create(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("INSERT INTO schema_version VALUES (?, now())", [SCHEMA_VERSION])
 
 
-__all__ = ["ADMIN_TABLES", "COLUMNS", "GAME_TABLES", "SCHEMA_VERSION", "STACKS", "TABLES",
-           "VIEWS", "create"]
+__all__ = ["ADMIN_TABLES", "COLUMNS", "FACT_TABLES", "GAME_TABLES", "SCHEMA_VERSION", "STACKS",
+           "TABLES", "create", "declared", "views"]
 
 
 def _create_table(con: duckdb.DuckDBPyConnection, name: str, cols: list[tuple[str, str]]) -> None:

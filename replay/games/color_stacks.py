@@ -14,7 +14,7 @@ from itertools import combinations
 from random import Random
 from typing import Any, ClassVar, Final
 
-from ..cards import Card, CardTable, card_order, deal_hands
+from ..cards import CHIP_COLORS, Card, CardTable, card_order, deal_hands
 from ..errors import FormatError, RuleError
 from ..events import Event, Header, optional_str_list, str_list
 from ..facts import Fact, RoundDealt, RoundOutcome, RoundScored
@@ -35,6 +35,8 @@ from ..tables import STACKS, Column, SharedColumns
 
 # Module constants are Final: compiled, they are read as C statics, not looked up by name.
 SUIT_LETTERS: Final = "ROYGBPKW"
+SUIT_COLORS: Final = {"R": "red", "O": "orange", "Y": "yellow", "G": "green", "B": "blue",
+                      "P": "purple", "K": "black", "W": "white"}
 SUITS_FOR: Final = {2: 4, 3: 4, 4: 5}
 HAND_SIZE: Final = {2: 12, 3: 12, 4: 11}
 END_AT: Final = 6
@@ -563,6 +565,22 @@ def _project_hand(f: HandScored, sink: RowSink) -> None:
     """A hand's breakdown is the round score's derivation (round_scores.derivation)."""
 
 
+# ------------------------------------------------------------------- analytics
+# the questions the SQL console offers about the game (GameInfo.examples; docs/sql.md)
+EXAMPLES: Final = (
+    ('In color_stacks, does ending the game pay off?',
+     """SELECT r.ender AS player, count(*) AS games_ended,
+       ratio(sum(s.score), count(s.score), 2) AS mean_score_when_ending
+FROM rounds r
+JOIN round_scores s ON s.game_id = r.game_id AND s.round = r.round AND s.player = r.ender
+JOIN game_counting c ON c.game_id = r.game_id
+WHERE c.counted_as IN ('complete', 'disputed', 'sheet')
+GROUP BY r.ender
+ORDER BY games_ended DESC, player
+LIMIT 10;"""),
+)
+
+
 # =================================================================== the score sheet
 # A round on a score sheet (replay/sheet.py): the size of each shared stack at the end, per
 # player the cards of each suit left in hand, and who ended the game. Each end-of-round rule
@@ -797,4 +815,8 @@ INFO = register(GameInfo(
     heuristic=heuristic, step_facts=(TurnTaken,), step_label=step_label,
     sheet_state=ColorStacksSheet, events=("deal", "place", "draw"), injectable=("place",),
     tables=TABLES, columns=COLUMNS, step_rows=("turns", "seq"),
+    bands=(2.0, 4.0, 8.0),  # a hand is worth a few tens
+    colors={c: CHIP_COLORS[name] for c, name in SUIT_COLORS.items()},
+    face_down=("aside",),  # the card set aside at the deal: nobody sees it
+    examples=EXAMPLES,
 ))

@@ -16,7 +16,7 @@ from itertools import combinations
 from random import Random
 from typing import Any, ClassVar, Final
 
-from ..cards import Card, CardTable, card_order, deal_hands, names
+from ..cards import CHIP_COLORS, Card, CardTable, card_order, deal_hands, names
 from ..errors import FormatError, RuleError
 from ..events import Event, Header, str_list
 from ..facts import Fact, RoundDealt, RoundOutcome, RoundScored, TrickAbandoned
@@ -820,6 +820,201 @@ def _project_ended(f: RoundEnded, sink: RowSink) -> None:
         plays_rows(sink, f.round, f.tricks + 1, [(s, c, None) for s, c in f.unfinished])
 
 
+# ------------------------------------------------------------------- analytics
+# plotters' statistics in the database: the split tricks and takes (who picks first, who gets
+# the rest, what a take brings home) and the early ends (who could not play, who caused it,
+# who pays). Created after the core's analytics objects, whose macros (`ratio`, `wilson_low`,
+# `counted_ids`, ...) they use (GameInfo.analytics; ingest.analytics).
+
+ANALYTICS: Final = (
+    # ---------------------------------------------------------------- splits
+    # every finished trick of a split game, one row per player who played to it
+    ("view", "split_tricks", """
+        SELECT t.game_id, t.round, t.trick, g.n_players, u.player,
+               u.player = f.player AS took_first,
+               coalesce(u.player = s.player, false) AS took_second,
+               s.player IS NOT NULL AS split
+        FROM tricks t
+        JOIN games g USING (game_id)
+        JOIN takes f ON f.game_id = t.game_id AND f.round = t.round AND f.trick = t.trick
+             AND f.role = 'first_pick'
+        LEFT JOIN takes s ON s.game_id = t.game_id AND s.round = t.round AND s.trick = t.trick
+             AND s.role = 'second'
+        CROSS JOIN (SELECT unnest(t.players) AS player) u"""),
+    # every take of a split game with what became of its cards: `placed_open` landed on
+    # an open stack at the take (the engine's count, before any keep it triggered);
+    # `kept_cards` end up scoring: on one of the two stacks multiplied when the round
+    # is scored (NULL while the round is unfinished)
+    ("view", "split_takes", """
+        WITH split_rounds AS (
+            SELECT DISTINCT game_id, round FROM takes WHERE role IN ('first_pick', 'second')
+        ), last_trick AS (
+            SELECT t.game_id, t.round, max(t.trick) AS trick
+            FROM tricks t JOIN split_rounds USING (game_id, round) GROUP BY t.game_id, t.round
+        ), final_stacks AS (
+            SELECT t.game_id, t.round, unnest(t.stacks) AS s
+            FROM tricks t JOIN last_trick USING (game_id, round, trick)
+            JOIN rounds r USING (game_id, round)
+        ), final_open AS (
+            SELECT f.game_id, f.round, f.s.player AS player, f.s.stack AS color,
+                   f.s.cards AS cards
+            FROM final_stacks f
+            LEFT JOIN keeps k ON k.game_id = f.game_id AND k.round = f.round
+                 AND k.player = f.s.player
+            WHERE f.s.stack <> 'discarded' AND f.s.cards > 0
+              AND (k.colors IS NULL OR list_contains(k.colors, f.s.stack))
+        ), scoring AS (
+            SELECT game_id, round, player, color FROM (
+                SELECT *, row_number() OVER (PARTITION BY game_id, round, player
+                                             ORDER BY cards DESC, color) AS place,
+                       count(*) OVER (PARTITION BY game_id, round, player) AS open_colors
+                FROM final_open)
+            WHERE place <= 2 AND open_colors >= 2
+        ), take_cards AS (
+            SELECT game_id, round, trick, player, role, unnest(cards) AS card
+            FROM takes WHERE role IN ('first_pick', 'second')
+        ), per_take AS (
+            SELECT c.game_id, c.round, c.trick, c.player, c.role, count(sc.color) AS kept
+            FROM take_cards c LEFT JOIN scoring sc ON sc.game_id = c.game_id
+                 AND sc.round = c.round AND sc.player = c.player AND sc.color = left(c.card, 1)
+            GROUP BY ALL
+        )
+        SELECT tk.game_id, tk.round, tk.trick, tk.player, tk.role, tk.n_cards,
+               tk.kept_cards AS placed_open,
+               CASE WHEN r.round IS NOT NULL THEN coalesce(pt.kept, 0) END AS kept_cards
+        FROM takes tk
+        LEFT JOIN per_take pt USING (game_id, round, trick, player, role)
+        LEFT JOIN rounds r USING (game_id, round)
+        WHERE tk.role IN ('first_pick', 'second')"""),
+    ("macro", "split_stats_of(ids)", """
+        WITH sp AS (
+            SELECT player, count(DISTINCT game_id) AS games, count(*) AS tricks_played,
+                   count(*) FILTER (WHERE took_first) AS first_picks,
+                   sum(27720 // n_players) AS expected_first,
+                   count(*) FILTER (WHERE split) AS splits_played,
+                   count(*) FILTER (WHERE took_second) AS second_halves,
+                   coalesce(sum(27720 // n_players) FILTER (WHERE split), 0) AS expected_second
+            FROM split_tricks WHERE game_id IN (SELECT unnest(ids)) GROUP BY player
+        ), tk AS (
+            SELECT player,
+                   sum(n_cards) FILTER (WHERE role = 'first_pick') AS first_cards,
+                   sum(kept_cards) FILTER (WHERE role = 'first_pick') AS first_kept,
+                   sum(n_cards) FILTER (WHERE role = 'second') AS second_cards,
+                   sum(kept_cards) FILTER (WHERE role = 'second') AS second_kept
+            FROM split_takes WHERE game_id IN (SELECT unnest(ids)) GROUP BY player
+        ), unfinished AS (
+            SELECT p.player, count(*) AS unfinished_tricks
+            FROM plays p
+            WHERE p.game_id IN (SELECT unnest(ids)) AND p.kind = 'play'
+              AND p.game_id IN (SELECT game_id FROM takes WHERE role = 'first_pick')
+              AND NOT EXISTS (SELECT 1 FROM tricks t WHERE t.game_id = p.game_id
+                              AND t.round = p.round AND t.trick = p.trick)
+            GROUP BY p.player
+        )
+        SELECT sp.player, sp.games, sp.tricks_played, sp.first_picks,
+               ratio(sp.expected_first, 27720, 2) AS expected_first_picks,
+               ratio(sp.first_picks, sp.tricks_played, 4) AS first_share,
+               ratio(sp.expected_first, 27720 * sp.tricks_played, 4) AS first_baseline,
+               sp.splits_played, sp.second_halves,
+               ratio(sp.expected_second, 27720, 2) AS expected_second_halves,
+               ratio(sp.second_halves, sp.splits_played, 4) AS second_share,
+               ratio(sp.expected_second, 27720 * sp.splits_played, 4) AS second_baseline,
+               round(wilson_low(sp.second_halves, sp.splits_played), 4) AS second_share_low,
+               round(wilson_high(sp.second_halves, sp.splits_played), 4) AS second_share_high,
+               coalesce(u.unfinished_tricks, 0) AS unfinished_tricks,
+               coalesce(tk.first_cards, 0) AS first_cards,
+               coalesce(tk.first_kept, 0) AS first_kept,
+               coalesce(tk.second_cards, 0) AS second_cards,
+               coalesce(tk.second_kept, 0) AS second_kept
+        FROM sp LEFT JOIN tk USING (player) LEFT JOIN unfinished u USING (player)"""),
+    ("view", "split_stats", "SELECT * FROM split_stats_of(counted_ids())"),
+
+    # ---------------------------------------------------------------- early ends
+    # rounds of games that can end early; the causing card is the last card played to
+    # the unfinished trick, and its player caused the end
+    ("macro", "early_ends_of(ids)", """
+        WITH cause AS (
+            SELECT p.game_id, p.round, arg_max(p.player, p.seq) AS caused_by,
+                   arg_max(p.card, p.seq) AS causing_card, count(*) AS cards_in_trick
+            FROM plays p JOIN rounds r ON r.game_id = p.game_id AND r.round = p.round
+                 AND r.ended_early AND p.trick = r.early_end_trick
+            GROUP BY p.game_id, p.round
+        )
+        SELECT r.game_id, g.n_players, r.round, r.dealer, r.leader, r.tricks, r.ended_early,
+               r.early_end_trick, r.early_end_player AS could_not_play, c.caused_by,
+               c.causing_card, c.cards_in_trick, g.played_on
+        FROM rounds r JOIN games g USING (game_id) LEFT JOIN cause c USING (game_id, round)
+        WHERE r.ended_early IS NOT NULL AND r.game_id IN (SELECT unnest(ids))"""),
+    ("view", "early_ends", "SELECT * FROM early_ends_of(counted_ids())"),
+    ("macro", "early_end_players_of(ids)", """
+        WITH sat AS (
+            SELECT s.player, count(*) AS rounds,
+                   count(*) FILTER (WHERE e.could_not_play = s.player) AS could_not_play,
+                   count(*) FILTER (WHERE e.caused_by = s.player) AS caused,
+                   sum(27720 // e.n_players) FILTER (WHERE e.ended_early) AS expected_each,
+                   sum(s.score) FILTER (WHERE e.ended_early) AS early_points,
+                   count(s.score) FILTER (WHERE e.ended_early) AS early_scored,
+                   sum(s.score) FILTER (WHERE NOT e.ended_early) AS full_points,
+                   count(s.score) FILTER (WHERE NOT e.ended_early) AS full_scored,
+                   count(*) FILTER (WHERE e.ended_early) AS early_rounds
+            FROM early_ends_of(ids) e
+            JOIN round_scores s ON s.game_id = e.game_id AND s.round = e.round
+            GROUP BY s.player
+        )
+        SELECT player, rounds, early_rounds, could_not_play, caused,
+               ratio(coalesce(expected_each, 0), 27720, 2) AS expected_each,
+               ratio(could_not_play, rounds, 4) AS could_not_play_rate,
+               ratio(caused, rounds, 4) AS caused_rate,
+               ratio(early_points, early_scored, 2) AS mean_when_early,
+               ratio(full_points, full_scored, 2) AS mean_when_full,
+               -- the difference of the two exact means, as one fraction
+               ratio(full_points * early_scored - early_points * full_scored,
+                     full_scored * early_scored, 2) AS points_lost
+        FROM sat"""),
+    ("view", "early_end_players", "SELECT * FROM early_end_players_of(counted_ids())"),
+)
+
+
+# the questions the SQL console offers about the game (GameInfo.examples; docs/sql.md)
+EXAMPLES: Final = (
+    ('Who gets stuck with the rest most often, against chance?',
+     """SELECT player, games, splits_played, second_halves,
+       expected_second_halves AS by_chance,
+       round(second_halves / expected_second_halves, 2) AS times_chance
+FROM split_stats
+WHERE games >= 5
+ORDER BY times_chance DESC, player
+LIMIT 10;"""),
+    ('Who could not play when a plotters round ended early, and whose card caused it?',
+     """SELECT player, rounds, early_rounds, could_not_play, caused, expected_each
+FROM early_end_players
+ORDER BY could_not_play DESC, caused DESC, player
+LIMIT 10;"""),
+    ('How often do plotters rounds end early at each table size, and when?',
+     """SELECT n_players,
+       count(*) AS rounds,
+       ratio(count(*) FILTER (WHERE ended_early), count(*), 3) AS early_share,
+       ratio(sum(early_end_trick), count(early_end_trick), 1) AS mean_early_trick
+FROM early_ends
+GROUP BY n_players
+ORDER BY n_players;"""),
+    ('Who loses most points when a plotters round ends early?',
+     """SELECT player, early_rounds, mean_when_early, mean_when_full, points_lost
+FROM early_end_players
+WHERE early_rounds >= 3
+ORDER BY points_lost DESC, player
+LIMIT 10;"""),
+    ('Is first pick worth more than the rest?',
+     """SELECT role, count(*) AS takes, ratio(sum(n_cards), count(n_cards), 2) AS cards,
+       ratio(sum(placed_open), count(placed_open), 2) AS placed_open,
+       ratio(sum(kept_cards), count(kept_cards), 2) AS kept
+FROM split_takes JOIN game_counting USING (game_id)
+WHERE counted_as IN ('complete', 'disputed', 'sheet')
+GROUP BY role
+ORDER BY role;"""),
+)
+
+
 # =================================================================== the score sheet
 # A round on a score sheet (replay/sheet.py): per player the cards in each open colour
 # stack and the number of face-down cards. Each end-of-round rule is one predicate below;
@@ -1105,5 +1300,8 @@ INFO = register(GameInfo(
              RoundEnded: _project_ended, PlottersSheetEntered: _project_sheet},
     heuristic=heuristic, step_facts=(TrickFinished,), sheet_state=PlottersSheet,
     events=("deal", "play", "take", "keep"), injectable=("play", "take", "keep"),
-    tables=TABLES, columns=COLUMNS,
+    tables=TABLES, columns=COLUMNS, analytics=ANALYTICS,
+    bands=(2.0, 4.0, 8.0),  # a round scores 0..40 (a product of two stacks)
+    colors={c: CHIP_COLORS[name] for c, name in COLOR_NAMES.items()},
+    examples=EXAMPLES,
 ))

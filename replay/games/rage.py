@@ -14,6 +14,7 @@ from random import Random
 from typing import Any, ClassVar, Final
 
 from ..cards import (
+    CHIP_COLORS,
     Card,
     CardTable,
     card_order,
@@ -1054,6 +1055,97 @@ def _project_settled(f: BidSettled, sink: RowSink) -> None:
                             marching=f.marching, score=f.score)
 
 
+# ------------------------------------------------------------------- analytics
+# rage's statistics in the database: every settled bid with how it was bid, its accuracy, and
+# the bid against what the hand could take (the hand estimates of `trickledger analyse`).
+# Created after the core's analytics objects, whose macros (`ratio`, `wilson_low`,
+# `counted_ids`, ...) they use (GameInfo.analytics; ingest.analytics).
+
+ANALYTICS: Final = (
+    # ---------------------------------------------------------------- bids
+    # every settled bid with how it was bid: `bidding` is open (in turn, seeing the
+    # earlier bids), hidden or secret; `bid_position` 1 bids first (the dealer's left)
+    ("macro", "bid_rounds_of(ids)", """
+        SELECT b.*, g.n_players,
+               CASE WHEN list_contains(g.variants, 'secret_bid') THEN 'secret'
+                    WHEN list_contains(g.variants, 'hidden_bid') THEN 'hidden'
+                    ELSE 'open' END AS bidding,
+               list_contains(g.variants, 'plus_minus_one') AS plus_minus_one,
+               CAST((ps.seat - pd.seat - 1 + 2 * g.n_players) % g.n_players + 1 AS INTEGER)
+                   AS bid_position
+        FROM bids b JOIN games g USING (game_id) JOIN rounds r USING (game_id, round)
+        JOIN players ps ON ps.game_id = b.game_id AND ps.player = b.player
+        JOIN players pd ON pd.game_id = b.game_id AND pd.player = r.dealer
+        WHERE b.game_id IN (SELECT unnest(ids))"""),
+    ("view", "bid_rounds", "SELECT * FROM bid_rounds_of(counted_ids())"),
+    ("macro", "bid_accuracy_of(ids)", """
+        SELECT player, count(*) AS rounds, count(*) FILTER (WHERE exact) AS exact,
+               ratio(count(*) FILTER (WHERE exact), count(exact), 4) AS exact_rate,
+               round(wilson_low(count(*) FILTER (WHERE exact), count(*)), 4) AS exact_rate_low,
+               round(wilson_high(count(*) FILTER (WHERE exact), count(*)), 4)
+                   AS exact_rate_high,
+               ratio(sum(bid_error), count(bid_error), 3) AS mean_bid_error,
+               ratio(sum(abs(bid_error)), count(bid_error), 3) AS mean_abs_error,
+               count(*) FILTER (WHERE bid_error < 0) AS overbids,
+               count(*) FILTER (WHERE bid_error > 0) AS underbids,
+               ratio(sum(score), count(score), 2) AS mean_round_score
+        FROM bid_rounds_of(ids)
+        GROUP BY player"""),
+    ("view", "bid_accuracy", "SELECT * FROM bid_accuracy_of(counted_ids())"),
+    ("macro", "bid_vs_hand_of(ids)", """
+        SELECT br.game_id, br.round, br.player, br.bid, br.won,
+               round(h.expected_tricks, 3) AS expected_tricks,
+               round(h.expected_sd, 3) AS expected_sd,
+               round(h.expected_sd / sqrt(h.playouts), 3) AS expected_se,
+               round(br.bid - h.expected_tricks, 3) AS bidding_error,
+               round(br.won - h.expected_tricks, 3) AS play_error,
+               ratio(coalesce(h.tricks_seen[br.bid + 1], 0), h.playouts, 3) AS bid_made_share,
+               h.playouts, h.tricks_seen, br.hand_size, br.bidding, br.plus_minus_one,
+               br.bid_position, h.method
+        FROM bid_rounds_of(ids) br JOIN games g USING (game_id)
+        JOIN hand_estimates h ON h.sha256 = g.sha256 AND h.round = br.round
+             AND h.player = br.player"""),
+    ("view", "bid_vs_hand", "SELECT * FROM bid_vs_hand_of(counted_ids())"),
+)
+
+
+# the questions the SQL console offers about the game (GameInfo.examples; docs/sql.md)
+EXAMPLES: Final = (
+    ('Who overbids when holding many trumps?',
+     """SELECT player, count(*) AS rounds, ratio(sum(bid_error), count(bid_error), 2) AS mean_bid_error
+FROM bid_rounds
+WHERE trumps_held >= 3
+GROUP BY player
+HAVING count(*) >= 5
+ORDER BY mean_bid_error ASC, player
+LIMIT 10;"""),
+    ('Who are the most accurate bidders (at least 20 rounds)?',
+     """SELECT player, rounds, exact_rate, exact_rate_low, exact_rate_high, mean_abs_error
+FROM bid_accuracy
+WHERE rounds >= 20
+ORDER BY exact_rate DESC, mean_abs_error ASC, player
+LIMIT 10;"""),
+    ('Are bids more accurate when they are hidden, secret or under plus_minus_one?',
+     """SELECT bidding, plus_minus_one, count(*) AS bids,
+       ratio(count(*) FILTER (WHERE exact), count(*), 3) AS exact_rate,
+       ratio(sum(bid_error), count(bid_error), 2) AS mean_bid_error
+FROM bid_rounds
+GROUP BY bidding, plus_minus_one
+ORDER BY bidding, plus_minus_one;"""),
+    ('Did they bid badly or play badly?',
+     """SELECT player, count(*) AS bids,
+       ratio(sum(CAST(bidding_error * 1000 AS BIGINT)), 1000 * count(*), 2)
+           AS bid_minus_expected,
+       ratio(sum(CAST(play_error * 1000 AS BIGINT)), 1000 * count(*), 2)
+           AS won_minus_expected
+FROM bid_vs_hand
+GROUP BY player
+HAVING count(*) >= 10
+ORDER BY abs(bid_minus_expected) DESC, player
+LIMIT 10;"""),
+)
+
+
 # =================================================================== the score sheet
 # A round on a score sheet (replay/sheet.py): per player the bid, the tricks won and the
 # +5 and -5 cards in them. Each end-of-round rule is one predicate below (with
@@ -1222,5 +1314,9 @@ INFO = register(GameInfo(
     deck=DECK, trick_winner=trick_winner,
     # secret bids are revealed after the round's last trick; the turned trump is seen by all
     deferrable={"secret_bid": "bid"}, seen_after_deal=("trump",),
-    tables=TABLES, columns=COLUMNS,
+    tables=TABLES, columns=COLUMNS, analytics=ANALYTICS,
+    # a round scores about -5..+20 (a missed bid costs 15)
+    bands=(2.0, 5.0, 10.0),
+    colors={c: CHIP_COLORS[name] for c, name in COLOR_NAMES.items()},
+    examples=EXAMPLES,
 ))

@@ -13,7 +13,7 @@ from enum import Enum
 from random import Random
 from typing import Any, ClassVar, Final
 
-from ..cards import Card, CardTable, deal_hands, hand_cards, hand_of, remove_from_hand
+from ..cards import CHIP_COLORS, Card, CardTable, deal_hands, hand_cards, hand_of, remove_from_hand
 from ..errors import RuleError
 from ..events import Event, Header, optional_str_list
 from ..facts import Fact, RoundDealt, RoundOutcome, RoundScored, TrickAbandoned
@@ -619,6 +619,18 @@ def _project_ended(f: UTRRoundEnded, sink: RowSink) -> None:
     """How the round ended is a column of `rounds` (the round's outcome)."""
 
 
+# ------------------------------------------------------------------- analytics
+# the questions the SQL console offers about the game (GameInfo.examples; docs/sql.md)
+EXAMPLES: Final = (
+    ('Which under_the_radar tricks went round the table the most?',
+     """SELECT t.game_id, t.round, t.trick, t.length, t.laps, t.closed, t.winner AS taker
+FROM tricks t JOIN games g USING (game_id)
+WHERE g.game = 'under_the_radar'
+ORDER BY t.laps DESC, t.length DESC, t.game_id, t.round, t.trick
+LIMIT 10;"""),
+)
+
+
 # =================================================================== the score sheet
 # A round on a score sheet (replay/sheet.py): per player the tricks taken. Each
 # end-of-round rule is one predicate below; the score is `tricks_score()`.
@@ -763,4 +775,9 @@ INFO = register(GameInfo(
              UTRRoundEnded: _project_ended, RadarSheetEntered: _project_sheet},
     heuristic=heuristic, step_facts=(UTRTrickFinished,), sheet_state=RadarSheet,
     events=("deal", "play"), injectable=("play",), columns=COLUMNS,
+    # a round scores the tricks taken, in the low single digits (lower is better)
+    bands=(0.5, 1.0, 2.0),
+    colors={v: CHIP_COLORS[v] for v in VALUES[1]},  # the colour words
+    face_down=("removed",),  # the Completes taken out before the deal: nobody sees them
+    examples=EXAMPLES,
 ))

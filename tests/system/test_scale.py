@@ -21,7 +21,7 @@ from trickledger import main
 from trickledger.ingest import lake as lakes
 from trickledger.ingest.db import reading
 from trickledger.ingest.load import Source, expand, ingest
-from trickledger.ingest.schema import TABLES, VIEWS
+from trickledger.ingest.schema import TABLES, views
 from trickledger.replay.simulate import SimOptions, simulate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,7 +99,7 @@ def snapshot(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[int, int]]:
     """Per table and view: row count and an order-independent checksum of every row
     (load timestamps aside)."""
     out = {}
-    for name in [*TABLES, *VIEWS]:
+    for name in [*TABLES, *views()]:
         cols = [c for c, _ in TABLES[name]] if name in TABLES else [
             d[0] for d in con.execute(f"SELECT * FROM {name} LIMIT 0").description]
         keep = ", ".join(f'"{c}"' for c in cols if c not in TIMESTAMPS)
