@@ -5,6 +5,9 @@ them, game by game in name order."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from trickledger.replay.info import GameInfo
 from trickledger.replay.registry import registry
 
 CORE_EXAMPLES: tuple[tuple[str, str], ...] = (
@@ -43,7 +46,8 @@ LIMIT 20;"""),
 )
 
 
-def examples() -> list[tuple[str, str]]:
-    """Every example, (question, SQL): the core's, then each registered game's."""
-    games = sorted(registry().values(), key=lambda g: g.name)
-    return [*CORE_EXAMPLES, *(e for g in games for e in g.examples)]
+def examples(games: Iterable[GameInfo] | None = None) -> list[tuple[str, str]]:
+    """Every example, (question, SQL): the core's, then each game's (every registered
+    game's, or these games')."""
+    chosen = sorted(registry().values() if games is None else games, key=lambda g: g.name)
+    return [*CORE_EXAMPLES, *(e for g in chosen for e in g.examples)]

@@ -68,6 +68,17 @@ def _lay_out(info: GameInfo) -> None:
                              f"the schema already has")
     facts = tables.fact_tables([*(g for g in _GAMES.values() if g.name != info.name), info])
     _GAMES[info.name] = info
+    _install(facts)
+
+
+def _forget(info: GameInfo) -> None:
+    """Lay every table out again without `info` (taken out of the registry again:
+    `replay.registry.registered`)."""
+    if _GAMES.pop(info.name, None) is not None:
+        _install(tables.fact_tables(_GAMES.values()))
+
+
+def _install(facts: dict[str, tuple[Column, ...]]) -> None:
     FACT_TABLES.clear()
     FACT_TABLES.update(facts)
     TABLES.clear()
@@ -100,7 +111,7 @@ ADMIN_TABLES: dict[str, list[tuple[str, str]]] = {
 
 
 TABLES.update(LOG_TABLES)  # until the first game registers (just below)
-on_register(_lay_out)
+on_register(_lay_out, forget=_forget)
 registry()  # every game now: the tables' shapes are complete before anyone reads them
 
 

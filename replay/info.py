@@ -61,17 +61,16 @@ class GameInfo:
     - `bands`: the judge's scale in the game's points (replay.judge): the certain part of
       a decision's cost from which it is an inaccuracy, a mistake, a blunder;
     - `colors`: by a card's `color`, the colour the dashboard paints its chip (CSS);
-    - `pages`: the dashboard's pages about the game (`GamePage`s), and `player_section`:
-      the module (`package.module`) whose `player_section(filters, player)` adds the game's
-      part to the Player page ("" for none);
+    - `pages`: the dashboard's pages about the game (`GamePage`s), and `dashboard`: the
+      module (`package.module`, "" for none) of its parts of the core's pages, which may
+      define `player_section(filters, player)` (the Player page) and
+      `round_section(game_id, round)` (the game viewer's round);
     - `analytics`: the game's SQL objects, each (kind "view" or "macro", name, body),
       created after the core's in the database (ingest.analytics), in this order;
     - `examples`: (question, SQL) pairs the SQL console offers beside the core's;
     - `estimated_hands`: SQL selecting the hands `trickledger analyse` estimates (columns
-      game_id, round, player, won and hand_size: a bidding game's settled bids), "" for
-      none (ingest.analyse, ingest.hands);
-    - `round_tables`: what the viewer shows about a round beside its scores, each (title,
-      SQL with two parameters, the game id and the round);
+      game_id, round, player and won, the tricks taken: a bidding game's settled bids), ""
+      for none (ingest.analyse, ingest.hands);
     - `step_rows`: the table holding one row per step with its `stacks`, and the column
       that numbers the steps there (the viewer shows the stacks after a step).
     """
@@ -108,11 +107,10 @@ class GameInfo:
     bands: tuple[float, float, float] = (1.0, 2.0, 4.0)
     colors: Mapping[str, str] = field(default_factory=dict)
     pages: tuple[GamePage, ...] = ()
-    player_section: str = ""
+    dashboard: str = ""
     analytics: tuple[tuple[str, str, str], ...] = ()
     examples: tuple[tuple[str, str], ...] = ()
     estimated_hands: str = ""
-    round_tables: tuple[tuple[str, str], ...] = ()
     step_rows: tuple[str, str] = ("tricks", "trick")
 
 

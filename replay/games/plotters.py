@@ -20,6 +20,7 @@ from ..cards import CHIP_COLORS, Card, CardTable, card_order, deal_hands, names
 from ..errors import FormatError, RuleError
 from ..events import Event, Header, str_list
 from ..facts import Fact, RoundDealt, RoundOutcome, RoundScored, TrickAbandoned
+from ..info import GamePage
 from ..registry import GameInfo, Move, register
 from ..rows import RowSink, RowWriter, Stack, TableRows, plays_rows
 from ..sheet import (
@@ -1301,6 +1302,11 @@ INFO = register(GameInfo(
     heuristic=heuristic, step_facts=(TrickFinished,), sheet_state=PlottersSheet,
     events=("deal", "play", "take", "keep"), injectable=("play", "take", "keep"),
     tables=TABLES, columns=COLUMNS, analytics=ANALYTICS,
+    pages=(GamePage("Splits", "trickledger.dashboard.games.plotters_splits",
+                    ":material/call_split:", "splits"),
+           GamePage("Early ends", "trickledger.dashboard.games.plotters_early_ends",
+                    ":material/timer_off:", "early_ends")),
+    dashboard="trickledger.dashboard.games.plotters",
     bands=(2.0, 4.0, 8.0),  # a round scores 0..40 (a product of two stacks)
     colors={c: CHIP_COLORS[name] for c, name in COLOR_NAMES.items()},
     examples=EXAMPLES,

@@ -27,6 +27,7 @@ from ..cards import (
 from ..errors import FormatError, RuleError
 from ..events import Event, Header, field_of, kind
 from ..facts import Fact, RoundDealt, RoundOutcome, RoundScored, TrickAbandoned
+from ..info import GamePage
 from ..registry import GameInfo, Move, register
 from ..render import hands_lines
 from ..rows import RowSink, RowWriter, Stack, TableRows, plays_rows
@@ -1315,6 +1316,10 @@ INFO = register(GameInfo(
     # secret bids are revealed after the round's last trick; the turned trump is seen by all
     deferrable={"secret_bid": "bid"}, seen_after_deal=("trump",),
     tables=TABLES, columns=COLUMNS, analytics=ANALYTICS,
+    pages=(GamePage("Bidding", "trickledger.dashboard.games.rage_bidding", ":material/target:",
+                    "bidding"),),
+    dashboard="trickledger.dashboard.games.rage",
+    estimated_hands="SELECT game_id, round, player, won FROM bids",
     # a round scores about -5..+20 (a missed bid costs 15)
     bands=(2.0, 5.0, 10.0),
     colors={c: CHIP_COLORS[name] for c, name in COLOR_NAMES.items()},

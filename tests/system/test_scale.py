@@ -16,6 +16,7 @@ from typing import Any
 import duckdb
 import orjson
 import pytest
+from helpers import page_file
 
 from trickledger import main
 from trickledger.ingest import lake as lakes
@@ -331,8 +332,7 @@ def test_dashboard_pages_answer_from_the_cluster_lake(clustered, monkeypatch):
     try:
         assert data.database().lake is not None
         for view in ("overview", "bidding", "viewer"):
-            at = AppTest.from_file(str(ROOT / "dashboard" / "views" / f"{view}.py"),
-                                   default_timeout=120)
+            at = AppTest.from_file(str(page_file(view)), default_timeout=120)
             at.run()
             assert not at.exception, (view, [e.value for e in at.exception])
         games = data.query("SELECT count(*) AS n FROM games")

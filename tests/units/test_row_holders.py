@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-import toy_game
+import toy_high_card
 
 from trickledger.ingest.batch import holder_arrow, to_arrow
 from trickledger.ingest.rows import Rows, replay_rows
@@ -100,8 +100,9 @@ def test_the_generated_writers_are_what_the_declarations_give_now() -> None:
                             "plotters.py") == text
 
 
-def test_log_level_and_plugin_tables_are_filled_by_keyword_every_column_named() -> None:
-    assert "toy_boasts" in COLUMNS  # toy_game registered it
+def test_log_level_and_plugin_tables_are_filled_by_keyword_every_column_named(
+        toy_game: object) -> None:
+    assert "toy_boasts" in COLUMNS  # the example game registered it (for this test)
     sink = Rows().facts
     sink.begin("g1", ("Ann", "Bob"))
     boasts = sink.table("toy_boasts")
@@ -139,7 +140,7 @@ def test_the_shared_tables_keep_the_games_columns_in_place() -> None:
 
 
 def test_a_games_declared_tables_are_checked_when_it_registers() -> None:
-    info = toy_game.INFO
+    info = toy_high_card.INFO
     bad = [
         ({"tricks": (Column("game_id", "VARCHAR"),)}, (), "has a shared table's name"),
         ({"toy_x": (Column("round", "INTEGER"),)}, (), r"must start with Column\('game_id'"),
@@ -195,9 +196,10 @@ def batch_of(paths: list[Path]) -> Rows:
     return sink
 
 
-def test_every_game_fills_its_tables_and_arrow_from_the_flat_lists_is_the_same() -> None:
+def test_every_game_fills_its_tables_and_arrow_from_the_flat_lists_is_the_same(
+        toy_game: object) -> None:
     sink = batch_of(SAMPLES)
-    opts = SimOptions(game=toy_game.NAME, games=4, players=(2, 4), claims=True)
+    opts = SimOptions(game=toy_high_card.NAME, games=4, players=(2, 4), claims=True)
     for i in range(opts.games):  # an interpreted game, with a table of its own
         name, toy, _ = simulate_one(opts, i)
         replay_rows(replay_bytes(toy, name), toy, NOW, sink)
