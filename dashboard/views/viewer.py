@@ -166,7 +166,8 @@ def _move(tl: Timeline, gid: str, rnd: int, delta: int, param: str) -> None:
 def _round_notes(tl: Timeline, rnd: int) -> None:
     lines = tl.round_lines.get(rnd)
     if lines:
-        with st.expander(f"Round {rnd}: the deal, bids and scores as the engine replayed them"):
+        with st.expander(f"Round {rnd}: the deal, what was declared and the scores, as the "
+                         f"engine replayed them"):
             st.code("\n".join(lines), language=None)
 
 

@@ -27,7 +27,8 @@ def render() -> None:
     tables.show(per, {"player": "player", "boasts": "boasts", "came_true": "came true",
                       "judged": "from move logs", "true_share": "share that came true"},
                 players=("player",), percent=("true_share",))
-    ui.chart(st, px.bar(per, x="player", y=["came_true", "boasts"], barmode="group",
+    bars = per.rename(columns={"came_true": "came true"})  # the legend's words
+    ui.chart(st, px.bar(bars, x="player", y=["boasts", "came true"], barmode="group",
                         labels={"player": "player", "value": "boasts", "variable": ""},
                         title="Boasts, and those that came true"), width="stretch")
 
