@@ -20,13 +20,8 @@ from . import data
 
 _log = logging.getLogger("trickledger.dashboard")
 
-# A chip's background by the card's colour as its game's card table gives it (`Card.color`:
-# the suit letters of plotters, rage and color_stacks, under_the_radar's colour words).
-COLOR_CSS = {
-    "B": "#2f6fdb", "G": "#2e9d4a", "R": "#d63a3a", "Y": "#e0b400", "P": "#8a49c9",
-    "O": "#f07f1b", "K": "#333333", "W": "#9aa0a6",
-    "blue": "#2f6fdb", "green": "#2e9d4a", "red": "#d63a3a",
-}
+# A chip's background is the game's paint for the card's colour as its card table gives it
+# (`Card.color`, painted by `GameInfo.colors`).
 NO_COLOR_CSS = "#555555"  # a card without a colour (action cards, shapes) or not of the game
 
 
@@ -367,6 +362,14 @@ def text_html(text: object) -> str:
     return html.escape(str(text), quote=False)
 
 
+def chip_color(game: str, card: str) -> str:
+    """The CSS colour of the chip of the card written `card` in `game`: the game's paint for
+    the card's colour (`GameInfo.colors`), else grey."""
+    info = data.game_info(game)
+    paint = info.colors.get(card_color(game, card)) if info is not None else None
+    return paint or NO_COLOR_CSS
+
+
 def card_color(game: str, card: str) -> str:
     """The colour of the card written `card` in `game`, asked of the game's card table; ""
     for a card without one, and for a name the game lacks (an illegal move may write any)."""
@@ -381,7 +384,7 @@ def card_color(game: str, card: str) -> str:
 
 def chip(game: str, card: str, note: str = "") -> str:
     """A card of `game` as a chip in its colour (HTML; every text escaped)."""
-    color = COLOR_CSS.get(card_color(game, card), NO_COLOR_CSS)
+    color = chip_color(game, card)
     label = text_html(card) + (f" <small>{text_html(note)}</small>" if note else "")
     return (f'<span style="display:inline-block;padding:2px 8px;margin:2px;border-radius:6px;'
             f'background:{color};color:white;font-weight:600">{label}</span>')

@@ -244,7 +244,8 @@ def _simulate_parser(sub: Any) -> None:
     s.add_argument("--variants", default="",
                    help="comma list of variants for every game, or 'random' for a random "
                         "subset per game")
-    s.add_argument("--edition", default=None, help="plotters edition, or 'mixed'")
+    s.add_argument("--edition", default=None,
+                   help="the game's edition (for a game that has editions), or 'mixed'")
     s.add_argument("--rounds", type=int, default=None, help="header rounds (shorter games)")
     s.add_argument("--claims", action="store_true", help="write score-sheet claims")
     s.add_argument("--wrong-claims", type=_fraction, default=0.0, metavar="P",

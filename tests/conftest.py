@@ -9,6 +9,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# the example plugin game (examples/toy_high_card): the fast tests import it from the
+# checkout; tests/system/test_plugin_game.py installs it as a user would
+sys.path.insert(0, str(ROOT / "examples" / "toy_high_card"))
 
 # tests/build/test_engines.py runs the conformance and rule tests once more in a subprocess, against
 # the compiled engine installed into a folder of its own: that folder goes first, and the
@@ -45,6 +48,53 @@ def pytest_collection_modifyitems(config, items):
         item.add_marker(getattr(pytest.mark, marker))
         if {"cluster", "clustered"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.cluster)
+
+
+# The game registry is the process's: a test that registers a game (the example plugin game,
+# a variant of it) does so through `toy_game` or `register_game`, and the game is taken out
+# again when the test ends (replay.registry.registered), so that no other test sees it (a
+# `toy_boasts` table in the golden snapshot's database, a fifth game in a list of games).
+# `_registry_restored` checks it after every test: a game a test left registered fails that
+# test, named, and is taken out.
+
+
+@pytest.fixture
+def register_game():
+    """`register_game(info)` registers a game for this test only; returns the info."""
+    from contextlib import ExitStack
+
+    from trickledger.replay.registry import registered
+
+    with ExitStack() as stack:
+        def register(info):
+            stack.enter_context(registered(info))
+            return info
+
+        yield register
+
+
+@pytest.fixture
+def toy_game(register_game):
+    """The example plugin game (examples/toy_high_card) registered for this test only, as
+    its `trickledger.games` entry point registers it; yields its module."""
+    import toy_high_card
+
+    register_game(toy_high_card.INFO)
+    return toy_high_card
+
+
+@pytest.fixture(autouse=True)
+def _registry_restored(request):
+    from trickledger.replay import registry
+
+    before = dict(registry.registry())
+    yield
+    left = sorted(n for n, i in registry._REGISTRY.items() if before.get(n) is not i)
+    if left:
+        registry._restore(before)
+        pytest.fail(f"{request.node.nodeid} left the game(s) {', '.join(left)} registered: "
+                    f"register a game in a test through the toy_game or register_game "
+                    f"fixture (tests/conftest.py)", pytrace=False)
 
 
 # Every process this run starts must end with it (issue 27: killed ingests left their
@@ -162,6 +212,20 @@ def pytest_configure(config):
         if got != want:
             raise RuntimeError(f"expected the {want} engine, imported the {got} one from "
                                f"{replay.__file__}")
+    _shipped_games_only()
+
+
+def _shipped_games_only() -> None:
+    """The suite runs with the games trickledger ships, whatever plugin games the
+    environment has installed (the example's, say, after `pip install
+    ./examples/toy_high_card`): a test that wants one registers it for itself (`toy_game`),
+    and tests/system/test_plugin_game.py installs the example into processes of its own."""
+    from trickledger.replay import registry
+
+    games = registry.registry()
+    shipped = {n: i for n, i in games.items() if registry.shipped(i)}
+    if len(shipped) != len(games):
+        registry._restore(shipped)
 
 
 NOT_SOURCE = {".git", ".venv", "build", "__pycache__", ".pytest_cache", ".ruff_cache",

@@ -92,15 +92,34 @@ def dashboard_database(path: str) -> Iterator[str]:
             os.environ["TRICKLEDGER_DB"] = old
 
 
-def run_page(name: str, **params: str) -> Any:
-    """Run the dashboard page `dashboard/views/NAME.py` in Streamlit's AppTest with these
-    query parameters; it must raise nothing."""
+def every_page() -> dict[str, Any]:
+    """Every page of the dashboard by its address: the core's (dashboard/views/NAME.py) and
+    the games' (their declarations' `GameInfo.pages`), each with its file."""
     from pathlib import Path
 
+    from trickledger.dashboard.game_parts import script_path
+    from trickledger.replay.registry import registry
+
+    views = Path(__file__).resolve().parents[1] / "dashboard" / "views"
+    pages: dict[str, Any] = {p.stem: p for p in sorted(views.glob("*.py"))
+                             if p.stem != "__init__"}
+    for info in registry().values():
+        for page in info.pages:
+            pages[page.url_path] = script_path(page.script)
+    return pages
+
+
+def page_file(name: str) -> Any:
+    """The file of the dashboard page at the address `name` (a core page or a game's)."""
+    return every_page()[name]
+
+
+def run_page(name: str, **params: str) -> Any:
+    """Run the dashboard page at the address `name` (`page_file`) in Streamlit's AppTest
+    with these query parameters; it must raise nothing."""
     from streamlit.testing.v1 import AppTest
 
-    page = Path(__file__).resolve().parents[1] / "dashboard" / "views" / f"{name}.py"
-    at = AppTest.from_file(str(page), default_timeout=120)
+    at = AppTest.from_file(str(page_file(name)), default_timeout=120)
     for k, v in params.items():
         at.query_params[k] = v
     at.run()

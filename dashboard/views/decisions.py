@@ -2,17 +2,20 @@
 
 import streamlit as st
 
-from trickledger.dashboard import data, tables, ui
+from trickledger.dashboard import data, game_parts, tables, ui
 
 ui.page("Decisions")
+LOW = game_parts.lowest_wins()
 f = ui.filters()
 st.caption("Every decision of a complete game — each play, bid, trump, pick, keep, placement "
            "— judged against its legal alternatives: the hidden cards are dealt again many "
            "times in ways that fit what the player had seen, and the greedy bot plays the "
            "round out after each alternative. **Accuracy** is the share of decisions within "
            "one standard error of the best; **average cost** is how many of the game's "
-           "points a decision gave away on average (tricks taken in under_the_radar, where "
-           "fewer is better). A blunder costs a lot for sure, not by chance. Computed by "
+           "points a decision gave away on average"
+           + (f" (in {LOW}, where fewer points are better, a cost is the points taken more)"
+              if LOW else "")
+           + ". A blunder costs a lot for sure, not by chance. Computed by "
            "`trickledger analyse --moves`; the judge is the project's greedy bot, not a "
            "perfect player (see docs/analytics.md). " + ui.md(f.counted(tricks=True)))
 

@@ -5,7 +5,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from trickledger.dashboard import auth, data, limits, pastes, ui
+from trickledger.dashboard import auth, data, game_parts, limits, pastes, ui
 from trickledger.replay.engine import Replay, replay_bytes, verdict
 from trickledger.replay.facts import ClaimChecked
 
@@ -28,7 +28,8 @@ def render() -> None:
                     "the sidebar, or paste the log instead.")
     with paste_tab:
         text = pastes.paste_area("Log lines", height=200, key="verify_text",
-                                 placeholder='{"format": "trickledger/1", "game": "plotters", ...}')
+                                 placeholder='{"format": "trickledger/1", "game": "'
+                                             + game_parts.games()[0].name + '", ...}')
     name = ""
     raw: bytes | None = None
     if up is not None:

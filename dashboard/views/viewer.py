@@ -4,7 +4,8 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from trickledger.dashboard import data, ui
+from trickledger.dashboard import data, game_parts, ui
+from trickledger.replay.info import GameInfo
 from trickledger.replay.timeline import Step, Timeline
 
 ui.page("Game viewer")
@@ -94,12 +95,12 @@ def render() -> None:
                 f"with no {ui.md(step_word)}s to step through. Results and totals count "
                 f"it; {ui.md(step_word)}-level figures cannot.")
         st.code("\n".join(tl.round_lines.get(rnd, [])), language=None)
-        _scores(gid, rnd)
+        _scores(gid, rnd, info)
         return
     _round_notes(tl, rnd)
     if not steps:
         st.info(f"No {ui.md(step_word)} was played in round {ui.md(rnd)}.")
-        _scores(gid, rnd)
+        _scores(gid, rnd, info)
         return
     numbers = [s.number for s in steps]
     key = f"step_{gid}_{rnd}"
@@ -128,7 +129,7 @@ def render() -> None:
     st.query_params[param] = str(step.number)
     _show_step(step, g, gid, step_word)
     _judged(gid, rnd, step, step_word)
-    _scores(gid, rnd)
+    _scores(gid, rnd, info)
 
 
 def _move(tl: Timeline, gid: str, rnd: int, delta: int, param: str) -> None:
@@ -165,7 +166,8 @@ def _move(tl: Timeline, gid: str, rnd: int, delta: int, param: str) -> None:
 def _round_notes(tl: Timeline, rnd: int) -> None:
     lines = tl.round_lines.get(rnd)
     if lines:
-        with st.expander(f"Round {ui.md(rnd)}: the deal, bids and scores as the engine replayed them"):
+        with st.expander(f"Round {ui.md(rnd)}: the deal, what was declared and the scores, "
+                         f"as the engine replayed them"):
             st.code("\n".join(lines), language=None)
 
 
@@ -194,7 +196,7 @@ def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
                                                   if mover else ""))
             ui.hand_row(g["game"], hand, mover.legal if mover else None,
                         played=mover.cards if mover else ())
-    stacks = data.step_stacks(gid, step.round, step.number, step_word)
+    stacks = data.step_stacks(str(g["game"]), gid, step.round, step.number)
     if stacks is not None and len(stacks):
         frame = pd.DataFrame(list(stacks))
         if frame["player"].isna().all():
@@ -236,11 +238,10 @@ def _judged(gid: str, rnd: int, step: Step, step_word: str) -> None:
                      width="stretch")
 
 
-def _scores(gid: str, rnd: int) -> None:
-    bids = data.round_bids(gid, rnd)
-    if not bids.empty:
-        st.subheader("Bids against tricks")
-        st.dataframe(bids, hide_index=True, width="stretch")
+def _scores(gid: str, rnd: int, info: GameInfo | None) -> None:
+    own = game_parts.round_section(info)  # the game's own part (rage: bids against tricks)
+    if own is not None:
+        own(gid, rnd)
     scores = data.running_scores(gid)
     claims = data.disputed_claims(gid)
     wide = {"derivation": st.column_config.TextColumn("derivation", width="large")}

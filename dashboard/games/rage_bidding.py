@@ -6,6 +6,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from trickledger.dashboard import auth, data, tables, ui
+from trickledger.dashboard.games import rage
 
 ui.page("Bidding")
 f = ui.filters()
@@ -23,7 +24,7 @@ def render() -> None:
     pm1 = c2.radio("Plus or minus one", ["either", "with", "without"], horizontal=True,
                    key="bid_pm1", help="plus_minus_one: the bids may not add up to the "
                                        "number of tricks (the last bidder is constrained).")
-    per = data.bids_by_player(f, rule, pm1)
+    per = rage.bids_by_player(f, rule, pm1)
     if ui.empty(per, "bids"):
         return
     most = int(per["rounds"].max())
@@ -52,8 +53,8 @@ def render() -> None:
                            title="Bias: below 0 = overbids"), width="stretch")
     _against_the_hand(rule, pm1)
     _by_position(rule, pm1)
-    by_size = data.bids_by_hand_size(f, rule, pm1)
-    by_trumps = data.bids_by_trumps(f, rule, pm1)
+    by_size = rage.bids_by_hand_size(f, rule, pm1)
+    by_trumps = rage.bids_by_trumps(f, rule, pm1)
     left, right = st.columns(2)
     ui.chart(left, px.line(by_size, x="hand_size", y="exact_rate", markers=True,
                               hover_data=["rounds", "bias"],
@@ -63,7 +64,7 @@ def render() -> None:
                               labels={"trumps_held": "trumps held (6 = 6 or more)",
                                       "bias": "mean won − bid"},
                               title="Bias by trumps held"), width="stretch")
-    heat = data.bids_against_tricks(f, rule, pm1)
+    heat = rage.bids_against_tricks(f, rule, pm1)
     grid = heat.pivot_table(index="won", columns="bid", values="rounds", fill_value=0)
     if not grid.empty:
         # every count from 0 up, each cell 0 when it never happened: a number nobody won
@@ -77,7 +78,7 @@ def render() -> None:
 
 def _against_the_hand(rule: str, pm1: str) -> None:
     st.subheader("Bidding against the hand")
-    done, bids, lo, hi = data.hand_coverage(f)
+    done, bids, lo, hi = rage.hand_coverage(f)
     times = f"{lo}" if lo == hi else f"{lo} to {hi}"
     st.caption(
         f"For each bid, the tricks the hand could be expected to take: the round is played "
@@ -107,7 +108,7 @@ def _against_the_hand(rule: str, pm1: str) -> None:
             st.rerun()
     if not done:
         return
-    per = data.bids_against_hands(f, rule, pm1)
+    per = rage.bids_against_hands(f, rule, pm1)
     if per.empty:
         st.info("No estimated bid under this filter.")
         return
@@ -130,7 +131,7 @@ def _against_the_hand(rule: str, pm1: str) -> None:
 
 
 def _by_position(rule: str, pm1: str) -> None:
-    pos = data.bids_by_position(f, rule, pm1)
+    pos = rage.bids_by_position(f, rule, pm1)
     if pos.empty:
         return
     overall = float((pos["exact_rate"] * pos["rounds"]).sum() / pos["rounds"].sum())
