@@ -237,8 +237,13 @@ def iter_events(name: str, lines: list[bytes], start: int) -> Iterator[Event]:
 
 def read_bytes(data: bytes, name: str, max_bytes: int | None = None) -> Log:
     """Read a log from bytes. Raises UnreadableLog when there is no valid header."""
-    sha = hashlib.sha256(data).hexdigest()
-    text = decompress(data, name, max_bytes)
+    return read_text(decompress(data, name, max_bytes), name,
+                     hashlib.sha256(data).hexdigest())
+
+
+def read_text(text: bytes, name: str, sha: str) -> Log:
+    """Read a log from its decompressed bytes `text`, `sha` the SHA-256 of the bytes as
+    stored. Raises UnreadableLog when there is no valid header."""
     if text.startswith(_BOM):
         text = text[len(_BOM):]
     # never more than MAX_LINES + 1 pieces, however many newlines (a bomb of blank lines)
