@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from trickledger.replay.commands import EXIT_CODES, json_text, say, terminal
+from trickledger.terminal import EXIT_CODES, json_text, say, terminal
 
 from .arguments import positive, refuse_database
 
