@@ -24,7 +24,7 @@ import orjson
 
 from .errors import IllegalLine, UnreadableLog
 from .events import EXACT_NUMBER_EVENTS, SHEET_EVENT, Event, Header, kind
-from .registry import game_info, registry
+from .registry import lookup_game, registry
 
 FORMAT: Final = "trickledger/1"
 # Limits on what one log may cost, the same wherever a log is read (CLI, ingest, the
@@ -274,7 +274,7 @@ def parse_header(name: str, lineno: int, raw: bytes, sha: str) -> Header:
     if type(game) is not str:
         raise bad("the header's 'game' must be a string naming the game"
                   f" ({', '.join(sorted(registry()))})")
-    info = game_info(game)
+    info = lookup_game(game)
     if info is None:
         raise bad(f"unknown game {game!r}: expected one of {', '.join(sorted(registry()))}")
     players = obj.get("players")

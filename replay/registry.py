@@ -19,7 +19,7 @@ from .facts import Fact
 from .info import GameInfo
 from .state import GameState, Move, handled_types, handler_table
 
-__all__ = ["GameInfo", "Move", "game_info", "on_register", "register", "registry"]
+__all__ = ["GameInfo", "Move", "lookup_game", "on_register", "register", "registry"]
 
 _REGISTRY: dict[str, GameInfo] = {}
 _ALIASES: dict[str, str] = {}
@@ -120,7 +120,7 @@ def registry() -> dict[str, GameInfo]:
     return _REGISTRY
 
 
-def game_info(name: str) -> GameInfo | None:
+def lookup_game(name: str) -> GameInfo | None:
     """A game by id or alias (`mit-list-und-tuecke` is `plotters`)."""
     games = registry()
     return games.get(name) or games.get(_ALIASES.get(name, ""))
