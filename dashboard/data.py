@@ -459,11 +459,11 @@ def find_game(wanted: str) -> dict[str, Any] | None:
     return None if rows.empty else {str(k): v for k, v in rows.iloc[0].to_dict().items()}
 
 
-def game_info(name: str) -> Any:
+def game_declaration(name: str) -> Any:
     """The registry's entry for a game (its title, what the viewer steps through)."""
-    from trickledger.replay.registry import game_info as lookup
+    from trickledger.replay.registry import lookup_game
 
-    return lookup(name)
+    return lookup_game(name)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -482,7 +482,7 @@ def timeline(sha256: str) -> Any:
 def step_stacks(game: str, game_id: str, round_no: int, number: int) -> Any:
     """The stacks the engine recorded after a step (a trick, a turn), if the game keeps
     stacks: from the table and column its declaration names (`GameInfo.step_rows`)."""
-    info = game_info(game)
+    info = game_declaration(game)
     if info is None:
         return None
     table, column = info.step_rows  # names from the game's declaration, checked plain
@@ -591,7 +591,7 @@ def remove_log(sha256: str, action: str, who: dict[str, Any], reason: str) -> st
 
 def game_title(name: str) -> str:
     """A game's title from the registry (its name when the registry does not know it)."""
-    info = game_info(name)
+    info = game_declaration(name)
     return info.title if info is not None else name
 
 

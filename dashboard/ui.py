@@ -170,7 +170,7 @@ def sidebar_filters() -> data.Filters:
 
 
 def _game_title(name: str) -> str:
-    info = data.game_info(name)
+    info = data.game_declaration(name)
     return f"{info.title} ({name})" if info is not None else name
 
 
@@ -365,7 +365,7 @@ def text_html(text: object) -> str:
 def chip_color(game: str, card: str) -> str:
     """The CSS colour of the chip of the card written `card` in `game`: the game's paint for
     the card's colour (`GameInfo.colors`), else grey."""
-    info = data.game_info(game)
+    info = data.game_declaration(game)
     paint = info.colors.get(card_color(game, card)) if info is not None else None
     return paint or NO_COLOR_CSS
 
@@ -373,7 +373,7 @@ def chip_color(game: str, card: str) -> str:
 def card_color(game: str, card: str) -> str:
     """The colour of the card written `card` in `game`, asked of the game's card table; ""
     for a card without one, and for a name the game lacks (an illegal move may write any)."""
-    info = data.game_info(game)
+    info = data.game_declaration(game)
     if info is None:
         return ""
     try:

@@ -33,7 +33,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from trickledger.replay.engine import replay_bytes
+from trickledger.replay.engine import replay_bytes_text
 from trickledger.replay.errors import UnreadableLog
 from trickledger.replay.reader import MAX_LOG_BYTES, read_file
 from trickledger.replay.rows import ColumnValues, StringLists, TableRows
@@ -304,7 +304,8 @@ def _one(src: Source, task: Task, skip: frozenset[str], sinks: _Sinks, seen: set
                                line=line, message=msg, recorded_at=now)
         return Outcome(src.name, sha, "unreadable", 0, line, msg)
     try:
-        r = replay_bytes(data, src.name, src.max_bytes)
+        # the SHA-256 above and one decompression serve the replay and the stored text
+        r, text = replay_bytes_text(data, src.name, src.max_bytes, sha256=sha)
         gid = r.header.id if r.header else None
         game = r.header.game if r.header else None
         taken = ids.get(gid) if gid is not None else None
@@ -313,7 +314,7 @@ def _one(src: Source, task: Task, skip: frozenset[str], sinks: _Sinks, seen: set
                    f"(give the log another 'id' to load both)")
             sink = sinks.for_game(game)
             sink.logs.add(sha256=sha, file_name=src.name, size_bytes=len(data),
-                          ingested_at=now, raw_text=decode_text(data), status="conflict",
+                          ingested_at=now, raw_text=decode_text(data, text), status="conflict",
                           game_id=gid, error_line=None, error_message=msg)
             sink.ingest_errors.add(file_name=src.name, sha256=sha, status="conflict",
                                    line=None, message=msg, recorded_at=now)
@@ -321,7 +322,7 @@ def _one(src: Source, task: Task, skip: frozenset[str], sinks: _Sinks, seen: set
         sink = sinks.for_game(game)
         mark = _marks(sink)
         try:
-            replay_rows(r, data, now, sink)
+            replay_rows(r, data, now, sink, text)
         except Exception:
             for t, holder in sink.tables().items():  # drop the failed log's partial rows
                 holder.truncate(mark.get(t, 0))

@@ -240,7 +240,7 @@ class DatabaseWriter:
         """Between commits: let go of the file when another process waits for it (a commit
         under way keeps it; the next look comes a moment later). Nothing is checkpointed
         here: one checkpoint of the whole run, when the file is let go, costs less than one
-        per batch (and leaves a smaller file: docs/performance.md)."""
+        per batch (and leaves a smaller file: docs/performance-history.md)."""
         while not self._stop.wait(YIELD_POLL_S):
             if self._con is None or not others_waiting(self.path) or \
                     not self._held.acquire(blocking=False):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from trickledger.replay.engine import Replay, exact_json, verdict
+from trickledger.replay.engine import Replay, exact_json, winners
 from trickledger.replay.reader import decompress
 from trickledger.replay.rows import RowSink, TableRows, project
 
@@ -39,12 +39,15 @@ class Rows:
                 if (n := holder.rows())}
 
 
-def decode_text(data: bytes) -> str:
-    """The log as text for the `logs` table (gunzipped; invalid UTF-8 shown as U+FFFD)."""
-    try:
-        text = decompress(data, "")
-    except Exception:  # an unreadable gzip keeps its bytes as they are
-        text = data
+def decode_text(data: bytes, text: bytes | None = None) -> str:
+    """The log as text for the `logs` table (gunzipped; invalid UTF-8 shown as U+FFFD).
+    `text`: its decompressed bytes, when the replay has them already (one decompression
+    per log)."""
+    if text is None:
+        try:
+            text = decompress(data, "")
+        except Exception:  # an unreadable gzip keeps its bytes as they are
+            text = data
     return text.decode("utf-8", errors="replace").replace("\x00", "\ufffd")
 
 
@@ -71,9 +74,11 @@ def stored_status(r: Replay) -> str:
     return r.status
 
 
-def replay_rows(r: Replay, data: bytes, now: dt.datetime, sink: Rows | None = None) -> Rows:
+def replay_rows(r: Replay, data: bytes, now: dt.datetime, sink: Rows | None = None,
+                text: bytes | None = None) -> Rows:
     """All rows of one log, added to `sink` (a batch's, shared by its logs) or to a new
-    one. Unreadable logs give a `logs` and an `ingest_errors` row only."""
+    one. Unreadable logs give a `logs` and an `ingest_errors` row only. `text`: the
+    decompressed bytes, when the replay has them (ingest.batch)."""
     h = r.header
     st = r.state
     if sink is None:
@@ -85,24 +90,23 @@ def replay_rows(r: Replay, data: bytes, now: dt.datetime, sink: Rows | None = No
     line = err.line if err else None
     message = err.message if err else None
     sink.logs.add(sha256=r.sha256, file_name=r.file, size_bytes=len(data), ingested_at=now,
-                  raw_text=decode_text(data), status=status, game_id=gid, error_line=line,
+                  raw_text=decode_text(data, text), status=status, game_id=gid, error_line=line,
                   error_message=message)
     if err is not None:
         sink.ingest_errors.add(file_name=r.file, sha256=r.sha256, status=r.status,
                                line=err.line, message=err.message, recorded_at=now)
     if st is None or h is None:
         return sink
-    v = verdict(r)
-    winners = v["winners"]
+    won = winners(r)  # the verdict's winners, without building the whole verdict
     sink.games.add(game_id=h.id, sha256=r.sha256, file_name=r.file, game=h.game,
                    edition=h.edition, variants=sorted(h.variants), n_players=st.n,
                    rounds_planned=st.rounds_total, rounds_played=len(st.rounds),
-                   status=status, error_line=line, error_message=message, winners=winners,
+                   status=status, error_line=line, error_message=message, winners=won,
                    played_on=played_on(h.meta), events=r.events, claims_checked=len(st.claims),
                    claims_mismatched=sum(1 for c in st.claims if not c.match),
                    meta=exact_json(h.meta).decode(), ingested_at=now)
     for i, p in enumerate(st.players):
         sink.players.add(game_id=h.id, seat=i, player=p, total=st.totals[i],
-                         is_winner=p in winners)
+                         is_winner=p in won)
     project(st.info, st.facts, sink.facts)
     return sink

@@ -11,8 +11,7 @@ It answers the three questions every reader and writer asks, the same way for bo
 
 and, on top of `read()`, the queries a data person asks from Python: `sql()` (a polars
 DataFrame), `table()` (a polars LazyFrame; a lake's tables are scanned in place) and
-`tables()`. `load()` is the ingest that the `ingest` command and `trickledger.ingest`
-share.
+`tables()`. `load()` is the ingest use case (ingest.usecases) for `trickledger.ingest_logs`.
 
 This module imports DuckDB and polars only when a store is used: `import trickledger`
 (and so `trickledger verify`) stays free of them.
@@ -210,25 +209,27 @@ class Store:
              actor: Actor | None = None) -> tuple[Summary, list[tuple[str, str]]]:
         """Ingest the logs that `paths` name (files, folders, globs, `-`, URLs): the
         arguments that name nothing are recorded in `ingest_errors` and returned with
-        their reason; into a database file, `actor`'s run gets one audit row. Returns
-        the summary (the counts `trickledger ingest` prints) and those arguments."""
-        from .load import expand, ingest, record_missing
+        their reason. The run gets one audit row (ingest.usecases), as `actor` (default: an
+        unnamed Python caller), in a database file's `audit_log` or a lake's
+        `_audit.jsonl`; a busy database file keeps it out with a warning. Returns the
+        summary (the counts `trickledger ingest` prints) and those arguments."""
+        from .admin import Actor
+        from .usecases import ingest_paths
 
         if not self.writable:
             raise StoreError(f"{self.path} was opened read-only; "
                              f"Store.connect(..., writable=True) writes")
-        args = list(paths)
-        sources, missing = expand(args, follow_symlinks=follow_symlinks)
-        record_missing(missing, self.db, lake=self.lake)
-        summary = ingest(sources, self.db, jobs=jobs, batch_size=batch_size, progress=progress,
-                         on_busy=on_busy, keep_all=keep_all, lake=self.lake, cluster=cluster)
-        if self.kind == "file" and actor is not None:
-            from .admin import audit
+        run = ingest_paths(list(paths), db=self.db, lake=self.lake,
+                           actor=actor or Actor(None, "python"),
+                           follow_symlinks=follow_symlinks, jobs=jobs, batch_size=batch_size,
+                           cluster=cluster, progress=progress, on_busy=on_busy,
+                           keep_all=keep_all)
+        if run.audit_problem:
+            import warnings
 
-            audit(self.path, actor, "ingest",
-                  [{"file_name": ", ".join(args)[:500],
-                    "result": f"loaded {summary.loaded}", "detail": summary.line()}])
-        return summary, missing
+            warnings.warn(f"the run is not in the audit log ({run.audit_problem})",
+                          stacklevel=2)
+        return run.summary, run.missing
 
 
 def _seconds(timeout: float | None) -> float | None:

@@ -26,7 +26,8 @@ from .info import GameInfo
 from .state import GameState, Move, handled_types, handler_table
 from .tables import SHARED, check_declaration
 
-__all__ = ["GameInfo", "Move", "game_info", "on_register", "register", "registered", "registry"]
+__all__ = ["GameInfo", "Move", "lookup_game", "on_register", "register", "registered",
+           "registry"]
 
 _REGISTRY: dict[str, GameInfo] = {}
 _ALIASES: dict[str, str] = {}
@@ -248,7 +249,7 @@ def load_plugin(entry: EntryPoint) -> None:
               file=sys.stderr)
 
 
-def game_info(name: str) -> GameInfo | None:
+def lookup_game(name: str) -> GameInfo | None:
     """A game by id or alias (`mit-list-und-tuecke` is `plotters`)."""
     games = registry()
     return games.get(name) or games.get(_ALIASES.get(name, ""))

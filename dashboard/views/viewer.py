@@ -47,7 +47,7 @@ def render() -> None:
     g = games.set_index("game_id").loc[gid]
     if gid != st.query_params.get("game"):
         st.query_params["game"] = gid
-    info = data.game_info(g["game"])
+    info = data.game_declaration(g["game"])
     step_word = info.step if info else "trick"
     status = str(g["status"]) + (", disputed" if int(g["claims_mismatched"] or 0) else "")
     st.caption(ui.plain(f"{info.title if info else g['game']} · {int(g['n_players'])} players · "

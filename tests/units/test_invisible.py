@@ -11,9 +11,9 @@ import orjson
 import pytest
 from helpers import header, log_bytes
 
-from trickledger.replay.commands import json_text, terminal
 from trickledger.replay.engine import replay_bytes
 from trickledger.replay.reader import INVISIBLE, MAX_GZIP_MEMBERS, bad_name
+from trickledger.terminal import json_text, terminal
 
 
 def test_every_control_format_and_separator_character_is_invisible():
@@ -88,7 +88,7 @@ def test_no_escape_code_or_direction_mark_reaches_the_terminal(attack):
 def test_a_line_break_or_tab_in_a_data_field_is_escaped(field, capsys):
     """A file name, value or column name cannot add a line of its own (a forged verdict,
     a forged table row): its line breaks and tabs show as escapes."""
-    from trickledger.replay.commands import say
+    from trickledger.terminal import say
 
     shown = terminal(field)
     assert "\n" not in shown and "\t" not in shown and "\r" not in shown, shown
@@ -135,7 +135,8 @@ def test_gzip_members_are_bounded_and_trailing_bytes_refused():
 def test_a_file_name_with_a_line_break_cannot_forge_a_verdict(capsys):
     """`verify` on a file named "x<newline>trusted.jsonl: complete (...)<newline>y.jsonl":
     the name stays on its own report line, escaped."""
-    from trickledger.replay.commands import human_report, say
+    from trickledger.replay.commands import human_report
+    from trickledger.terminal import say
 
     first, rest = _split_log()
     name = "x\ntrusted.jsonl: complete (rage, 5 players)\ny.jsonl"
