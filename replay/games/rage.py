@@ -733,6 +733,26 @@ class RageState(GameState):
             out.extend([c] * (k - self.used.get(c, 0)))
         return out
 
+    def chance_outcomes(self) -> list[tuple[Move, int]]:
+        """A trump turned inside the round: each card of the pile, weighted by its copies
+        there (the next card is drawn uniformly from the pile, as `draw_chance` draws it)."""
+        if self.phase is not Phase.TRUMP or self.over:
+            return []
+        used = self.used
+        return [({"type": "trump", "card": c.name}, k - used.get(c, 0))
+                for c, k in DECK.items() if k > used.get(c, 0)]
+
+    def rules_out(self, move: Move) -> frozenset[str]:
+        """A play that does not follow the led colour (an action card or another colour)
+        shows that the player holds no card of it (`may_play`)."""
+        led = self.led
+        if move.get("type") != "play" or led is None or self.phase is not Phase.PLAY:
+            return frozenset()
+        card = CARDS.parse(str(move.get("card")))
+        if card.color == led:
+            return frozenset()
+        return frozenset(c.name for c in DECK if c.color == led)
+
     def draw_chance(self, rng: Random) -> Move:
         if self.phase is Phase.TRUMP:
             # rng.choice(self.pile()), without making the pile: the r-th card of it
