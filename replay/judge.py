@@ -285,6 +285,37 @@ def decisions(raw: bytes, name: str = "<log>",
             prefix.append((line, ev))
 
 
+def count_decisions(raw: bytes, name: str = "<log>", rounds: set[int] | None = None
+                    ) -> dict[int, int]:
+    """The number of decisions (as `decisions` yields them) in each round of a log, of the
+    rounds in `rounds` when given: the replay and the legal moves only, nothing judged."""
+    header_line, events = _parse(raw, name)
+    state = replay_bytes(header_line, name).state
+    if state is None:
+        raise ValueError(f"{name}: the header does not replay")
+    out: dict[int, int] = {}
+    last = max(rounds) if rounds else None
+    number = 0
+    for line, ev in events:
+        kind = ev.get("type")
+        who = ev.get("player")
+        if kind == "deal":
+            number = state.round_no + 1
+            if last is not None and number > last:
+                break
+            if rounds is None or number in rounds:
+                out[number] = 0
+        elif number in out and isinstance(who, str) and who in state.seat:
+            mine = [m for m in state.legal_moves() if m.get("player") == who]
+            if len(mine) > 1 and len(_distinct(mine, ev)) > 1:
+                out[number] += 1
+        try:
+            state.apply(Event(line, str(kind), ev))
+        except (RuleError, FormatError) as e:
+            raise ValueError(f"{name}:{line}: {e}") from None
+    return out
+
+
 def round_moves(raw: bytes, name: str = "<log>") -> dict[int, int]:
     """The number of move events (a player's) of each round of a log, read without
     replaying it: what `trickledger analyse --moves` plans and bounds with."""
