@@ -127,6 +127,7 @@ class Plan:
     games: list[GamePlan]
     decisions: dict[tuple[str, int], int]  # (sha256, round) -> decisions to judge
     cached: int  # games asked for that are judged whole already
+    later: int  # games asked for beyond the limit
     jobs: int
     where: str  # "here", or the cluster's address
     seconds_per_decision: float | None  # CPU seconds, from earlier runs or the first round
@@ -251,11 +252,13 @@ def make_plan(path: str, samples: int, seed: int, jobs: int | None,
     """Plan a run: the games (at most `limit` of them with rounds to do), and the exact
     number of decisions of each round to do (a replay of each log, nothing judged)."""
     games, cached, raw = plan_games(path, seed, samples, game_ids, max_moves)
+    later = 0  # games with rounds to do beyond `limit`: left for a later run
     if limit is not None:
         picked, n = [], 0
         for g in games:
             if g.todo:
                 if n >= limit:
+                    later += 1
                     continue
                 n += 1
             picked.append(g)
@@ -272,7 +275,7 @@ def make_plan(path: str, samples: int, seed: int, jobs: int | None,
             counts[(g.sha256, number)] = per_round.get(number, 0)
     rounds = sum(len(g.todo) for g in games)
     jobs = max(1, min(jobs or os.cpu_count() or 1, rounds or 1))
-    return Plan(games, counts, cached, jobs, cluster or "here",
+    return Plan(games, counts, cached, later, jobs, cluster or "here",
                 seconds_per_decision(path, samples), max_moves), raw
 
 
@@ -351,6 +354,7 @@ def judge_games(path: str, samples: int = DEFAULT_SAMPLES, seed: int = 0,
             if close is not None:
                 close()  # stops the worker processes at once on an interrupt
         summary.games_done = len(completed)
+        summary.games_missing = the_plan.later
         for g in the_plan.games:
             finished = not left.get(g.sha256) and g.sha256 not in failed
             if g.bounded and finished:

@@ -267,14 +267,11 @@ def _swapped(h: dict[str, Any], events: list[dict[str, Any]], d: Decision
             trial = [dict(e) for e in cut]
             deal = dict(trial[deal_at])
             deal["hands"] = {p: list(cs) for p, cs in deal["hands"].items()}
-
-            def spot(kind: str, where: str) -> list[str]:
-                return deal["hands"][where] if kind == "hand" else deal[where]
-
             for f in ("aside", "removed", "pile"):
                 if isinstance(deal.get(f), list):
                     deal[f] = list(deal[f])
-            a, b = spot(k1, w1), spot(k2, w2)
+            a = deal["hands"][w1] if k1 == "hand" else deal[w1]
+            b = deal["hands"][w2] if k2 == "hand" else deal[w2]
             a[a.index(c1)], b[b.index(c2)] = c2, c1
             trial[deal_at] = deal
             for e in trial[deal_at + 1:]:
