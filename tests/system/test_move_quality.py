@@ -94,8 +94,10 @@ def test_analyse_moves_narrows_to_a_game_and_rejects_bad_options(logs, tmp_path,
 
 
 def test_the_pages_show_the_judgements(logs, tmp_path):
-    """The Decisions page ranks the players, the viewer shows each move's verdict, cost and
-    best alternative, the Player page the accuracy and the costliest decisions."""
+    """The Decisions page ranks the players (every band counted, "good" too), the viewer
+    shows each move's verdict (a best move never beside a better one, forced moves as
+    forced) and the game review, the Player page each judged game and the key moments,
+    linked to the viewer at the decision."""
     from helpers import dashboard_database
     from helpers import run_page as run
 
@@ -105,20 +107,34 @@ def test_the_pages_show_the_judgements(logs, tmp_path):
         at = run("decisions")
         assert any("analyse --moves" in i.value for i in at.info)  # nothing judged yet
     assert main(["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1"]) == 0
-    (gid, rnd, player), = rows(db, "SELECT game_id, round, player FROM move_quality "
-                                   "WHERE game_id LIKE 'r1%' ORDER BY cost DESC, line LIMIT 1")
+    (gid, rnd, player, line), = rows(db, "SELECT game_id, round, player, line FROM "
+                                         "move_quality WHERE game_id LIKE 'r1%' AND band "
+                                         "<> 'best' ORDER BY cost DESC, line LIMIT 1")
     with dashboard_database(db):
         at = run("decisions")  # one judged game each: no minimum to choose
         assert not at.slider
         assert [t.label for t in at.tabs] == ["Rage", "Under the Radar"]
-        assert "Most accurate in Rage" in [m.label for m in at.metric]
-        at = run("viewer", game=gid, round=str(rnd), trick="1")
+        # a dozen decisions each: too few to name the most accurate player
+        assert not at.metric
+        assert any("too few to name the most accurate" in c.value for c in at.caption)
+        board = at.dataframe[0].value
+        assert {"accuracy", "best", "good", "inaccuracies", "mistakes", "blunders"} <= \
+            set(board.columns)
+        assert (board["best"] + board["good"] + board["inaccuracies"] + board["mistakes"]
+                + board["blunders"] == board["decisions"]).all()
+        at = run("viewer", game=gid, round=str(rnd), line=str(line))
         assert any("The judge on this trick" in m.value for m in at.markdown)
-        shown = at.dataframe[0].value
-        assert {"verdict", "cost ± SE (points)", "best alternative"} <= set(shown.columns)
+        shown = at.dataframe[1].value  # after the game review's table
+        assert {"verdict", "cost (points)", "better move", "as good"} <= set(shown.columns)
+        best = shown[shown["verdict"] == "✓ best"]
+        assert (best["better move"] == "").all() and (best["cost (points)"] == "0").all()
+        assert (shown["verdict"] != "✓ best").any()  # the costliest decision is shown
+        assert any("Key moments" in m.value for m in at.markdown)
         at = run("player", player=player)
         assert "Decisions" in [h.value for h in at.subheader]
-        assert any("costliest decisions" in c.value for c in at.caption)
+        assert any("Key moments" in m.value for m in at.markdown)
+        moments = at.dataframe[-1].value
+        assert any(f"line={line}" in str(u) for u in moments["decision"])
 
 
 # ------------------------------------------------------------------ statistics
