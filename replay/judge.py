@@ -43,7 +43,8 @@ a native analysis engine plugs in at step 3 and must keep steps 1, 2 and 4):
    judged player's value after it, in the game's own points (better is higher, lower
    where the lowest total wins). The best alternatives are those within `TIE` (1e-9
    points) of the best mean; when the move made is one of them it is `best` (with the
-   others as good listed in `equal_moves`), and its cost is 0. Otherwise `best_move` is
+   others as good listed in `equal_moves`), its cost is 0 and `cost_se` the standard
+   error of its lead over the runner-up (how sure "best" is). Otherwise `best_move` is
    the first best alternative by its label, `cost` = its mean − the mean of the move
    made (turned so that a positive cost is always worse), `cost_se` the standard error
    of the per-sample differences, and the band the lower end of the cost's 95 % interval
@@ -860,13 +861,18 @@ def verdict_of(values: list[list[float]], chosen: int, sign: int, labels: list[s
                   key=lambda a: labels[a])
     best = chosen if chosen in tied else tied[0]
     equal = [a for a in tied if a != best]
+    # the cost's error; for a best move, the error of its lead over the runner-up (how sure
+    # "best" is: a cost of 0 measured on these samples is not known to be 0 better than that)
+    against = best
     if best == chosen:
-        return best, equal, 0.0, (0.0 if n > 1 else math.nan)
-    diffs = [sign * (values[best][k] - values[chosen][k]) for k in range(n)]
-    cost = sum(diffs) / n
+        others = [a for a in range(len(means)) if a != chosen]
+        against = max(others, key=lambda a: (sign * means[a], -a)) if others else chosen
+    diffs = [sign * (values[against][k] - values[chosen][k]) for k in range(n)]
+    mean = sum(diffs) / n
+    cost = 0.0 if best == chosen else mean
     if n < 2:
         return best, equal, cost, math.nan
-    return best, equal, cost, math.sqrt(sum((x - cost) ** 2 for x in diffs) / (n - 1) / n)
+    return best, equal, cost, math.sqrt(sum((x - mean) ** 2 for x in diffs) / (n - 1) / n)
 
 
 def cost_of(values: list[list[float]], chosen: int, sign: int) -> tuple[int, float, float]:

@@ -142,8 +142,8 @@ def test_the_pages_show_the_judgements(logs, tmp_path):
 
 # (game, players, header keys, games, samples): small enough for a loaded machine
 GAMES = [("plotters", 4, {"rounds": 1}, 1, 4), ("rage", 3, {"rounds": 1}, 3, 6),
-         ("color_stacks", 2, {"suits": ["R", "Y", "G", "B"]}, 2, 4),
-         ("under_the_radar", 3, {"rounds": 1}, 3, 6)]
+         ("color_stacks", 2, {"suits": ["R", "Y", "G", "B"]}, 5, 4),
+         ("under_the_radar", 3, {"rounds": 1}, 5, 6)]
 
 
 def _paired(game, n, extra, games, samples, pick):
