@@ -55,7 +55,7 @@ ROUND_MARK = "moves-round"
 # the complete games asked for (all, or `--game` ids), each with whether it is judged whole
 # under this key; disputed games are complete
 GAMES_SQL = """
-    SELECT g.sha256, min(g.game_id) AS game_id,
+    SELECT g.sha256, min(g.game_id) AS game_id, min(g.game || ' ' || g.n_players) AS kind,
            bool_or(EXISTS (SELECT 1 FROM analysis_runs a WHERE a.analysis = 'moves'
                            AND a.fingerprint = g.sha256 AND a.detail = ?)) AS judged
     FROM games g
@@ -109,6 +109,7 @@ def judge_round(task: RoundTask) -> RoundDone:
 class GamePlan:
     sha256: str
     game_id: str
+    kind: str  # the game and table size ("rage 8"): what a decision costs depends on it
     todo: list[int]  # rounds to judge now
     done: list[int]  # rounds judged by an earlier run under this key
     rounds: int  # rounds in the log
@@ -130,12 +131,25 @@ class Plan:
     later: int  # games asked for beyond the limit
     jobs: int
     where: str  # "here", or the cluster's address
-    seconds_per_decision: float | None  # CPU seconds, from earlier runs or the first round
+    rates: dict[str, float]  # CPU seconds per decision by kind: earlier runs, first rounds
     max_moves: int
+    timing: int = 0  # kinds of game with no rate yet: a first round of each is timed first
+    timed: set[tuple[str, int]] = field(default_factory=set)  # rounds judged to time them
 
     @property
     def total(self) -> int:
         return sum(self.decisions.values())
+
+    def cpu(self) -> float | None:
+        """The CPU seconds the decisions should take: each kind's at its own rate (a kind
+        not timed yet at the mean rate of the others)."""
+        if not self.rates:
+            return None
+        fallback = sum(self.rates.values()) / len(self.rates)
+        kinds = {g.sha256: g.kind for g in self.games}
+        return sum(n * self.rates.get(kinds[sha], fallback)
+                   for (sha, number), n in self.decisions.items()
+                   if (sha, number) not in self.timed)
 
     def line(self) -> str:
         games = sum(1 for g in self.games if g.todo)
@@ -144,9 +158,13 @@ class Plan:
                 f"{games:,} games to judge")
         where = (f"on {self.jobs} process{'es' if self.jobs != 1 else ''}"
                  if self.where == "here" else f"on the cluster {self.where}")
-        if self.seconds_per_decision is None or not self.total:
+        cpu = self.cpu()
+        if self.timing and not self.timed:
+            first = f"{self.timing} round{'s' if self.timing != 1 else ''}"
+            return (f"{what} {where}; timing {first} first (one of each game and table "
+                    f"size not judged before) for the estimate")
+        if cpu is None or not self.total:
             return f"{what} {where}"
-        cpu = self.seconds_per_decision * self.total
         wall = cpu / self.jobs if self.where == "here" else None
         return (f"{what} {where}: about {_duration(cpu)} of CPU time"
                 + (f", {_duration(wall)} here" if wall is not None else "")
@@ -207,9 +225,9 @@ def plan_games(path: str, seed: int, samples: int, game_ids: list[str] | None,
     key = cache_key(seed, samples)
     with reading(path) as con:
         rows = con.execute(GAMES_SQL, [key, game_ids is None, game_ids or [""]]).fetchall()
-        missing = [(sha, gid) for sha, gid, judged in rows if not judged]
+        missing = [(sha, gid, kind) for sha, gid, kind, judged in rows if not judged]
         cached = len(rows) - len(missing)
-        shas = [sha for sha, _ in missing]
+        shas = [sha for sha, _, _ in missing]
         done_rows = con.execute(
             "SELECT fingerprint, detail FROM analysis_runs WHERE analysis = ? AND "
             "list_contains(?, fingerprint)", [ROUND_MARK, shas or [""]]).fetchall()
@@ -220,7 +238,7 @@ def plan_games(path: str, seed: int, samples: int, game_ids: list[str] | None,
         if isinstance(detail, str) and detail.startswith(prefix):
             done.setdefault(sha, set()).add(int(detail[len(prefix):]))
     plans = []
-    for sha, gid in missing:
+    for sha, gid, kind in missing:
         text = raw.get(sha)
         if text is None:
             continue
@@ -232,18 +250,23 @@ def plan_games(path: str, seed: int, samples: int, game_ids: list[str] | None,
             within.append(number)
             moves += per_round[number]
         already = done.get(sha, set())
-        plans.append(GamePlan(sha, gid, [r for r in within if r not in already],
+        plans.append(GamePlan(sha, gid, kind, [r for r in within if r not in already],
                               sorted(already & set(within)), len(per_round), len(within),
                               moves))
     return plans, cached, raw
 
 
-def seconds_per_decision(path: str, samples: int) -> float | None:
-    """The CPU seconds one decision took in earlier runs with this many samples, if any."""
+def rates_by_kind(path: str, samples: int) -> dict[str, float]:
+    """The CPU seconds one decision took in earlier runs with this many samples, by the
+    game and table size ("rage 8")."""
     with reading(path) as con:
-        row = con.execute("SELECT avg(seconds) FROM move_quality WHERE method = ? AND "
-                          "samples = ? AND seconds IS NOT NULL", [METHOD, samples]).fetchone()
-    return float(row[0]) if row and row[0] is not None else None
+        rows = con.execute("""
+            SELECT g.game || ' ' || g.n_players, avg(m.seconds)
+            FROM move_quality m JOIN (SELECT DISTINCT sha256, game, n_players FROM games) g
+                 ON g.sha256 = m.sha256
+            WHERE m.method = ? AND m.samples = ? AND m.seconds IS NOT NULL
+            GROUP BY ALL""", [METHOD, samples]).fetchall()
+    return {str(k): float(v) for k, v in rows if v is not None}
 
 
 def make_plan(path: str, samples: int, seed: int, jobs: int | None,
@@ -276,7 +299,7 @@ def make_plan(path: str, samples: int, seed: int, jobs: int | None,
     rounds = sum(len(g.todo) for g in games)
     jobs = max(1, min(jobs or os.cpu_count() or 1, rounds or 1))
     return Plan(games, counts, cached, later, jobs, cluster or "here",
-                seconds_per_decision(path, samples), max_moves), raw
+                rates_by_kind(path, samples), max_moves), raw
 
 
 def judge_games(path: str, samples: int = DEFAULT_SAMPLES, seed: int = 0,
@@ -306,7 +329,7 @@ def judge_games(path: str, samples: int = DEFAULT_SAMPLES, seed: int = 0,
     failed: set[str] = set()
     completed: set[str] = set()
 
-    def take(done: RoundDone) -> None:
+    def take(done: RoundDone, quiet: bool = False) -> None:
         nonlocal done_decisions
         t = done.task
         left[t.sha256].discard(t.round)
@@ -323,36 +346,58 @@ def judge_games(path: str, samples: int = DEFAULT_SAMPLES, seed: int = 0,
         summary.decisions += len(done.judged)
         summary.judging_seconds += done.seconds
         done_decisions += the_plan.decisions.get((t.sha256, t.round), len(done.judged))
-        if progress:
+        if progress and not quiet:
             progress(done_decisions, total)
 
     results: Iterator[RoundDone] | None = None
+    quiet = False  # no progress before the estimate
+
+    def close_results() -> None:
+        nonlocal results
+        if results is not None:
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()  # stops the worker processes at once on an interrupt
+            results = None
+
     try:
+        # a kind of game (game and table size) with no earlier run to go by: the first
+        # round of each is judged first, on the workers, to time it (a decision of an
+        # 8-player rage game costs several times one of 2-player color_stacks)
+        kinds = {g.sha256: g.kind for g in the_plan.games}
+        first_of: dict[str, RoundTask] = {}
+        for t in tasks:
+            kind = kinds[t.sha256]
+            if kind not in the_plan.rates and kind not in first_of:
+                first_of[kind] = t
+        the_plan.timing = len(first_of)
         rest = tasks
-        if tasks and the_plan.seconds_per_decision is None:
-            # no earlier run to go by: time the first round here
-            first = work(tasks[0])
-            take(first)
-            judged = first.judged or []
-            if judged:
-                the_plan.seconds_per_decision = first.seconds / len(judged)
-            rest = tasks[1:]
+        if first_of:
+            if plan:
+                plan(the_plan)  # what it will do, and that it times first
+            quiet = True
+            results = _run(list(first_of.values()), work, the_plan.jobs, cluster)
+            for done in results:
+                take(done, quiet)
+                if done.judged:
+                    the_plan.rates[kinds[done.task.sha256]] = done.seconds / len(done.judged)
+            close_results()
+            quiet = False
+            the_plan.timed = {(t.sha256, t.round) for t in first_of.values()}
+            rest = [t for t in tasks if (t.sha256, t.round) not in the_plan.timed]
         if plan:
             plan(the_plan)
         if progress:
             progress(done_decisions, total)
         results = _run(rest, work, the_plan.jobs, cluster)
         for done in results:
-            take(done)
+            take(done, quiet)
     except KeyboardInterrupt:
         summary.interrupted = True
     except WorkersFailed as e:
         summary.broken = str(e)
     finally:
-        if results is not None:
-            close = getattr(results, "close", None)
-            if close is not None:
-                close()  # stops the worker processes at once on an interrupt
+        close_results()
         summary.games_done = len(completed)
         summary.games_missing = the_plan.later
         for g in the_plan.games:

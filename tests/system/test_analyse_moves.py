@@ -17,7 +17,8 @@ import pytest
 from trickledger import main
 from trickledger.ingest.db import reading
 from trickledger.ingest.load import Source, ingest
-from trickledger.ingest.moves import RoundDone, RoundTask, judge_games, judge_round
+from trickledger.ingest.moves import Plan, RoundDone, RoundTask, judge_games, judge_round
+from trickledger.replay.judge import Judgement
 from trickledger.replay.simulate import SimOptions, simulate_one
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,7 +58,11 @@ def test_the_estimate_comes_first_and_progress_reaches_a_pipe(db, capsys):
     assert main(["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1"]) == 0
     out, err = capsys.readouterr()
     lines = err.splitlines()
-    plan = next(i for i, ln in enumerate(lines) if ln.startswith("move quality: "))
+    timing = next(i for i, ln in enumerate(lines) if ln.startswith("move quality: "))
+    assert lines[timing].endswith("decisions in 6 rounds of 2 games to judge on 1 process; "
+                                  "timing 1 round first (one of each game and table size "
+                                  "not judged before) for the estimate")
+    plan = timing + 1  # nothing between: no progress before the estimate
     assert " decisions in 6 rounds of 2 games to judge on 1 process: about " in lines[plan]
     assert "of CPU time" in lines[plan]
     assert "Ctrl-C stops and keeps every round finished" in lines[plan]
@@ -86,7 +91,7 @@ def test_ctrl_c_keeps_every_finished_round_and_the_next_run_does_the_rest(db):
 
     def progress(done: int, total: int) -> None:
         seen.append(done)
-        if len(seen) == 3:  # Ctrl-C after the second round is written
+        if len(seen) == 2:  # Ctrl-C after the second round is written (the first is timed)
             raise KeyboardInterrupt
 
     first = judge_games(db, samples=2, jobs=1, progress=progress)
@@ -171,7 +176,7 @@ def test_ctrl_c_on_a_terminal_stops_in_one_line_with_status_130(tmp_path):
         seen = []
         for line in proc.stderr:  # the estimate comes once the first round is timed
             seen.append(line)
-            if line.startswith("move quality: "):
+            if line.startswith("move quality: ") and " about " in line:
                 break
         else:
             pytest.fail(f"no estimate: {''.join(seen)}")
@@ -187,6 +192,50 @@ def test_ctrl_c_on_a_terminal_stops_in_one_line_with_status_130(tmp_path):
     assert len(interrupted) == 1, out
     kept = int(interrupted[0].split("the ")[1].split(" rounds")[0])
     assert kept >= 1 and len(judged_rounds(path)) == kept
+
+
+def costs_by_kind(task: RoundTask) -> RoundDone:
+    """A real judgement with a CPU time per decision set by the game: rage 3 s, color_stacks
+    1 s (as a decision of a large rage table costs several times one of color_stacks)."""
+    done = judge_round(task)
+    per = 3.0 if task.game_id.startswith("r") else 1.0
+    judged = [Judgement(*j.__reduce__()[1][:-1], seconds=per) for j in done.judged or []]
+    return RoundDone(task, judged, done.error, per * len(judged))
+
+
+def test_the_estimate_times_each_kind_of_game_at_its_own_rate(tmp_path):
+    """One rate for every decision made a table of 8 look as cheap as one of 2: each kind
+    of game (game and table size) gets its own rate, from a first round of it judged
+    before the estimate, or from earlier runs."""
+    path = str(tmp_path / "k.duckdb")
+    logs = {"r": _sim("rage", 3, 1, "r", rounds=3), "c": _sim("color_stacks", 2, 4, "c"),
+            "c2": _sim("color_stacks", 2, 5, "c2")}
+    ingest([Source(f"{k}.jsonl", data=v) for k, v in logs.items()], path, jobs=1)
+    plans, lines = [], []
+
+    def plan(p: Plan) -> None:
+        plans.append(p)
+        lines.append(p.line())
+
+    first = judge_games(path, samples=2, jobs=1, runner=costs_by_kind, plan=plan,
+                        game_ids=["r-s1-000000", "c-s4-000000"])
+    assert lines[0].endswith("; timing 2 rounds first (one of each game and table size "
+                             "not judged before) for the estimate")
+    assert " about " not in lines[0] and " about " in lines[1]
+    p = plans[-1]
+    assert p.rates == {"rage 3": 3.0, "color_stacks 2": 1.0}
+    kind = {g.sha256: g.kind for g in p.games}
+    left = {k: n for k, n in p.decisions.items() if k not in p.timed}
+    assert len(p.timed) == 2 and left  # the timed rounds are not counted again
+    expected = sum(n * (3.0 if kind[sha] == "rage 3" else 1.0) for (sha, _), n in left.items())
+    assert p.cpu() == pytest.approx(expected)
+    mean_rate = (first.judging_seconds / first.decisions)
+    assert abs(p.cpu() - mean_rate * sum(left.values())) > 1.0  # one rate would be wrong
+    # a later run goes by the rates stored: no round timed first
+    plans.clear(), lines.clear()
+    judge_games(path, samples=2, jobs=1, runner=costs_by_kind, plan=plan)
+    assert len(lines) == 1 and " about " in lines[0]
+    assert plans[0].rates == {"rage 3": 3.0, "color_stacks 2": 1.0} and not plans[0].timed
 
 
 @pytest.mark.cluster
