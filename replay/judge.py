@@ -101,6 +101,10 @@ DEFAULT_THRESHOLDS: tuple[float, float, float] = (1.0, 2.0, 4.0)
 # deal fields the players do not see (2-player color_stacks' pile: below its drawn top)
 FACE_DOWN: Final = ("aside", "removed", "pile")
 _NOT_SEEN: Final = ("t", "note")  # event keys that say nothing about the game
+# spelled out, not starred: mypyc fails on a starred tuple in a comprehension's test (an
+# internal error that left the whole engine interpreted)
+_HEADER_NOT_SEEN: Final = ("id", "meta", "t", "note")
+_DEAL_NOT_SEEN: Final = ("hands", "aside", "removed", "pile", "t", "note")
 
 
 @dataclass(init=False, eq=True, unsafe_hash=True)
@@ -354,7 +358,7 @@ def _public_header(header_line: bytes) -> dict[str, Any]:
     header = orjson.loads(header_line)
     if not isinstance(header, dict):
         return {}
-    return {k: v for k, v in header.items() if k not in ("id", "meta", *_NOT_SEEN)}
+    return {k: v for k, v in header.items() if k not in _HEADER_NOT_SEEN}
 
 
 def _seen(ev: dict[str, Any]) -> dict[str, Any]:
@@ -365,8 +369,7 @@ def _view(header: dict[str, Any], rnd: _Round, seat: int,
           prefix: list[tuple[int, dict[str, Any]]], step: int) -> str:
     """The SHA-256 of what the player at `seat` saw at the decision (the module's doc)."""
     players = rnd.before_deal.players
-    deal = {k: v for k, v in rnd.deal.items()
-            if k not in ("hands", *FACE_DOWN, *_NOT_SEEN)}
+    deal = {k: v for k, v in rnd.deal.items() if k not in _DEAL_NOT_SEEN}
     hands = rnd.deal.get("hands")
     own = hands.get(players[seat]) if isinstance(hands, dict) else None
     seen = {"method": METHOD, "header": header, "earlier": rnd.earlier, "round": rnd.number,
