@@ -233,7 +233,8 @@ def _decisions(player: str) -> None:
                          labels={"n": "judged games, in played order",
                                  "accuracy": "accuracy (share of best moves)",
                                  "title": "game"},
-                         title="Accuracy, game by game"), width="stretch")
+                         title="Accuracy, game by game").update_yaxes(tickformat=".0%"),
+             width="stretch")  # percent, as the tables beside it
     st.markdown("**Game reviews** — each judged game: open it for the whole table's review")
     tables.show(per_game.iloc[::-1], {"game_id": "game", "title": "kind",
                                       "played_on": "played on", "accuracy": "accuracy",
