@@ -807,15 +807,16 @@ def player_head_to_head(f: Filters, player: str) -> pd.DataFrame:
 def player_decisions(f: Filters, player: str) -> pd.DataFrame:
     """Per judged game of the player: accuracy, cost, blunders (`game_decisions_of`)."""
     return filtered("""
-        SELECT game, game_id, played_on, decisions, accuracy, avg_cost, blunders
+        SELECT game, game_id, played_on, decisions, accuracy, avg_cost, blunders, goods,
+               inaccuracies, mistakes
         FROM game_decisions_of({game_list}) WHERE player = ?
         ORDER BY played_on NULLS LAST, game_id""", f, params=(player,))
 
 
 def player_costliest_moves(f: Filters, player: str) -> pd.DataFrame:
-    """The player's ten costliest judged decisions (`move_quality_of`)."""
+    """The player's ten costliest judged decisions (`move_quality_of`): their key moments."""
     return filtered("""
-        SELECT game_id, round, move, best_move, cost, cost_se, band
+        SELECT game_id, game, played_on, round, line, move, best_move, cost, cost_se, band
         FROM move_quality_of({game_list}) WHERE player = ? AND band <> 'best'
         ORDER BY cost DESC, game_id, line LIMIT 10""", f, params=(player,))
 
@@ -836,8 +837,43 @@ def player_disputes(player: str) -> pd.DataFrame:
 def judged_moves(game_id: str, round_no: int) -> pd.DataFrame:
     """The judge's verdict on every decision of a round (`move_quality_of`)."""
     return query("""
-        SELECT line, player, move, band, cost, cost_se, best_move, value, best_value, samples
+        SELECT line, player, move, band, cost, cost_se, best_move, value, best_value, samples,
+               alternatives, equal_moves, exact_samples
         FROM move_quality_of([?]) WHERE round = ? ORDER BY line""", (game_id, round_no))
+
+
+def judged_rounds(game_id: str) -> set[int] | None:
+    """The rounds of a game the judge has judged (every move of such a round without a
+    verdict was forced); None when the whole log is judged."""
+    got = query("""
+        SELECT a.analysis, a.detail FROM analysis_runs a JOIN games g ON g.sha256 = a.fingerprint
+        WHERE g.game_id = ? AND a.analysis IN ('moves', 'moves-round')""", (game_id,))
+    if (got["analysis"] == "moves").any():
+        return None
+    return {int(d.rsplit(" ", 1)[1]) for d in got["detail"] if str(d).rsplit(" ", 1)[-1].isdigit()}
+
+
+def game_review(game_id: str) -> pd.DataFrame:
+    """Each player's judged decisions of one game: accuracy, average cost, the bands."""
+    return query("""
+        SELECT player, count(*) AS decisions,
+               avg(CASE WHEN band = 'best' THEN 1.0 ELSE 0.0 END) AS accuracy,
+               avg(cost) AS avg_cost,
+               count(*) FILTER (WHERE band = 'best') AS best,
+               count(*) FILTER (WHERE band = 'good') AS good,
+               count(*) FILTER (WHERE band = 'inaccuracy') AS inaccuracies,
+               count(*) FILTER (WHERE band = 'mistake') AS mistakes,
+               count(*) FILTER (WHERE band = 'blunder') AS blunders
+        FROM move_quality_of([?]) GROUP BY player ORDER BY accuracy DESC, avg_cost, player""",
+                 (game_id,))
+
+
+def game_key_moments(game_id: str, limit: int = 6) -> pd.DataFrame:
+    """A game's costliest decisions (none of them best): its key moments."""
+    return query("""
+        SELECT round, line, player, move, best_move, cost, cost_se, band
+        FROM move_quality_of([?]) WHERE band <> 'best'
+        ORDER BY cost DESC, line LIMIT ?""", (game_id, limit))
 
 
 def running_scores(game_id: str) -> pd.DataFrame:

@@ -48,6 +48,8 @@ DERIVED_TABLES: dict[str, list[tuple[str, str]]] = {
         ("cost", "DOUBLE"), ("cost_se", "DOUBLE"), ("samples", "INTEGER"),
         ("alternatives", "INTEGER"), ("band", "VARCHAR"), ("method", "VARCHAR"),
         ("seed", "INTEGER"), ("computed_at", "TIMESTAMP"),
+        # added later (a database made before gets them by ALTER TABLE, at the end)
+        ("equal_moves", "VARCHAR[]"), ("exact_samples", "INTEGER"), ("seconds", "DOUBLE"),
     ],
 }
 
@@ -190,19 +192,23 @@ LATER_OBJECTS: list[tuple[str, str, str]] = [
     ("macro", "move_quality_of(ids)", """
         SELECT g.game_id, g.game, g.played_on, m.round, m.step, m.line, m.player, m.move,
                m.best_move, m.value, m.best_value, m.cost, m.cost_se, m.samples,
-               m.alternatives, m.band
+               m.alternatives, m.band, m.equal_moves, m.exact_samples
         FROM move_quality m JOIN games g ON g.sha256 = m.sha256
         WHERE g.game_id IN (SELECT unnest(ids))"""),
     ("macro", "game_decisions_of(ids)", """
         SELECT game_id, game, played_on, player, count(*) AS decisions,
                round(avg(CASE WHEN band = 'best' THEN 1.0 ELSE 0.0 END), 3) AS accuracy,
                round(avg(cost), 3) AS avg_cost,
-               count(*) FILTER (WHERE band = 'blunder') AS blunders
+               count(*) FILTER (WHERE band = 'blunder') AS blunders,
+               count(*) FILTER (WHERE band = 'good') AS goods,
+               count(*) FILTER (WHERE band = 'inaccuracy') AS inaccuracies,
+               count(*) FILTER (WHERE band = 'mistake') AS mistakes
         FROM move_quality_of(ids) GROUP BY game_id, game, played_on, player"""),
     ("macro", "decision_quality_of(ids)", """
         SELECT game, player, count(DISTINCT game_id) AS games, count(*) AS decisions,
                round(avg(CASE WHEN band = 'best' THEN 1.0 ELSE 0.0 END), 3) AS accuracy,
                round(avg(cost), 3) AS avg_cost,
+               count(*) FILTER (WHERE band = 'good') AS goods,
                count(*) FILTER (WHERE band = 'inaccuracy') AS inaccuracies,
                count(*) FILTER (WHERE band = 'mistake') AS mistakes,
                count(*) FILTER (WHERE band = 'blunder') AS blunders
@@ -238,6 +244,8 @@ def statements() -> list[str]:
     for name, cols in DERIVED_TABLES.items():
         body = ", ".join(f'"{c}" {t}' for c, t in cols)
         out.append(f"CREATE TABLE IF NOT EXISTS {name} ({body})")
+        # a derived table made by an older trickledger gains the columns added since
+        out.extend(f'ALTER TABLE {name} ADD COLUMN IF NOT EXISTS "{c}" {t}' for c, t in cols)
     for kind, name, body in objects():
         if kind == "macro":
             table = " TABLE" if body.lstrip().upper().startswith(("SELECT", "WITH")) else ""

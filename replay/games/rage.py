@@ -728,6 +728,30 @@ class RageState(GameState):
             out.extend([c] * (k - self.used.get(c, 0)))
         return out
 
+    def chance_outcomes(self) -> list[tuple[Move, int]]:
+        """A trump turned inside the round: each colour card of the pile, weighted by its
+        copies there. Cards are turned uniformly from the pile (as `draw_chance` turns
+        them) and an action card turned up is set aside, so the first colour card turned
+        is each colour card with probability copies / colour cards in the pile; the action
+        cards set aside change no value (they score nothing, and a later turn's first
+        colour card has the same law whichever left the pile), so they are left out."""
+        if self.phase is not Phase.TRUMP or self.over:
+            return []
+        used = self.used
+        return [({"type": "trump", "card": c.name}, k - used.get(c, 0))
+                for c, k in DECK.items() if c.color and k > used.get(c, 0)]
+
+    def rules_out(self, move: Move) -> frozenset[str]:
+        """A play that does not follow the led colour (an action card or another colour)
+        shows that the player holds no card of it (`may_play`)."""
+        led = self.led
+        if move.get("type") != "play" or led is None or self.phase is not Phase.PLAY:
+            return frozenset()
+        card = CARDS.parse(str(move.get("card")))
+        if card.color == led:
+            return frozenset()
+        return frozenset(c.name for c in DECK if c.color == led)
+
     def draw_chance(self, rng: Random) -> Move:
         if self.phase is Phase.TRUMP:
             # rng.choice(self.pile()), without making the pile: the r-th card of it
