@@ -794,15 +794,52 @@ def colours_collected(opens: list[list[int]], downs: list[int]) -> int:
     return sum(1 for i in range(len(COLORS)) if any(o[i] for o in opens))
 
 
+def one_colour_tricks(players: int, colour: str) -> int:
+    """The most tricks of one colour only (every card the led colour) a round can hold in
+    `colour`: each takes one card of it from every player, and the deck of this table size
+    has DECK_TOP of it (4 players: 14 // 4 = 3; 5: 17 // 5 or 18 // 5 = 3; 6: 21 // 6 = 3)."""
+    return DECK_TOP[players][colour] // players
+
+
 def lone_collector_fits(players: int, stacks: list[int], face_down: int) -> bool:
     """When a player is the only one to collect in a round, no trick had a second winner
     (that share would be another player's), so every finished trick had one colour and gave
-    them `pick_size` cards of it: each open stack and the face-down cards come in picks, and
-    a keep turned at least one pick of each of the two other colours face down."""
+    them `pick_size` cards of it: each open stack and the face-down cards come in picks, a
+    colour in at most `one_colour_tricks` picks, and a keep turned at least one pick of each
+    of the two other colours face down (and at most all their tricks' picks)."""
+    return lone_collector_problem(players, stacks, face_down) is None
+
+
+def lone_collector_problem(players: int, stacks: list[int], face_down: int) -> str | None:
+    """What makes a lone collector's stacks impossible (see `lone_collector_fits`), in
+    words; None when a round can give them."""
     pick = pick_size(players)
     if any(k % pick for k in stacks) or face_down % pick:
-        return False
-    return face_down == 0 or face_down >= 2 * pick
+        return (f"each pick is {pick} cards of one colour, so every open stack and the "
+                f"face-down cards come in {pick}s")
+    for i, k in enumerate(stacks):
+        colour = COLORS[i]
+        most = one_colour_tricks(players, colour)
+        if k > pick * most:
+            return (f"a trick of {COLOR_NAMES[colour]} only takes a {COLOR_NAMES[colour]} card "
+                    f"from each of the {players} players, and the {players}-player deck's "
+                    f"{DECK_TOP[players][colour]} {COLOR_NAMES[colour]} cards make at most "
+                    f"{most} such tricks: at most {pick * most} {COLOR_NAMES[colour]} cards "
+                    f"for one player")
+    if face_down:
+        if face_down < 2 * pick:
+            return (f"a keep turns at least one pick of each of the two colours not kept face "
+                    f"down: at least {2 * pick} face down")
+        # a keep leaves exactly the two kept colours open (face_down_after_keep): the
+        # face-down cards are the other two colours'
+        hidden = [COLORS[i] for i in range(4) if not stacks[i]]
+        most = pick * sum(one_colour_tricks(players, c) for c in hidden)
+        if face_down > most:
+            words = " and ".join(COLOR_NAMES[c] for c in hidden)
+            return (f"the face-down cards are {words}, of which the {players}-player deck makes "
+                    f"at most {most // pick} one-colour tricks: at most {most} face down")
+    # (so at most 4 x 3 = 12 tricks: within a round's 14 at every table size)
+    return None
 
 
 def least_of_colour(colour: str, opens: list[list[int]], downs: list[int]) -> int:
@@ -928,14 +965,11 @@ class PlottersSheet(SheetState):
         collectors = [s for s, t in enumerate(totals) if t]
         if len(collectors) == 1:
             s = collectors[0]
-            if not lone_collector_fits(n, opens[s], downs[s]):
-                pick = pick_size(n)
+            problem = lone_collector_problem(n, opens[s], downs[s])
+            if problem is not None:
                 raise RuleError(f"{self.players[s]} is the only player who collected "
                                 f"({_shown(opens[s])}, {downs[s]} face down), so no trick had a "
-                                f"second winner and every trick was of one colour: each pick "
-                                f"is {pick} cards of one colour, so every open stack and the "
-                                f"face-down cards come in {pick}s (at least two picks face "
-                                f"down after a keep)")
+                                f"second winner and every trick was of one colour: {problem}")
         if not shares_fit_tricks(n, totals):
             first = pick_size(n)
             raise RuleError(f"the players' cards ({', '.join(map(str, totals))}) cannot come "
