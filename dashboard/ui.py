@@ -226,6 +226,20 @@ def md(text: object) -> str:
     return _AUTOLINK_BREAK.sub("\u2060\\1", _MD_PUNCT.sub(r"\\\1", flat))
 
 
+def code(text: object) -> str:
+    """A file name (or other name a visitor may copy) for any Streamlit text that renders
+    markdown, as an inline code span: shown exactly as it is, in a code font, never a link
+    (autolinks skip code), with nothing inserted, so that a copied name is the name (`md`
+    breaks autolinks with an invisible character). Line breaks become spaces."""
+    flat = " ".join(str(text).split())
+    ticks = max((len(run) for run in re.findall(r"`+", flat)), default=0)
+    fence = "`" * (ticks + 1)
+    # a span that starts or ends with a backtick (or is blank) is padded with one space on
+    # each side, which CommonMark takes off again
+    pad = " " if not flat.strip() or flat[:1] == "`" or flat[-1:] == "`" else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
 def plot_text(text: object) -> str:
     """Text made literal for plotly (trace names, tick labels, hover): plotly reads a subset
     of HTML, so <, > and & are escaped."""

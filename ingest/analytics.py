@@ -181,7 +181,8 @@ OBJECTS: list[tuple[str, str, str]] = [
             FROM final_stacks f
             LEFT JOIN keeps k ON k.game_id = f.game_id AND k.round = f.round
                  AND k.player = f.s.player
-            WHERE f.s.stack <> 'discarded' AND f.s.cards > 0
+            -- not the face-down stack (`discarded` in a database loaded before its rename)
+            WHERE f.s.stack NOT IN ('face down', 'discarded') AND f.s.cards > 0
               AND (k.colors IS NULL OR list_contains(k.colors, f.s.stack))
         ), scoring AS (
             SELECT game_id, round, player, color FROM (

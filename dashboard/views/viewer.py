@@ -202,7 +202,7 @@ def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
                                    title=f"Stacks after this {step_word}"), width="stretch")
         else:
             table = frame.pivot_table(index="player", columns="stack", values="cards",
-                                      sort=False).reset_index()
+                                      aggfunc="sum", sort=False).reset_index()
             st.markdown(f"**Stacks after this {step_word}** (open colours and face-down cards)")
             st.dataframe(table, hide_index=True, width="stretch")
 

@@ -640,8 +640,8 @@ def heuristic(st: PlottersState, m: Move) -> float:
 
 def stacks_text(st: tuple[int, int, int, int, int]) -> str:
     shown = " ".join(f"{COLORS[i]}×{st[i]}" for i in range(4) if st[i])
-    if st[4]:
-        shown += f" (+{st[4]} discarded)"
+    if st[4]:  # the player's discard pile; "discarded" alone is a trick's rest (RULES.md)
+        shown += f" (+{st[4]} face down)"
     return shown or "-"
 
 
@@ -679,7 +679,11 @@ def _render_ended(f: RoundEnded, players: tuple[str, ...]) -> list[str]:
 # ------------------------------------------------------------------- rows
 
 
-STACK_LABELS: Final = tuple(enumerate((*COLORS, "discarded")))
+# The face-down stack is a player's discard pile (the colours not kept). It is not called
+# "discarded": in the rules that word is for cards that leave the game, the rest of a
+# trick without a second winner and an early end's cards, which are in nobody's stacks.
+FACE_DOWN: Final = "face down"
+STACK_LABELS: Final = tuple(enumerate((*COLORS, FACE_DOWN)))
 
 
 def _project_trick(f: TrickFinished, sink: RowSink) -> None:
