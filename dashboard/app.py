@@ -47,8 +47,13 @@ ui.engine()  # said once in the server's log
 OVERVIEW_ALIAS = st.Page("views/overview.py", title="Overview", icon=":material/dashboard:",
                          url_path="overview", visibility="hidden")
 page = st.navigation(PAGES + [OVERVIEW_ALIAS] + ([ADMIN] if auth.visitor().is_admin else []))
-ui.sidebar_filters()
-st.sidebar.caption("Games entered as a score sheet count in totals and results; trick, "
-                   "split, early-end and bidding figures come from move logs only.")
+# the pages that count games draw the sidebar filter; the others keep it for them
+UNFILTERED = {"verify", "upload", "sheet", "sql", "admin"}
+if page.url_path in UNFILTERED:
+    ui.keep_filters()
+else:
+    ui.sidebar_filters()
+    st.sidebar.caption("Games entered as a score sheet count in totals and results; trick, "
+                       "split, early-end and bidding figures come from move logs only.")
 auth.login_panel()
 page.run()

@@ -28,7 +28,7 @@ from typing import Any
 import duckdb
 
 from . import schema
-from .analytics import DERIVED_TABLES
+from .analytics import DERIVED_TABLES, SUMMARIES, SUMMARISED
 from .db import writing
 from .transactions import transaction
 
@@ -163,6 +163,9 @@ def _remove_facts(con: duckdb.DuckDBPyConnection, sha: str, gid: str | None) -> 
             row = con.execute(f"DELETE FROM {table} WHERE game_id = ? RETURNING 1",
                               [gid]).fetchall()
             removed += len(row)
+        # its per-game summaries (ingest.summaries), derived from the facts just taken out
+        for table in (*SUMMARIES, SUMMARISED):
+            con.execute(f"DELETE FROM {table} WHERE game_id = ?", [gid])
     return removed
 
 

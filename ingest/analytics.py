@@ -90,19 +90,23 @@ OBJECTS: list[tuple[str, str, str]] = [
     ("macro", "counted_ids()", """
         (SELECT coalesce(list(game_id ORDER BY game_id), []) FROM game_counting
          WHERE counted_as IN ('complete', 'disputed', 'sheet'))"""),
+    # every game, as a list (the views of the per-game macros)
+    ("macro", "all_ids()", """
+        (SELECT coalesce(list(game_id ORDER BY game_id), []) FROM games)"""),
 
     # ---------------------------------------------------------------- finishing order
     # complete games and score sheets only (a finishing order needs a finished game; a
     # disputed one keeps its status, complete or sheet); `direction` is -1
     # where the lowest total wins, read off the game's own winners
-    ("view", "finishes", """
+    ("summary", "finish_rows", """
         WITH p AS (
             SELECT g.game_id, g.game, g.n_players, g.played_on, p.player, p.seat, p.total,
                    p.is_winner, greatest(len(g.winners), 1) AS n_winners,
                    CASE WHEN max(p.total) FILTER (WHERE p.is_winner) OVER w < max(p.total) OVER w
                         THEN -1 ELSE 1 END AS direction
             FROM games g JOIN players p USING (game_id)
-            WHERE g.status IN ('complete', 'sheet')
+            WHERE g.status IN ('complete', 'sheet') AND g.game_id IN (SELECT unnest(ids))
+              AND p.game_id IN (SELECT unnest(ids))
             WINDOW w AS (PARTITION BY g.game_id)
         )
         SELECT game_id, game, n_players, played_on, player, seat, total, is_winner,
@@ -112,6 +116,7 @@ OBJECTS: list[tuple[str, str, str]] = [
                CAST(rank() OVER (PARTITION BY game_id ORDER BY direction * total DESC)
                     AS INTEGER) AS finish
         FROM p"""),
+    ("view", "finishes", "SELECT * FROM finish_rows"),
     ("macro", "results_of(ids)", """
         SELECT game, player, count(*) AS games,
                count(*) FILTER (WHERE is_winner) AS wins,
@@ -149,38 +154,49 @@ OBJECTS: list[tuple[str, str, str]] = [
 
     # ---------------------------------------------------------------- splits
     # every finished trick of a split game, one row per player who played to it
-    ("view", "split_tricks", """
+    ("macro", "split_tricks_of(ids)", """
+        WITH t AS (SELECT * FROM tricks WHERE game_id IN (SELECT unnest(ids))),
+        tk AS (SELECT * FROM takes WHERE game_id IN (SELECT unnest(ids))
+                                     AND role IN ('first_pick', 'second'))
         SELECT t.game_id, t.round, t.trick, g.n_players, u.player,
                u.player = f.player AS took_first,
                coalesce(u.player = s.player, false) AS took_second,
                s.player IS NOT NULL AS split
-        FROM tricks t
+        FROM t
         JOIN games g USING (game_id)
-        JOIN takes f ON f.game_id = t.game_id AND f.round = t.round AND f.trick = t.trick
+        JOIN tk f ON f.game_id = t.game_id AND f.round = t.round AND f.trick = t.trick
              AND f.role = 'first_pick'
-        LEFT JOIN takes s ON s.game_id = t.game_id AND s.round = t.round AND s.trick = t.trick
+        LEFT JOIN tk s ON s.game_id = t.game_id AND s.round = t.round AND s.trick = t.trick
              AND s.role = 'second'
         CROSS JOIN (SELECT unnest(t.players) AS player) u"""),
+    ("view", "split_tricks", "SELECT * FROM split_tricks_of(all_ids())"),
     # every take of a split game with what became of its cards: `placed_open` landed on
     # an open stack at the take (the engine's count, before any keep it triggered);
     # `kept_cards` end up scoring: on one of the two stacks multiplied when the round
     # is scored (NULL while the round is unfinished)
-    ("view", "split_takes", """
-        WITH split_rounds AS (
-            SELECT DISTINCT game_id, round FROM takes WHERE role IN ('first_pick', 'second')
+    ("macro", "split_takes_of(ids)", """
+        WITH tk AS (
+            SELECT * FROM takes WHERE game_id IN (SELECT unnest(ids))
+                                  AND role IN ('first_pick', 'second')
+        ), tr AS (
+            SELECT * FROM tricks WHERE game_id IN (SELECT unnest(ids))
+        ), rd AS (
+            SELECT * FROM rounds WHERE game_id IN (SELECT unnest(ids))
+        ), split_rounds AS (
+            SELECT DISTINCT game_id, round FROM tk
         ), last_trick AS (
             SELECT t.game_id, t.round, max(t.trick) AS trick
-            FROM tricks t JOIN split_rounds USING (game_id, round) GROUP BY t.game_id, t.round
+            FROM tr t JOIN split_rounds USING (game_id, round) GROUP BY t.game_id, t.round
         ), final_stacks AS (
             SELECT t.game_id, t.round, unnest(t.stacks) AS s
-            FROM tricks t JOIN last_trick USING (game_id, round, trick)
-            JOIN rounds r USING (game_id, round)
+            FROM tr t JOIN last_trick USING (game_id, round, trick)
+            JOIN rd r USING (game_id, round)
         ), final_open AS (
             SELECT f.game_id, f.round, f.s.player AS player, f.s.stack AS color,
                    f.s.cards AS cards
             FROM final_stacks f
             LEFT JOIN keeps k ON k.game_id = f.game_id AND k.round = f.round
-                 AND k.player = f.s.player
+                 AND k.player = f.s.player AND k.game_id IN (SELECT unnest(ids))
             -- not the face-down stack (`discarded` in a database loaded before its rename)
             WHERE f.s.stack NOT IN ('face down', 'discarded') AND f.s.cards > 0
               AND (k.colors IS NULL OR list_contains(k.colors, f.s.stack))
@@ -192,8 +208,7 @@ OBJECTS: list[tuple[str, str, str]] = [
                 FROM final_open)
             WHERE place <= 2 AND open_colors >= 2
         ), take_cards AS (
-            SELECT game_id, round, trick, player, role, unnest(cards) AS card
-            FROM takes WHERE role IN ('first_pick', 'second')
+            SELECT game_id, round, trick, player, role, unnest(cards) AS card FROM tk
         ), per_take AS (
             SELECT c.game_id, c.round, c.trick, c.player, c.role, count(sc.color) AS kept
             FROM take_cards c LEFT JOIN scoring sc ON sc.game_id = c.game_id
@@ -203,34 +218,63 @@ OBJECTS: list[tuple[str, str, str]] = [
         SELECT tk.game_id, tk.round, tk.trick, tk.player, tk.role, tk.n_cards,
                tk.kept_cards AS placed_open,
                CASE WHEN r.round IS NOT NULL THEN coalesce(pt.kept, 0) END AS kept_cards
-        FROM takes tk
+        FROM tk
         LEFT JOIN per_take pt USING (game_id, round, trick, player, role)
-        LEFT JOIN rounds r USING (game_id, round)
-        WHERE tk.role IN ('first_pick', 'second')"""),
-    ("macro", "split_stats_of(ids)", """
+        LEFT JOIN rd r USING (game_id, round)"""),
+    ("view", "split_takes", "SELECT * FROM split_takes_of(all_ids())"),
+    # per game and player: the parts of the split statistics, summed over games below
+    ("summary", "split_games", """
         WITH sp AS (
-            SELECT player, count(DISTINCT game_id) AS games, count(*) AS tricks_played,
+            SELECT game_id, player, count(*) AS tricks_played,
                    count(*) FILTER (WHERE took_first) AS first_picks,
                    sum(27720 // n_players) AS expected_first,
                    count(*) FILTER (WHERE split) AS splits_played,
                    count(*) FILTER (WHERE took_second) AS second_halves,
                    coalesce(sum(27720 // n_players) FILTER (WHERE split), 0) AS expected_second
-            FROM split_tricks WHERE game_id IN (SELECT unnest(ids)) GROUP BY player
+            FROM split_tricks_of(ids) GROUP BY game_id, player
         ), tk AS (
-            SELECT player,
+            SELECT game_id, player,
                    sum(n_cards) FILTER (WHERE role = 'first_pick') AS first_cards,
                    sum(kept_cards) FILTER (WHERE role = 'first_pick') AS first_kept,
                    sum(n_cards) FILTER (WHERE role = 'second') AS second_cards,
                    sum(kept_cards) FILTER (WHERE role = 'second') AS second_kept
-            FROM split_takes WHERE game_id IN (SELECT unnest(ids)) GROUP BY player
+            FROM split_takes_of(ids) GROUP BY game_id, player
         ), unfinished AS (
-            SELECT p.player, count(*) AS unfinished_tricks
+            -- cards played to tricks that never finished, in games with a finished trick
+            -- (every player plays every finished trick: each such player is in `sp`)
+            SELECT p.game_id, p.player, count(*) AS unfinished_tricks
             FROM plays p
             WHERE p.game_id IN (SELECT unnest(ids)) AND p.kind = 'play'
-              AND p.game_id IN (SELECT game_id FROM takes WHERE role = 'first_pick')
+              AND p.game_id IN (SELECT game_id FROM takes WHERE role = 'first_pick'
+                                AND game_id IN (SELECT unnest(ids)))
               AND NOT EXISTS (SELECT 1 FROM tricks t WHERE t.game_id = p.game_id
                               AND t.round = p.round AND t.trick = p.trick)
-            GROUP BY p.player
+            GROUP BY p.game_id, p.player
+        )
+        SELECT sp.game_id, sp.player, sp.tricks_played, sp.first_picks, sp.expected_first,
+               sp.splits_played, sp.second_halves, sp.expected_second, tk.first_cards,
+               tk.first_kept, tk.second_cards, tk.second_kept,
+               coalesce(u.unfinished_tricks, 0) AS unfinished_tricks
+        FROM sp LEFT JOIN tk USING (game_id, player) LEFT JOIN unfinished u
+             USING (game_id, player)"""),
+    # per game and take: what the takes of finished rounds brought home (the Splits page)
+    ("summary", "split_take_sums", """
+        SELECT game_id, role, count(*) AS takes, sum(n_cards) AS cards,
+               sum(placed_open) AS placed_open, sum(kept_cards) AS kept
+        FROM split_takes_of(ids) WHERE kept_cards IS NOT NULL GROUP BY game_id, role"""),
+    ("macro", "split_stats_of(ids)", """
+        WITH sp AS (
+            SELECT player, count(*) AS games,
+                   CAST(sum(tricks_played) AS BIGINT) AS tricks_played,
+                   CAST(sum(first_picks) AS BIGINT) AS first_picks,
+                   sum(expected_first) AS expected_first,
+                   CAST(sum(splits_played) AS BIGINT) AS splits_played,
+                   CAST(sum(second_halves) AS BIGINT) AS second_halves,
+                   sum(expected_second) AS expected_second,
+                   sum(first_cards) AS first_cards, sum(first_kept) AS first_kept,
+                   sum(second_cards) AS second_cards, sum(second_kept) AS second_kept,
+                   CAST(sum(unfinished_tricks) AS BIGINT) AS unfinished_tricks
+            FROM split_games WHERE game_id IN (SELECT unnest(ids)) GROUP BY player
         )
         SELECT sp.player, sp.games, sp.tricks_played, sp.first_picks,
                ratio(sp.expected_first, 27720, 2) AS expected_first_picks,
@@ -242,45 +286,61 @@ OBJECTS: list[tuple[str, str, str]] = [
                ratio(sp.expected_second, 27720 * sp.splits_played, 4) AS second_baseline,
                round(wilson_low(sp.second_halves, sp.splits_played), 4) AS second_share_low,
                round(wilson_high(sp.second_halves, sp.splits_played), 4) AS second_share_high,
-               coalesce(u.unfinished_tricks, 0) AS unfinished_tricks,
-               coalesce(tk.first_cards, 0) AS first_cards,
-               coalesce(tk.first_kept, 0) AS first_kept,
-               coalesce(tk.second_cards, 0) AS second_cards,
-               coalesce(tk.second_kept, 0) AS second_kept
-        FROM sp LEFT JOIN tk USING (player) LEFT JOIN unfinished u USING (player)"""),
+               sp.unfinished_tricks,
+               coalesce(sp.first_cards, 0) AS first_cards,
+               coalesce(sp.first_kept, 0) AS first_kept,
+               coalesce(sp.second_cards, 0) AS second_cards,
+               coalesce(sp.second_kept, 0) AS second_kept
+        FROM sp"""),
     ("view", "split_stats", "SELECT * FROM split_stats_of(counted_ids())"),
 
     # ---------------------------------------------------------------- early ends
     # rounds of games that can end early; the causing card is the last card played to
     # the unfinished trick, and its player caused the end
-    ("macro", "early_ends_of(ids)", """
-        WITH cause AS (
+    ("summary", "early_end_rounds", """
+        WITH rd AS (
+            SELECT * FROM rounds
+            WHERE game_id IN (SELECT unnest(ids)) AND ended_early IS NOT NULL
+        ), cause AS (
             SELECT p.game_id, p.round, arg_max(p.player, p.seq) AS caused_by,
                    arg_max(p.card, p.seq) AS causing_card, count(*) AS cards_in_trick
-            FROM plays p JOIN rounds r ON r.game_id = p.game_id AND r.round = p.round
+            FROM plays p JOIN rd r ON r.game_id = p.game_id AND r.round = p.round
                  AND r.ended_early AND p.trick = r.early_end_trick
+            WHERE p.game_id IN (SELECT unnest(ids))
             GROUP BY p.game_id, p.round
         )
         SELECT r.game_id, g.n_players, r.round, r.dealer, r.leader, r.tricks, r.ended_early,
                r.early_end_trick, r.early_end_player AS could_not_play, c.caused_by,
                c.causing_card, c.cards_in_trick, g.played_on
-        FROM rounds r JOIN games g USING (game_id) LEFT JOIN cause c USING (game_id, round)
-        WHERE r.ended_early IS NOT NULL AND r.game_id IN (SELECT unnest(ids))"""),
+        FROM rd r JOIN games g USING (game_id) LEFT JOIN cause c USING (game_id, round)"""),
+    ("macro", "early_ends_of(ids)", """
+        SELECT * FROM early_end_rounds WHERE game_id IN (SELECT unnest(ids))"""),
     ("view", "early_ends", "SELECT * FROM early_ends_of(counted_ids())"),
+    ("summary", "early_end_player_games", """
+        SELECT e.game_id, s.player, count(*) AS rounds,
+               count(*) FILTER (WHERE e.could_not_play = s.player) AS could_not_play,
+               count(*) FILTER (WHERE e.caused_by = s.player) AS caused,
+               sum(27720 // e.n_players) FILTER (WHERE e.ended_early) AS expected_each,
+               sum(s.score) FILTER (WHERE e.ended_early) AS early_points,
+               count(s.score) FILTER (WHERE e.ended_early) AS early_scored,
+               sum(s.score) FILTER (WHERE NOT e.ended_early) AS full_points,
+               count(s.score) FILTER (WHERE NOT e.ended_early) AS full_scored,
+               count(*) FILTER (WHERE e.ended_early) AS early_rounds
+        FROM early_end_rounds_by_game(ids) e
+        JOIN round_scores s ON s.game_id = e.game_id AND s.round = e.round
+        WHERE s.game_id IN (SELECT unnest(ids))
+        GROUP BY e.game_id, s.player"""),
     ("macro", "early_end_players_of(ids)", """
         WITH sat AS (
-            SELECT s.player, count(*) AS rounds,
-                   count(*) FILTER (WHERE e.could_not_play = s.player) AS could_not_play,
-                   count(*) FILTER (WHERE e.caused_by = s.player) AS caused,
-                   sum(27720 // e.n_players) FILTER (WHERE e.ended_early) AS expected_each,
-                   sum(s.score) FILTER (WHERE e.ended_early) AS early_points,
-                   count(s.score) FILTER (WHERE e.ended_early) AS early_scored,
-                   sum(s.score) FILTER (WHERE NOT e.ended_early) AS full_points,
-                   count(s.score) FILTER (WHERE NOT e.ended_early) AS full_scored,
-                   count(*) FILTER (WHERE e.ended_early) AS early_rounds
-            FROM early_ends_of(ids) e
-            JOIN round_scores s ON s.game_id = e.game_id AND s.round = e.round
-            GROUP BY s.player
+            SELECT player, CAST(sum(rounds) AS BIGINT) AS rounds,
+                   CAST(sum(could_not_play) AS BIGINT) AS could_not_play,
+                   CAST(sum(caused) AS BIGINT) AS caused,
+                   sum(expected_each) AS expected_each, sum(early_points) AS early_points,
+                   sum(early_scored) AS early_scored, sum(full_points) AS full_points,
+                   sum(full_scored) AS full_scored,
+                   CAST(sum(early_rounds) AS BIGINT) AS early_rounds
+            FROM early_end_player_games WHERE game_id IN (SELECT unnest(ids))
+            GROUP BY player
         )
         SELECT player, rounds, early_rounds, could_not_play, caused,
                ratio(coalesce(expected_each, 0), 27720, 2) AS expected_each,
@@ -297,7 +357,7 @@ OBJECTS: list[tuple[str, str, str]] = [
     # ---------------------------------------------------------------- bids
     # every settled bid with how it was bid: `bidding` is open (in turn, seeing the
     # earlier bids), hidden or secret; `bid_position` 1 bids first (the dealer's left)
-    ("macro", "bid_rounds_of(ids)", """
+    ("summary", "bid_round_rows", """
         SELECT b.*, g.n_players,
                CASE WHEN list_contains(g.variants, 'secret_bid') THEN 'secret'
                     WHEN list_contains(g.variants, 'hidden_bid') THEN 'hidden'
@@ -309,6 +369,8 @@ OBJECTS: list[tuple[str, str, str]] = [
         JOIN players ps ON ps.game_id = b.game_id AND ps.player = b.player
         JOIN players pd ON pd.game_id = b.game_id AND pd.player = r.dealer
         WHERE b.game_id IN (SELECT unnest(ids))"""),
+    ("macro", "bid_rounds_of(ids)", """
+        SELECT * FROM bid_round_rows WHERE game_id IN (SELECT unnest(ids))"""),
     ("view", "bid_rounds", "SELECT * FROM bid_rounds_of(counted_ids())"),
     ("macro", "bid_accuracy_of(ids)", """
         SELECT player, count(*) AS rounds, count(*) FILTER (WHERE exact) AS exact,
@@ -360,12 +422,24 @@ OBJECTS: list[tuple[str, str, str]] = [
         JOIN players pd ON pd.game_id = s.game_id AND pd.player = r.dealer
         LEFT JOIN players pl ON pl.game_id = s.game_id AND pl.player = r.leader
         WHERE s.game_id IN (SELECT unnest(ids))"""),
+    # per game: the seats' and the first leaders' sums, summed over games below
+    ("summary", "seat_sums", """
+        SELECT game, game_id, seat_from_dealer, count(*) AS rounds,
+               sum(above_units) AS units, sum(above_units * above_units) AS units_sq,
+               count(above_units) AS scored
+        FROM round_seats_of(ids) GROUP BY game, game_id, seat_from_dealer"""),
+    ("summary", "leader_sums", """
+        SELECT game, game_id, round = 1 AS first_round, leader_left_of_dealer,
+               count(*) AS rounds, sum(above_units) AS units,
+               sum(above_units * above_units) AS units_sq, count(above_units) AS scored
+        FROM round_seats_of(ids) WHERE first_leader
+        GROUP BY game, game_id, round = 1, leader_left_of_dealer"""),
     ("macro", "seat_effects_of(ids)", """
-        SELECT game, seat_from_dealer, count(*) AS rounds,
-               ratio(sum(above_units), 27720 * count(above_units), 3) AS mean_above_table,
-               round(se_of(sum(above_units), sum(above_units * above_units),
-                           count(above_units)) / 27720, 3) AS se
-        FROM round_seats_of(ids) GROUP BY game, seat_from_dealer"""),
+        SELECT game, seat_from_dealer, CAST(sum(rounds) AS BIGINT) AS rounds,
+               ratio(sum(units), 27720 * sum(scored), 3) AS mean_above_table,
+               round(se_of(sum(units), sum(units_sq), sum(scored)) / 27720, 3) AS se
+        FROM seat_sums WHERE game_id IN (SELECT unnest(ids))
+        GROUP BY game, seat_from_dealer"""),
     ("view", "seat_effects", "SELECT * FROM seat_effects_of(counted_ids())"),
 
     # ---------------------------------------------------------------- decision quality
@@ -394,26 +468,47 @@ OBJECTS: list[tuple[str, str, str]] = [
     ("view", "decision_quality", "SELECT * FROM decision_quality_of(counted_ids())"),
     ("view", "game_decisions", "SELECT * FROM game_decisions_of(counted_ids())"),
     ("macro", "leader_effects_of(ids)", """
-        SELECT game, round = 1 AS first_round, leader_left_of_dealer, count(*) AS rounds,
-               ratio(sum(above_units), 27720 * count(above_units), 3) AS mean_above_table,
-               round(se_of(sum(above_units), sum(above_units * above_units),
-                           count(above_units)) / 27720, 3) AS se
-        FROM round_seats_of(ids) WHERE first_leader
-        GROUP BY game, round = 1, leader_left_of_dealer"""),
+        SELECT game, first_round, leader_left_of_dealer, CAST(sum(rounds) AS BIGINT) AS rounds,
+               ratio(sum(units), 27720 * sum(scored), 3) AS mean_above_table,
+               round(se_of(sum(units), sum(units_sq), sum(scored)) / 27720, 3) AS se
+        FROM leader_sums WHERE game_id IN (SELECT unnest(ids))
+        GROUP BY game, first_round, leader_left_of_dealer"""),
     ("view", "leader_effects", "SELECT * FROM leader_effects_of(counted_ids())"),
 ]
 
 
-def statements() -> list[str]:
-    """The CREATE statements of the analytics layer, in order."""
+# The per-game summaries (kind "summary" above), in the order they are made: what each
+# statistic needs of one game, materialized once per game in a database file (ingest makes
+# them at the end of a run, `ingest.summaries`), so that a page's question about 100,000
+# games sums a few rows per game instead of joining every trick and play again. Each is a
+# macro `NAME_by_game(ids)` over the fact tables and, in a file, a table NAME of its rows
+# for every game listed in SUMMARISED (by the game's id and the SHA-256 of its log); in a
+# lake, NAME is a view of the macro over every game.
+SUMMARIES = [name for kind, name, _ in OBJECTS if kind == "summary"]
+SUMMARISED = "summarised"
+
+
+def statements(materialized: bool = True) -> list[str]:
+    """The CREATE statements of the analytics layer, in order; `materialized`: the
+    summaries are tables (a database file), else views (a lake)."""
     out = []
     for name, cols in DERIVED_TABLES.items():
         body = ", ".join(f'"{c}" {t}' for c, t in cols)
         out.append(f"CREATE TABLE IF NOT EXISTS {name} ({body})")
+    if materialized:
+        out.append(f"CREATE TABLE IF NOT EXISTS {SUMMARISED} (game_id VARCHAR, sha256 VARCHAR)")
     for kind, name, body in OBJECTS:
         if kind == "macro":
             table = " TABLE" if body.lstrip().upper().startswith(("SELECT", "WITH")) else ""
             out.append(f"CREATE OR REPLACE MACRO {name} AS{table} {body}")
+        elif kind == "summary":
+            out.append(f"CREATE OR REPLACE MACRO {name}_by_game(ids) AS TABLE {body}")
+            if materialized:  # its columns as the macro makes them
+                out.append(f"CREATE TABLE IF NOT EXISTS {name} AS SELECT * FROM "
+                           f"{name}_by_game(CAST([] AS VARCHAR[])) LIMIT 0")
+            else:
+                out.append(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM "
+                           f"{name}_by_game(all_ids())")
         else:
             out.append(f"CREATE OR REPLACE VIEW {name} AS {body}")
     return out
@@ -432,9 +527,20 @@ def digest() -> str:
 
 def install(con: duckdb.DuckDBPyConnection) -> None:
     """Create or replace the analytics layer and record its digest (inside the caller's
-    transaction)."""
+    transaction). The summaries are made again from the facts: their definitions may have
+    changed (on a large database this takes a while, once)."""
+    from .summaries import refresh
+
+    for name in (*SUMMARIES, SUMMARISED):  # views first: they read the summaries
+        con.execute(f"DROP VIEW IF EXISTS {name}")
+    for kind, name, _ in OBJECTS:
+        if kind == "view":
+            con.execute(f"DROP VIEW IF EXISTS {name}")
+    for name in (*SUMMARIES, SUMMARISED):
+        con.execute(f"DROP TABLE IF EXISTS {name}")
     for sql in statements():
         con.execute(sql)
+    refresh(con, in_transaction=True)
     con.execute("CREATE TABLE IF NOT EXISTS analytics_version (digest VARCHAR)")
     con.execute("DELETE FROM analytics_version")
     con.execute("INSERT INTO analytics_version VALUES (?)", [digest()])

@@ -351,6 +351,8 @@ class Committer(Protocol):
 
     def interrupt(self) -> None: ...
 
+    def summarise(self) -> None: ...
+
     def close(self, quietly: bool = False) -> None: ...
 
 
@@ -520,6 +522,14 @@ class DatabaseWriter:
         if con is not None:
             con.interrupt()
 
+    def summarise(self) -> None:
+        """The per-game summaries of the run's games (and of any game a killed run left
+        without), in one transaction after the last batch (ingest.summaries)."""
+        from .summaries import refresh
+
+        with self._connection() as con:
+            refresh(con)
+
     def close(self, quietly: bool = False) -> None:
         """Let go of the file (DuckDB checkpoints it) and delete this run's staged files.
         `quietly`: the run already failed, and that error is the one to report (closing a
@@ -574,6 +584,9 @@ class LakeCommitter:
 
     def interrupt(self) -> None:
         """Nothing runs long here that Python's own KeyboardInterrupt does not stop."""
+
+    def summarise(self) -> None:
+        """A lake's summaries are views over its files: nothing to keep."""
 
     def finish(self) -> None:
         """After a run, when asked (`ingest --compact`): merge small files, so readers
@@ -709,6 +722,7 @@ def _run(sources: list[Source], path: str | None, lake: str | None, jobs: int | 
                     group, pending = ([], []), 0
             if group[1]:
                 flush()
+            committer.summarise()
             failed = False
         finally:
             interrupts.stop_raising()  # the cleanup runs to its end (see _Interrupts)

@@ -44,7 +44,7 @@ def _summary(player: str) -> None:
     c1, c2, c3 = st.columns(3)
     c1.metric("Games under this filter", f"{played:,}")
     if len(res):
-        c2.metric("Wins (ties shared)", f"{res['win_share'].sum():g}",
+        c2.metric("Wins (ties shared)", f"{res['win_share'].sum():,.1f}",
                   f"{res['win_share'].sum() / res['expected_wins'].sum():.2f}× chance",
                   delta_color="off", delta_arrow="off")
         c3.metric("Finished games", f"{int(res['games'].sum()):,}")
@@ -68,7 +68,8 @@ def _ratings(player: str) -> None:
         st.info("No complete game rated yet.")
         return
     rated["title"] = [data.game_title(g) for g in rated["game"]]
-    rated["standing"] = [f"{int(p)} of {int(n)}" for p, n in zip(rated["place"], rated["rated"])]
+    rated["standing"] = [f"{int(p):,} of {int(n):,}"
+                         for p, n in zip(rated["place"], rated["rated"])]
     tables.show(rated, {"title": "game", "ordinal": "rating (μ − 3σ)", "mu": "skill μ",
                         "sigma": "uncertainty σ", "games": "games rated",
                         "standing": "place among rated players"},
@@ -143,9 +144,9 @@ def _splits_and_early_ends(player: str) -> None:
                     f"{int(s['first_cards'] + s['second_cards']):,} taken")
     if len(early):
         e = early.iloc[0]
-        right.metric("Could not play (ended the round)", f"{int(e['could_not_play'])}",
+        right.metric("Could not play (ended the round)", f"{int(e['could_not_play']):,}",
                      f"by chance {e['expected_each']:.1f}", delta_color="off", delta_arrow="off")
-        right.metric("Caused an early end (played the last card)", f"{int(e['caused'])}",
+        right.metric("Caused an early end (played the last card)", f"{int(e['caused']):,}",
                      f"by chance {e['expected_each']:.1f}", delta_color="off", delta_arrow="off")
         if e["early_rounds"] and e["mean_when_full"] == e["mean_when_full"]:
             right.metric("Points lost per early end", f"{e['points_lost']:.1f}",
@@ -161,7 +162,7 @@ def _bidding(player: str) -> None:
     a = acc.iloc[0]
     c1, c2, c3 = st.columns(3)
     c1.metric("Exact bids", f"{a['exact_rate']:.0%}",
-              f"{int(a['exact'])} of {ui.count(int(a['rounds']), 'round')}",
+              f"{int(a['exact']):,} of {ui.count(int(a['rounds']), 'round')}",
               delta_color="off", delta_arrow="off")
     c2.metric("Mean won − bid", f"{a['mean_bid_error']:+.2f}",
               help="Below 0: they win fewer tricks than they bid.")

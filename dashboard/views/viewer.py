@@ -93,7 +93,7 @@ def render() -> None:
         st.info(f"Entered as a score sheet: what lay on the table at the end of each round, "
                 f"with no {step_word}s to step through. Results and totals count it; "
                 f"{step_word}-level figures cannot.")
-        st.code("\n".join(tl.round_lines.get(rnd, [])), language=None)
+        st.code("\n".join(tl.round_lines.get(rnd, [])), language=None, wrap_lines=True)
         _scores(gid, rnd)
         return
     _round_notes(tl, rnd)
@@ -166,7 +166,7 @@ def _round_notes(tl: Timeline, rnd: int) -> None:
     lines = tl.round_lines.get(rnd)
     if lines:
         with st.expander(f"Round {rnd}: the deal, bids and scores as the engine replayed them"):
-            st.code("\n".join(lines), language=None)
+            st.code("\n".join(lines), language=None, wrap_lines=True)
 
 
 def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
@@ -180,8 +180,8 @@ def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
             ui.hand_row(g["game"], m.hand_before, m.legal)
             legal = ", ".join(m.legal) or "none"
             st.caption(ui.plain(f"Legal at that moment: {legal}."))
-    if step.lines:
-        st.code("\n".join(step.lines), language=None)
+    if step.lines:  # wrapped: a phone shows the whole trick, not its first half
+        st.code("\n".join(step.lines), language=None, wrap_lines=True)
     elif not step.finished and step.error is None:
         st.info(f"This {step_word} was not finished (the round ended early or the log stops "
                 f"here).")
@@ -250,6 +250,11 @@ def _scores(gid: str, rnd: int) -> None:
         st.dataframe(claims, hide_index=True, width="stretch", column_config=wide)
     if scores.empty:
         st.info("No round has finished yet.")
+    elif scores["round"].nunique() == 1:  # one round: its totals as bars, not lone dots
+        ui.chart(st, px.bar(scores, x="player", y="running total",
+                            labels={"running total": "points"},
+                            title=f"Scores of round {int(scores['round'].iloc[0])}, the only "
+                                  f"round played"), width="stretch")
     else:
         ui.chart(st, px.line(scores, x="round", y="running total", color="player",
                                 markers=True, title="Running totals"), width="stretch")

@@ -66,3 +66,69 @@ def test_the_viewers_stacks_say_face_down_where_the_trick_says_discarded(samples
     text = "\n".join(c.value for c in at.code)
     assert "Tom B×4 G×6 (+2 face down)" in text and "discarded)" not in text
     assert stacks_table(at).loc["Tom", "face down"] == 2
+
+
+def test_an_upload_refused_as_an_id_conflict_still_gets_its_verdict(samples):
+    """An edited copy of a loaded sample (same game id, other bytes) is not saved — and the
+    Upload page says what the engine makes of it all the same, as the Verify page would;
+    its file name is shown as it is, without an invisible character."""
+    sample = SAMPLES / "plotters" / "plotters-5p-claims.jsonl"
+    edited = sample.read_bytes().replace(b'"seed":', b'"seed":8,"was_seed":', 1)
+    at = AppTest.from_file(str(PAGES / "upload.py"), default_timeout=90)
+    at.run()
+    at.file_uploader(key="upload_files").set_value([
+        ("edited copy.jsonl", edited, "application/octet-stream")]).run()
+    at.button(key="load").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    refused = next(e.value for e in at.error if "Not loaded" in e.value)
+    assert "- `edited copy.jsonl`: game id" in refused  # a code span: nothing inserted
+    assert "**Its verdict:** complete, disputed: 1 claimed score does not match (Ben round 2: " \
+           "the sheet says 10, the replay computes 12)" in refused.replace("\\", "")
+
+
+def whole_app() -> AppTest:
+    return AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=90)
+
+
+def test_the_sidebar_filter_is_on_the_pages_that_use_it_and_kept_across_the_others(samples):
+    """Verify, Upload, Score sheet and SQL count no games: no filter in their sidebar. The
+    choice made on a statistics page survives a visit to them, in the session and in the
+    address."""
+    at = whole_app()
+    at.run()
+    at.multiselect(key="f_games").set_value(["rage"]).run()
+    assert at.session_state["filters"].games == ("rage",)
+    for page in ("verify", "upload", "sheet", "sql"):
+        at.switch_page(f"views/{page}.py").run()
+        assert not at.exception, (page, [e.value for e in at.exception])
+        assert not [m for m in at.sidebar.multiselect], page  # no filter drawn
+        assert at.query_params.get("games") in (["rage"], "rage"), (page, at.query_params)
+    at.switch_page("views/splits.py").run()
+    assert at.multiselect(key="f_games").value == ["rage"]
+    assert at.session_state["filters"].games == ("rage",)
+
+
+def charts(at: AppTest) -> list[dict]:
+    import json
+
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def test_a_one_round_game_gets_bars_of_its_scores_not_a_line_of_lone_dots(tmp_path):
+    """A color_stacks game of one round: its running totals would be one dot per player;
+    the viewer draws the round's scores as bars, titled in words above the chart (not in
+    plotly, where a phone cuts a title and the legend runs into it)."""
+    from trickledger import main
+
+    assert main(["simulate", "--game", "color_stacks", "--games", "1", "--rounds", "1",
+                 "--seed", "4", "--out", str(tmp_path / "logs")]) == 0
+    db = str(tmp_path / "one.duckdb")
+    sources, _ = expand([str(tmp_path / "logs")])
+    ingest(sources, db, jobs=1)
+    with dashboard_database(db):
+        at = viewer(game="color_stacks-s4-000000")
+    drawn = charts(at)
+    assert [t["type"] for t in drawn[-1]["data"]] == ["bar"]
+    assert not drawn[-1]["layout"].get("title", {}).get("text")
+    assert any("Scores of round 1, the only round played" in m.value.replace("\\", "")
+               for m in at.markdown)
