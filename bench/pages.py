@@ -89,11 +89,20 @@ def corpus(work: Path, size: int) -> Path:
         base = work / "logs" / game
         have = sorted(base.glob("*.jsonl")) if base.exists() else []
         if len(have) < per_game:
-            shutil.rmtree(base, ignore_errors=True)
+            # a first run writes them all; a run stopped half-way is topped up with games
+            # of a seed and id prefix of their own, named to sort after the first ones
+            top_up = ["--seed", str(SEED + len(have)), "--id-prefix", f"{game}-topup"] \
+                if have else ["--seed", str(SEED)]
             extra = ["--edition", "mixed"] if game == "plotters" else []
-            subprocess.run(trickledger("simulate", "--game", game, "--games", str(per_game),
-                                       "--seed", str(SEED), *SIMULATE, *extra, "--out",
-                                       str(base)), check=True, cwd=work)
+            more = base / ".more" if have else base
+            shutil.rmtree(more, ignore_errors=True)
+            subprocess.run(trickledger("simulate", "--game", game, "--games",
+                                       str(per_game - len(have)), *top_up, *SIMULATE,
+                                       *extra, "--out", str(more)), check=True, cwd=work)
+            if have:
+                for path in more.glob("*.jsonl"):
+                    path.rename(base / path.name)
+                more.rmdir()
             have = sorted(base.glob("*.jsonl"))
         (folder / game).mkdir(parents=True)
         for path in have[:per_game]:  # the same seed: the first logs are the same games
