@@ -132,3 +132,34 @@ def test_a_one_round_game_gets_bars_of_its_scores_not_a_line_of_lone_dots(tmp_pa
     assert not drawn[-1]["layout"].get("title", {}).get("text")
     assert any("Scores of round 1, the only round played" in m.value.replace("\\", "")
                for m in at.markdown)
+
+
+def _a_table_of_numbers() -> None:
+    import pandas as pd
+
+    from trickledger.dashboard import tables
+
+    tables.show(pd.DataFrame({"player": ["Ann", "Ben"], "splits": [35409, 6995],
+                              "wins": [683.633, 2.0], "mixed": [1.2, 1.57],
+                              "whole": [3.0, 12.0]}),
+                {"splits": "splits", "wins": "wins (ties shared)", "mixed": "mixed",
+                 "whole": "whole"}, decimals={"wins": 1})
+
+
+def test_numbers_in_tables_are_for_people():
+    """Counts with thousands separators (35,409, as the metrics beside them), each column
+    of fractions one number of decimals (no 1.2 beside 1.57; 683.6 and not 683.633), whole
+    numbers held as floats shown whole."""
+    import json
+
+    at = AppTest.from_function(_a_table_of_numbers, default_timeout=60)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    frame = at.dataframe[0]
+    config = json.loads(frame.proto.columns)
+    formats = {k: v.get("type_config", {}).get("format") for k, v in config.items()
+               if k != "_index"}
+    assert formats == {"splits": "%,d", "wins": "%,.1f", "mixed": "%,.2f",
+                       "whole": "%,d"}, config
+    assert frame.value["wins"].tolist() == [683.6, 2.0]
+    assert frame.value["mixed"].tolist() == [1.2, 1.57]  # shown 1.20 and 1.57
