@@ -186,6 +186,8 @@ def browse(url: str, visits: int, player: str, game_id: str,
                 page.get_by_role("heading", name=title).first.wait_for(timeout=PATIENCE_MS)
                 page.wait_for_function(IDLE, timeout=PATIENCE_MS, polling=50)
                 times.setdefault(name, []).append(round(time.perf_counter() - t0, 3))
+                print(f"  visit {visit + 1}: {name:<13} {times[name][-1]:6.2f} s (load "
+                      f"{load_average()[0]})", flush=True)  # a slow run shows where it is
                 if shots is not None and visit == visits - 1:
                     shots.mkdir(parents=True, exist_ok=True)
                     for shot_width in (1400, 390):
