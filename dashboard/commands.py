@@ -19,12 +19,14 @@ def streamlit_command(address: str, port: int) -> list[str]:
     keeps the working folder off sys.path: a module of the folder the dashboard is
     started in (a `streamlit.py` of the user's, say) must not shadow what the server
     imports."""
-    from trickledger.dashboard.limits import MAX_FILE_MB
+    from trickledger.dashboard.limits import MAX_FILE_MB, MAX_MESSAGE_MB, MAX_WIDGET_STATE_MB
 
     return [sys.executable, "-P", "-m", "streamlit", "run", str(SERVER),
             "--server.address", address, "--server.port", str(port),
             "--server.headless", "true", "--server.enableXsrfProtection", "true",
             "--server.enableCORS", "true", "--server.maxUploadSize", str(MAX_FILE_MB),
+            "--server.maxWidgetStateSize", str(MAX_WIDGET_STATE_MB),
+            "--server.maxMessageSize", str(MAX_MESSAGE_MB),
             "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
             "--client.toolbarMode", "minimal", "--client.showErrorDetails", "none",
             "--theme.base", "light"]
@@ -130,6 +132,10 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         env.pop("TRICKLEDGER_LAKE", None)
     if args.users:
         env["TRICKLEDGER_USERS"] = os.path.abspath(args.users)
+    # glibc hands a freed buffer of 1 MiB or more back to the system at once (its default
+    # threshold grows with the buffers freed, and then a session's pasted log, gone with
+    # the session, stays in the server's resident memory)
+    env.setdefault("MALLOC_MMAP_THRESHOLD_", str(1024 * 1024))
     cmd = streamlit_command(args.address, args.port)
     print(f"dashboard on http://{args.address}:{args.port} "
           f"({'lake' if lake else 'database'} {path})", flush=True)

@@ -28,7 +28,7 @@ from typing import Any
 import duckdb
 
 from . import schema
-from .analytics import DERIVED_TABLES, SUMMARIES, SUMMARISED
+from .analytics import DERIVED_TABLES, SUMMARISED, summaries
 from .db import writing
 from .transactions import transaction
 
@@ -164,7 +164,7 @@ def _remove_facts(con: duckdb.DuckDBPyConnection, sha: str, gid: str | None) -> 
                               [gid]).fetchall()
             removed += len(row)
         # its per-game summaries (ingest.summaries), derived from the facts just taken out
-        for table in (*SUMMARIES, SUMMARISED):
+        for table in (*summaries(), SUMMARISED):
             con.execute(f"DELETE FROM {table} WHERE game_id = ?", [gid])
     return removed
 

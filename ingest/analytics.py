@@ -4,9 +4,9 @@ Every statistic is defined once, here, as a table macro over a list of game ids
 (`split_stats_of(ids)`, `head_to_head_of(ids)`, ...). The views of the same name
 without `_of` apply the default counting policy (`counted_ids()`: complete games, the
 disputed ones included); the dashboard calls the macros with the games its sidebar
-filter chose. Nothing here names a game: split statistics come from the takes whose
-role is `first_pick` or `second`, early ends from `rounds.ended_early IS NOT NULL`,
-bids from the `bids` table, and who wins low from the games' own winners.
+filter chose. Nothing here names a game: a game's own statistics (plotters' splits and
+early ends, rage's bids) are declared in its module (`GameInfo.analytics`) and created
+after the core's, and who wins low is read from the games' own winners.
 
 The counting policy. Each game falls in exactly one class (`game_counting.counted_as`):
 `illegal` (an illegal move), `incomplete` (legal, not finished), `disputed` (complete,
@@ -19,6 +19,8 @@ replay's scores are right even where the sheet is not.
 from __future__ import annotations
 
 import duckdb
+
+from trickledger.replay.registry import registry
 
 # Tables that analyses fill (never the loader): created with the schema, refreshed by
 # `trickledger analyse` (ingest/analyse.py) and, for ratings, by the dashboard when stale.
@@ -90,7 +92,7 @@ OBJECTS: list[tuple[str, str, str]] = [
     ("macro", "counted_ids()", """
         (SELECT coalesce(list(game_id ORDER BY game_id), []) FROM game_counting
          WHERE counted_as IN ('complete', 'disputed', 'sheet'))"""),
-    # every game, as a list (the views of the per-game macros)
+    # every game, as a list (the views of the per-game summaries in a lake)
     ("macro", "all_ids()", """
         (SELECT coalesce(list(game_id ORDER BY game_id), []) FROM games)"""),
 
@@ -152,255 +154,12 @@ OBJECTS: list[tuple[str, str, str]] = [
                round(arg_max(ordinal, seq), 3) AS ordinal, max(played_on) AS last_played
         FROM rating_history GROUP BY game, player"""),
 
-    # ---------------------------------------------------------------- splits
-    # every finished trick of a split game, one row per player who played to it
-    ("macro", "split_tricks_of(ids)", """
-        WITH t AS (SELECT * FROM tricks WHERE game_id IN (SELECT unnest(ids))),
-        tk AS (SELECT * FROM takes WHERE game_id IN (SELECT unnest(ids))
-                                     AND role IN ('first_pick', 'second'))
-        SELECT t.game_id, t.round, t.trick, g.n_players, u.player,
-               u.player = f.player AS took_first,
-               coalesce(u.player = s.player, false) AS took_second,
-               s.player IS NOT NULL AS split
-        FROM t
-        JOIN games g USING (game_id)
-        JOIN tk f ON f.game_id = t.game_id AND f.round = t.round AND f.trick = t.trick
-             AND f.role = 'first_pick'
-        LEFT JOIN tk s ON s.game_id = t.game_id AND s.round = t.round AND s.trick = t.trick
-             AND s.role = 'second'
-        CROSS JOIN (SELECT unnest(t.players) AS player) u"""),
-    ("view", "split_tricks", "SELECT * FROM split_tricks_of(all_ids())"),
-    # every take of a split game with what became of its cards: `placed_open` landed on
-    # an open stack at the take (the engine's count, before any keep it triggered);
-    # `kept_cards` end up scoring: on one of the two stacks multiplied when the round
-    # is scored (NULL while the round is unfinished)
-    ("macro", "split_takes_of(ids)", """
-        WITH tk AS (
-            SELECT * FROM takes WHERE game_id IN (SELECT unnest(ids))
-                                  AND role IN ('first_pick', 'second')
-        ), tr AS (
-            SELECT * FROM tricks WHERE game_id IN (SELECT unnest(ids))
-        ), rd AS (
-            SELECT * FROM rounds WHERE game_id IN (SELECT unnest(ids))
-        ), split_rounds AS (
-            SELECT DISTINCT game_id, round FROM tk
-        ), last_trick AS (
-            SELECT t.game_id, t.round, max(t.trick) AS trick
-            FROM tr t JOIN split_rounds USING (game_id, round) GROUP BY t.game_id, t.round
-        ), final_stacks AS (
-            SELECT t.game_id, t.round, unnest(t.stacks) AS s
-            FROM tr t JOIN last_trick USING (game_id, round, trick)
-            JOIN rd r USING (game_id, round)
-        ), final_open AS (
-            SELECT f.game_id, f.round, f.s.player AS player, f.s.stack AS color,
-                   f.s.cards AS cards
-            FROM final_stacks f
-            LEFT JOIN keeps k ON k.game_id = f.game_id AND k.round = f.round
-                 AND k.player = f.s.player AND k.game_id IN (SELECT unnest(ids))
-            -- not the face-down stack (`discarded` in a database loaded before its rename)
-            WHERE f.s.stack NOT IN ('face down', 'discarded') AND f.s.cards > 0
-              AND (k.colors IS NULL OR list_contains(k.colors, f.s.stack))
-        ), scoring AS (
-            SELECT game_id, round, player, color FROM (
-                SELECT *, row_number() OVER (PARTITION BY game_id, round, player
-                                             ORDER BY cards DESC, color) AS place,
-                       count(*) OVER (PARTITION BY game_id, round, player) AS open_colors
-                FROM final_open)
-            WHERE place <= 2 AND open_colors >= 2
-        ), take_cards AS (
-            SELECT game_id, round, trick, player, role, unnest(cards) AS card FROM tk
-        ), per_take AS (
-            SELECT c.game_id, c.round, c.trick, c.player, c.role, count(sc.color) AS kept
-            FROM take_cards c LEFT JOIN scoring sc ON sc.game_id = c.game_id
-                 AND sc.round = c.round AND sc.player = c.player AND sc.color = left(c.card, 1)
-            GROUP BY ALL
-        )
-        SELECT tk.game_id, tk.round, tk.trick, tk.player, tk.role, tk.n_cards,
-               tk.kept_cards AS placed_open,
-               CASE WHEN r.round IS NOT NULL THEN coalesce(pt.kept, 0) END AS kept_cards
-        FROM tk
-        LEFT JOIN per_take pt USING (game_id, round, trick, player, role)
-        LEFT JOIN rd r USING (game_id, round)"""),
-    ("view", "split_takes", "SELECT * FROM split_takes_of(all_ids())"),
-    # per game and player: the parts of the split statistics, summed over games below
-    ("summary", "split_games", """
-        WITH sp AS (
-            SELECT game_id, player, count(*) AS tricks_played,
-                   count(*) FILTER (WHERE took_first) AS first_picks,
-                   sum(27720 // n_players) AS expected_first,
-                   count(*) FILTER (WHERE split) AS splits_played,
-                   count(*) FILTER (WHERE took_second) AS second_halves,
-                   coalesce(sum(27720 // n_players) FILTER (WHERE split), 0) AS expected_second
-            FROM split_tricks_of(ids) GROUP BY game_id, player
-        ), tk AS (
-            SELECT game_id, player,
-                   sum(n_cards) FILTER (WHERE role = 'first_pick') AS first_cards,
-                   sum(kept_cards) FILTER (WHERE role = 'first_pick') AS first_kept,
-                   sum(n_cards) FILTER (WHERE role = 'second') AS second_cards,
-                   sum(kept_cards) FILTER (WHERE role = 'second') AS second_kept
-            FROM split_takes_of(ids) GROUP BY game_id, player
-        ), unfinished AS (
-            -- cards played to tricks that never finished, in games with a finished trick
-            -- (every player plays every finished trick: each such player is in `sp`)
-            SELECT p.game_id, p.player, count(*) AS unfinished_tricks
-            FROM plays p
-            WHERE p.game_id IN (SELECT unnest(ids)) AND p.kind = 'play'
-              AND p.game_id IN (SELECT game_id FROM takes WHERE role = 'first_pick'
-                                AND game_id IN (SELECT unnest(ids)))
-              AND NOT EXISTS (SELECT 1 FROM tricks t WHERE t.game_id = p.game_id
-                              AND t.round = p.round AND t.trick = p.trick)
-            GROUP BY p.game_id, p.player
-        )
-        SELECT sp.game_id, sp.player, sp.tricks_played, sp.first_picks, sp.expected_first,
-               sp.splits_played, sp.second_halves, sp.expected_second, tk.first_cards,
-               tk.first_kept, tk.second_cards, tk.second_kept,
-               coalesce(u.unfinished_tricks, 0) AS unfinished_tricks
-        FROM sp LEFT JOIN tk USING (game_id, player) LEFT JOIN unfinished u
-             USING (game_id, player)"""),
-    # per game and take: what the takes of finished rounds brought home (the Splits page)
-    ("summary", "split_take_sums", """
-        SELECT game_id, role, count(*) AS takes, sum(n_cards) AS cards,
-               sum(placed_open) AS placed_open, sum(kept_cards) AS kept
-        FROM split_takes_of(ids) WHERE kept_cards IS NOT NULL GROUP BY game_id, role"""),
-    ("macro", "split_stats_of(ids)", """
-        WITH sp AS (
-            SELECT player, count(*) AS games,
-                   CAST(sum(tricks_played) AS BIGINT) AS tricks_played,
-                   CAST(sum(first_picks) AS BIGINT) AS first_picks,
-                   sum(expected_first) AS expected_first,
-                   CAST(sum(splits_played) AS BIGINT) AS splits_played,
-                   CAST(sum(second_halves) AS BIGINT) AS second_halves,
-                   sum(expected_second) AS expected_second,
-                   sum(first_cards) AS first_cards, sum(first_kept) AS first_kept,
-                   sum(second_cards) AS second_cards, sum(second_kept) AS second_kept,
-                   CAST(sum(unfinished_tricks) AS BIGINT) AS unfinished_tricks
-            FROM split_games WHERE game_id IN (SELECT unnest(ids)) GROUP BY player
-        )
-        SELECT sp.player, sp.games, sp.tricks_played, sp.first_picks,
-               ratio(sp.expected_first, 27720, 2) AS expected_first_picks,
-               ratio(sp.first_picks, sp.tricks_played, 4) AS first_share,
-               ratio(sp.expected_first, 27720 * sp.tricks_played, 4) AS first_baseline,
-               sp.splits_played, sp.second_halves,
-               ratio(sp.expected_second, 27720, 2) AS expected_second_halves,
-               ratio(sp.second_halves, sp.splits_played, 4) AS second_share,
-               ratio(sp.expected_second, 27720 * sp.splits_played, 4) AS second_baseline,
-               round(wilson_low(sp.second_halves, sp.splits_played), 4) AS second_share_low,
-               round(wilson_high(sp.second_halves, sp.splits_played), 4) AS second_share_high,
-               sp.unfinished_tricks,
-               coalesce(sp.first_cards, 0) AS first_cards,
-               coalesce(sp.first_kept, 0) AS first_kept,
-               coalesce(sp.second_cards, 0) AS second_cards,
-               coalesce(sp.second_kept, 0) AS second_kept
-        FROM sp"""),
-    ("view", "split_stats", "SELECT * FROM split_stats_of(counted_ids())"),
-
-    # ---------------------------------------------------------------- early ends
-    # rounds of games that can end early; the causing card is the last card played to
-    # the unfinished trick, and its player caused the end
-    ("summary", "early_end_rounds", """
-        WITH rd AS (
-            SELECT * FROM rounds
-            WHERE game_id IN (SELECT unnest(ids)) AND ended_early IS NOT NULL
-        ), cause AS (
-            SELECT p.game_id, p.round, arg_max(p.player, p.seq) AS caused_by,
-                   arg_max(p.card, p.seq) AS causing_card, count(*) AS cards_in_trick
-            FROM plays p JOIN rd r ON r.game_id = p.game_id AND r.round = p.round
-                 AND r.ended_early AND p.trick = r.early_end_trick
-            WHERE p.game_id IN (SELECT unnest(ids))
-            GROUP BY p.game_id, p.round
-        )
-        SELECT r.game_id, g.n_players, r.round, r.dealer, r.leader, r.tricks, r.ended_early,
-               r.early_end_trick, r.early_end_player AS could_not_play, c.caused_by,
-               c.causing_card, c.cards_in_trick, g.played_on
-        FROM rd r JOIN games g USING (game_id) LEFT JOIN cause c USING (game_id, round)"""),
-    ("macro", "early_ends_of(ids)", """
-        SELECT * FROM early_end_rounds WHERE game_id IN (SELECT unnest(ids))"""),
-    ("view", "early_ends", "SELECT * FROM early_ends_of(counted_ids())"),
-    ("summary", "early_end_player_games", """
-        SELECT e.game_id, s.player, count(*) AS rounds,
-               count(*) FILTER (WHERE e.could_not_play = s.player) AS could_not_play,
-               count(*) FILTER (WHERE e.caused_by = s.player) AS caused,
-               sum(27720 // e.n_players) FILTER (WHERE e.ended_early) AS expected_each,
-               sum(s.score) FILTER (WHERE e.ended_early) AS early_points,
-               count(s.score) FILTER (WHERE e.ended_early) AS early_scored,
-               sum(s.score) FILTER (WHERE NOT e.ended_early) AS full_points,
-               count(s.score) FILTER (WHERE NOT e.ended_early) AS full_scored,
-               count(*) FILTER (WHERE e.ended_early) AS early_rounds
-        FROM early_end_rounds_by_game(ids) e
-        JOIN round_scores s ON s.game_id = e.game_id AND s.round = e.round
-        WHERE s.game_id IN (SELECT unnest(ids))
-        GROUP BY e.game_id, s.player"""),
-    ("macro", "early_end_players_of(ids)", """
-        WITH sat AS (
-            SELECT player, CAST(sum(rounds) AS BIGINT) AS rounds,
-                   CAST(sum(could_not_play) AS BIGINT) AS could_not_play,
-                   CAST(sum(caused) AS BIGINT) AS caused,
-                   sum(expected_each) AS expected_each, sum(early_points) AS early_points,
-                   sum(early_scored) AS early_scored, sum(full_points) AS full_points,
-                   sum(full_scored) AS full_scored,
-                   CAST(sum(early_rounds) AS BIGINT) AS early_rounds
-            FROM early_end_player_games WHERE game_id IN (SELECT unnest(ids))
-            GROUP BY player
-        )
-        SELECT player, rounds, early_rounds, could_not_play, caused,
-               ratio(coalesce(expected_each, 0), 27720, 2) AS expected_each,
-               ratio(could_not_play, rounds, 4) AS could_not_play_rate,
-               ratio(caused, rounds, 4) AS caused_rate,
-               ratio(early_points, early_scored, 2) AS mean_when_early,
-               ratio(full_points, full_scored, 2) AS mean_when_full,
-               -- the difference of the two exact means, as one fraction
-               ratio(full_points * early_scored - early_points * full_scored,
-                     full_scored * early_scored, 2) AS points_lost
-        FROM sat"""),
-    ("view", "early_end_players", "SELECT * FROM early_end_players_of(counted_ids())"),
-
-    # ---------------------------------------------------------------- bids
-    # every settled bid with how it was bid: `bidding` is open (in turn, seeing the
-    # earlier bids), hidden or secret; `bid_position` 1 bids first (the dealer's left)
-    ("summary", "bid_round_rows", """
-        SELECT b.*, g.n_players,
-               CASE WHEN list_contains(g.variants, 'secret_bid') THEN 'secret'
-                    WHEN list_contains(g.variants, 'hidden_bid') THEN 'hidden'
-                    ELSE 'open' END AS bidding,
-               list_contains(g.variants, 'plus_minus_one') AS plus_minus_one,
-               CAST((ps.seat - pd.seat - 1 + 2 * g.n_players) % g.n_players + 1 AS INTEGER)
-                   AS bid_position
-        FROM bids b JOIN games g USING (game_id) JOIN rounds r USING (game_id, round)
-        JOIN players ps ON ps.game_id = b.game_id AND ps.player = b.player
-        JOIN players pd ON pd.game_id = b.game_id AND pd.player = r.dealer
-        WHERE b.game_id IN (SELECT unnest(ids))"""),
-    ("macro", "bid_rounds_of(ids)", """
-        SELECT * FROM bid_round_rows WHERE game_id IN (SELECT unnest(ids))"""),
-    ("view", "bid_rounds", "SELECT * FROM bid_rounds_of(counted_ids())"),
-    ("macro", "bid_accuracy_of(ids)", """
-        SELECT player, count(*) AS rounds, count(*) FILTER (WHERE exact) AS exact,
-               ratio(count(*) FILTER (WHERE exact), count(exact), 4) AS exact_rate,
-               round(wilson_low(count(*) FILTER (WHERE exact), count(*)), 4) AS exact_rate_low,
-               round(wilson_high(count(*) FILTER (WHERE exact), count(*)), 4)
-                   AS exact_rate_high,
-               ratio(sum(bid_error), count(bid_error), 3) AS mean_bid_error,
-               ratio(sum(abs(bid_error)), count(bid_error), 3) AS mean_abs_error,
-               count(*) FILTER (WHERE bid_error < 0) AS overbids,
-               count(*) FILTER (WHERE bid_error > 0) AS underbids,
-               ratio(sum(score), count(score), 2) AS mean_round_score
-        FROM bid_rounds_of(ids)
-        GROUP BY player"""),
-    ("view", "bid_accuracy", "SELECT * FROM bid_accuracy_of(counted_ids())"),
-    ("macro", "bid_vs_hand_of(ids)", """
-        SELECT br.game_id, br.round, br.player, br.bid, br.won,
-               round(h.expected_tricks, 3) AS expected_tricks,
-               round(h.expected_sd, 3) AS expected_sd,
-               round(h.expected_sd / sqrt(h.playouts), 3) AS expected_se,
-               round(br.bid - h.expected_tricks, 3) AS bidding_error,
-               round(br.won - h.expected_tricks, 3) AS play_error,
-               ratio(coalesce(h.tricks_seen[br.bid + 1], 0), h.playouts, 3) AS bid_made_share,
-               h.playouts, h.tricks_seen, br.hand_size, br.bidding, br.plus_minus_one,
-               br.bid_position, h.method
-        FROM bid_rounds_of(ids) br JOIN games g USING (game_id)
-        JOIN hand_estimates h ON h.sha256 = g.sha256 AND h.round = br.round
-             AND h.player = br.player"""),
-    ("view", "bid_vs_hand", "SELECT * FROM bid_vs_hand_of(counted_ids())"),
-
+]
+# The games' own objects (GameInfo.analytics) come here, in the games' name order: where
+# they stood when this list held them, so that the analytics digest of a database made
+# before is unchanged (it does not redefine its views on upgrade). They may use what the
+# list above defines, never what the one below does.
+LATER_OBJECTS: list[tuple[str, str, str]] = [
     # ---------------------------------------------------------------- seats and order
     # every scored round and player with their seat counted from the dealer (0 = the
     # dealer, 1 = the dealer's left), whether they led first, and their score against
@@ -477,15 +236,32 @@ OBJECTS: list[tuple[str, str, str]] = [
 ]
 
 
-# The per-game summaries (kind "summary" above), in the order they are made: what each
+def objects() -> list[tuple[str, str, str]]:
+    """Every object of the analytics layer, (kind, name, body) in creation order: the core's
+    and every registered game's."""
+    games = sorted(registry().values(), key=lambda g: g.name)
+    return [*OBJECTS, *(o for g in games for o in g.analytics), *LATER_OBJECTS]
+
+
+def views() -> list[str]:
+    """The names of the layer's views."""
+    return [name for kind, name, _ in objects() if kind == "view"]
+
+
+# The per-game summaries (kind "summary", the core's above and the games' own): what each
 # statistic needs of one game, materialized once per game in a database file (ingest makes
 # them at the end of a run, `ingest.summaries`), so that a page's question about 100,000
 # games sums a few rows per game instead of joining every trick and play again. Each is a
 # macro `NAME_by_game(ids)` over the fact tables and, in a file, a table NAME of its rows
 # for every game listed in SUMMARISED (by the game's id and the SHA-256 of its log); in a
 # lake, NAME is a view of the macro over every game.
-SUMMARIES = [name for kind, name, _ in OBJECTS if kind == "summary"]
 SUMMARISED = "summarised"
+
+
+def summaries() -> list[str]:
+    """The names of the per-game summaries, in the order they are made: the core's and every
+    registered game's (GameInfo.analytics objects of kind "summary")."""
+    return [name for kind, name, _ in objects() if kind == "summary"]
 
 
 def statements(materialized: bool = True) -> list[str]:
@@ -497,7 +273,7 @@ def statements(materialized: bool = True) -> list[str]:
         out.append(f"CREATE TABLE IF NOT EXISTS {name} ({body})")
     if materialized:
         out.append(f"CREATE TABLE IF NOT EXISTS {SUMMARISED} (game_id VARCHAR, sha256 VARCHAR)")
-    for kind, name, body in OBJECTS:
+    for kind, name, body in objects():
         if kind == "macro":
             table = " TABLE" if body.lstrip().upper().startswith(("SELECT", "WITH")) else ""
             out.append(f"CREATE OR REPLACE MACRO {name} AS{table} {body}")
@@ -514,9 +290,6 @@ def statements(materialized: bool = True) -> list[str]:
     return out
 
 
-VIEWS = [name for kind, name, _ in OBJECTS if kind == "view"]
-
-
 def digest() -> str:
     """A fingerprint of the analytics definitions: a database whose stored digest differs
     gets them again (views and macros are derived: replacing them loses nothing)."""
@@ -527,20 +300,19 @@ def digest() -> str:
 
 def install(con: duckdb.DuckDBPyConnection) -> None:
     """Create or replace the analytics layer and record its digest (inside the caller's
-    transaction). The summaries are made again from the facts: their definitions may have
-    changed (on a large database this takes a while, once)."""
-    from .summaries import refresh
-
-    for name in (*SUMMARIES, SUMMARISED):  # views first: they read the summaries
+    transaction). The summaries are made empty: their definitions may have changed, and
+    the caller makes them again from the facts (ingest.summaries.refresh; on a large
+    database this takes a while, once)."""
+    made = summaries()
+    for name in (*made, SUMMARISED):  # views first: they read the summaries
         con.execute(f"DROP VIEW IF EXISTS {name}")
-    for kind, name, _ in OBJECTS:
+    for kind, name, _ in objects():
         if kind == "view":
             con.execute(f"DROP VIEW IF EXISTS {name}")
-    for name in (*SUMMARIES, SUMMARISED):
+    for name in (*made, SUMMARISED):
         con.execute(f"DROP TABLE IF EXISTS {name}")
     for sql in statements():
         con.execute(sql)
-    refresh(con, in_transaction=True)
     con.execute("CREATE TABLE IF NOT EXISTS analytics_version (digest VARCHAR)")
     con.execute("DELETE FROM analytics_version")
     con.execute("INSERT INTO analytics_version VALUES (?)", [digest()])

@@ -37,6 +37,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from trickledger.ingest.lake import LakeError
     from trickledger.ingest.load import (
         IngestInterrupted,
+        StagingRefused,
         StorageFailed,
         expand,
         file_system_of,
@@ -98,26 +99,26 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     except StorageFailed as e:
         bar.close()
-        say(f"trickledger ingest: {e}: {_loaded_words(e.summary)} before it, each batch "
-            f"whole; make room there and run the same command again to load the rest",
-            error=True)
+        say(f"trickledger ingest: {terminal(str(e))}: {_loaded_words(e.summary)} before it, "
+            f"each batch whole; make room there and run the same command again to load the "
+            f"rest", error=True)
         return EXIT_STORAGE
     except KeyboardInterrupt:  # before any batch (the files were being listed)
         bar.close()
         say("trickledger ingest: interrupted before anything was loaded", error=True)
         return EXIT_INTERRUPTED
-    except (DatabaseBusy, LakeError, ClusterError, WorkerLost) as e:
+    except (DatabaseBusy, LakeError, ClusterError, WorkerLost, StagingRefused) as e:
         bar.close()
-        say(f"trickledger ingest: {e}", error=True)
+        say(f"trickledger ingest: {terminal(str(e))}", error=True)
         return 2
     except Exception as e:
         bar.close()
         what = storage_failure(e)
         if what is None:
             raise
-        say(f"trickledger ingest: the file system at {file_system_of(target)} (which holds "
-            f"{target}) is {what}: nothing was loaded; make room there and run the same "
-            f"command again", error=True)
+        say(f"trickledger ingest: the file system at {terminal(file_system_of(target))} "
+            f"(which holds {terminal(target)}) is {what}: nothing was loaded; make room "
+            f"there and run the same command again", error=True)
         return EXIT_STORAGE
     finally:
         bar.close()
@@ -139,7 +140,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             if what is None:
                 raise
             say(f"trickledger ingest: the run is not in the audit log: the file system at "
-                f"{file_system_of(path)} (which holds {path}) is {what}", error=True)
+                f"{terminal(file_system_of(path))} (which holds {terminal(path)}) is {what}",
+                error=True)
             return EXIT_STORAGE
     if missing or summary.unreadable or summary.conflicts or summary.quarantined:
         return 2

@@ -1,6 +1,6 @@
 """One replayed log -> columns for every table. It reshapes the engine's facts; it decides
 nothing: each fact goes through its game's projection (`GameInfo.project`, or the core's),
-which fills the tables' column holders (replay.state.RowSink); the log-level tables (logs,
+which fills the tables' column holders (replay.rows.RowSink); the log-level tables (logs,
 games, players, ingest_errors) are filled here."""
 
 from __future__ import annotations
@@ -8,13 +8,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-import orjson
-
-from trickledger.replay.engine import Replay, verdict
+from trickledger.replay.engine import Replay, exact_json, verdict
 from trickledger.replay.reader import decompress
-from trickledger.replay.state import KeywordRows, RowSink, TableRows, project
+from trickledger.replay.rows import RowSink, TableRows, project
 
-from .schema import COLUMNS  # every table's columns, games' own tables included
+from .schema import FACT_TABLES, declared  # every table, games' own included
 
 
 class Rows:
@@ -23,11 +21,11 @@ class Rows:
 
     def __init__(self) -> None:
         # a row or two a log: made from the schema's columns, filled by keyword
-        self.logs = KeywordRows("logs", COLUMNS["logs"], False)
-        self.games = KeywordRows("games", COLUMNS["games"], False)
-        self.players = KeywordRows("players", COLUMNS["players"], False)
-        self.ingest_errors = KeywordRows("ingest_errors", COLUMNS["ingest_errors"], False)
-        self.facts = RowSink(COLUMNS)
+        self.logs = TableRows("logs", declared("logs"), False)
+        self.games = TableRows("games", declared("games"), False)
+        self.players = TableRows("players", declared("players"), False)
+        self.ingest_errors = TableRows("ingest_errors", declared("ingest_errors"), False)
+        self.facts = RowSink(FACT_TABLES)
 
     def tables(self) -> dict[str, TableRows]:
         """Every table's holder, by name."""
@@ -39,19 +37,6 @@ class Rows:
         """The tables that have rows, each by column as Python values (tests, snapshots)."""
         return {t: holder.python(0, n) for t, holder in self.tables().items()
                 if (n := holder.rows())}
-
-
-def check_holders(holders: dict[str, TableRows]) -> None:
-    """Each holder has its table's declared columns, in their order (ingest.schema): else
-    the loader would write a column under another's name. Raises ValueError naming both."""
-    for table, holder in holders.items():
-        have = tuple(name for name, _ in holder.columns())
-        if have != COLUMNS[table]:
-            raise ValueError(f"the {table} rows hold the columns {', '.join(have)}; the "
-                             f"schema declares {', '.join(COLUMNS[table])}")
-
-
-check_holders(Rows().tables())
 
 
 def decode_text(data: bytes) -> str:
@@ -115,7 +100,7 @@ def replay_rows(r: Replay, data: bytes, now: dt.datetime, sink: Rows | None = No
                    status=status, error_line=line, error_message=message, winners=winners,
                    played_on=played_on(h.meta), events=r.events, claims_checked=len(st.claims),
                    claims_mismatched=sum(1 for c in st.claims if not c.match),
-                   meta=orjson.dumps(h.meta).decode(), ingested_at=now)
+                   meta=exact_json(h.meta).decode(), ingested_at=now)
     for i, p in enumerate(st.players):
         sink.players.add(game_id=h.id, seat=i, player=p, total=st.totals[i],
                          is_winner=p in winners)

@@ -1,5 +1,5 @@
-"""Keeping the per-game summaries of the analytics layer (ingest.analytics.SUMMARIES) in
-step with the facts.
+"""Keeping the per-game summaries of the analytics layer (ingest.analytics.summaries(): the
+core's and every registered game's declared ones) in step with the facts.
 
 A summary row belongs to one game. The games summarised are listed in `summarised` with
 the SHA-256 of their log; `refresh` makes the summaries of every game not listed (a new
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import duckdb
 
-from .analytics import SUMMARIES, SUMMARISED
+from .analytics import SUMMARISED, summaries
 from .transactions import transaction
 
 # a game not summarised (new, or loaded again from other bytes); a summarised one gone
@@ -50,11 +50,12 @@ def _refresh(con: duckdb.DuckDBPyConnection) -> int:
     new = [r[0] for r in con.execute(f"SELECT g.game_id {_MISSING} ORDER BY 1").fetchall()]
     gone = [r[0] for r in con.execute(f"SELECT s.game_id {_GONE} ORDER BY 1").fetchall()]
     out = sorted(set(new) | set(gone))  # a game loaded from other bytes: out, then in
+    made = summaries()
     if out:
-        for name in (*SUMMARIES, SUMMARISED):
+        for name in (*made, SUMMARISED):
             con.execute(f"DELETE FROM {name} WHERE game_id IN (SELECT unnest(?))", [out])
     if new:
-        for name in SUMMARIES:
+        for name in made:
             con.execute(f"INSERT INTO {name} SELECT * FROM {name}_by_game(?)", [new])
         con.execute(f"INSERT INTO {SUMMARISED} SELECT game_id, sha256 FROM games "
                     f"WHERE game_id IN (SELECT unnest(?))", [new])

@@ -115,9 +115,16 @@ def json_text(value: Any, indent: bool = True) -> str:
                             option=orjson.OPT_INDENT_2 if indent else 0).decode()
     except TypeError:  # an integer beyond 64 bits, written exactly
         text = verdict_json(value).decode()
+    return json_escaped(text)
+
+
+def json_escaped(text: str) -> str:
+    """JSON text (one document, or JSON lines) with every invisible character inside its
+    strings written as a \\u escape; its own line breaks stay (orjson's indentation, the
+    breaks between JSON lines: orjson writes none inside a string)."""
     if text.isascii() and "\x7f" not in text:
         return text  # orjson escapes every other ASCII control inside strings
-    return _but_lines(text).sub(_json_escape, text)  # a raw line break is orjson's indentation
+    return _but_lines(text).sub(_json_escape, text)
 
 
 def say(text: str = "", error: bool = False) -> None:
@@ -237,7 +244,8 @@ def _simulate_parser(sub: Any) -> None:
     s.add_argument("--variants", default="",
                    help="comma list of variants for every game, or 'random' for a random "
                         "subset per game")
-    s.add_argument("--edition", default=None, help="plotters edition, or 'mixed'")
+    s.add_argument("--edition", default=None,
+                   help="the game's edition (for a game that has editions), or 'mixed'")
     s.add_argument("--rounds", type=int, default=None, help="header rounds (shorter games)")
     s.add_argument("--claims", action="store_true", help="write score-sheet claims")
     s.add_argument("--wrong-claims", type=_fraction, default=0.0, metavar="P",
@@ -347,7 +355,9 @@ def cmd_sheet_of(args: argparse.Namespace) -> int:
             say(f"trickledger sheet-of: -o {args.out}: {e.strerror or e}", error=True)
             return 2
     else:
-        sys.stdout.write(data.decode())
+        # the header's id and meta are the log's text: a C1 control or a direction mark in
+        # them is written as a JSON escape, as by `verify --json` (the same JSON)
+        sys.stdout.write(json_escaped(data.decode()))
     return 1 if r.status == "illegal" else 0
 
 

@@ -15,9 +15,11 @@ import orjson
 
 from .errors import FormatError, IllegalLine, LogError, RuleError, UnreadableLog
 from .events import Event, Header, Status
+from .facts import ClaimChecked, Fact
 from .reader import Log, event_object, read_bytes, read_file
 from .registry import registry
-from .state import ClaimChecked, Fact, FoldWatcher, GameState, render
+from .render import render
+from .state import FoldWatcher, GameState
 
 # ------------------------------------------------------------------ replay
 
@@ -189,12 +191,18 @@ def _exact(value: Any) -> Any:
     return value
 
 
+def exact_json(value: Any, option: int = 0) -> bytes:
+    """`value` as JSON, every integer written exactly: a log's `meta` and its other fields
+    may hold integers of any size (FORMAT.md: kept, never interpreted)."""
+    try:
+        return orjson.dumps(value, option=option)
+    except TypeError:  # an integer beyond 64 bits: the rare slow path
+        return orjson.dumps(_exact(value), option=option)
+
+
 def verdict_json(payload: Any) -> bytes:
     """A verdict (or a list of them) as indented JSON, every integer written exactly."""
-    try:
-        return orjson.dumps(payload, option=orjson.OPT_INDENT_2)
-    except TypeError:  # an integer beyond 64 bits: the rare slow path
-        return orjson.dumps(_exact(payload), option=orjson.OPT_INDENT_2)
+    return exact_json(payload, orjson.OPT_INDENT_2)
 
 
 def exit_status(r: Replay) -> int:

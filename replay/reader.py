@@ -385,8 +385,14 @@ INVISIBLE: Final = char_class(INVISIBLE_RANGES)
 
 def _names_alike(name: str) -> str:
     """The form two names that a reader cannot tell apart share: NFKC folds composed and
-    decomposed accents, full-width and compatibility letters into one spelling."""
-    return unicodedata.normalize("NFKC", name)
+    decomposed accents, full-width and compatibility letters into one spelling, and a
+    letter of another script that looks like a Latin one (Cyrillic А) is that one."""
+    folded = unicodedata.normalize("NFKC", name)
+    if folded.isascii():
+        return folded
+    from .lookalike import seen_as  # the confusables table, loaded for such names only
+
+    return seen_as(folded)
 
 
 def names_alike(names: list[str]) -> tuple[str, str] | None:

@@ -16,8 +16,10 @@ from typing import Any
 from .engine import Replay, replay_log
 from .errors import LogError
 from .events import Event
+from .facts import Fact, RoundDealt, RoundScored
 from .reader import Log, read_bytes
-from .state import Fact, FoldWatcher, GameState, RoundDealt, RoundScored, render
+from .render import render
+from .state import FoldWatcher, GameState
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from trickledger.dashboard import auth, data, limits, ui
 from trickledger.replay.engine import replay_bytes
 
 ui.page("Upload logs")
-st.caption(limits.upload_rules() + " Files already loaded are recognised by their bytes.")
+st.caption(ui.md(limits.upload_rules()) + " Files already loaded are recognised by their bytes.")
 CHUNK = 20
 
 
@@ -22,6 +22,11 @@ def render() -> None:
     rows = st.session_state.get("upload_result")
     if rows:
         _result(rows)
+
+
+def _which(round_: object) -> str:
+    """A claim's round, or 'the totals' for a claim of the totals."""
+    return f"round {int(round_)}" if pd.notna(round_) else "the totals"  # type: ignore[call-overload]
 
 
 def _load(files: list, me: auth.Visitor) -> None:
@@ -91,14 +96,14 @@ def _result(rows: list[dict[str, object]]) -> None:
     illegal = table[table["result"] == "illegal"]
     if len(disputed):
         claims = data.claims_not_matching(tuple(str(g) for g in disputed["game_id"]))
-        lines = [f"**Disputed: {ui.count(len(disputed), 'file')} with claimed scores that do "
-                 f"not match the replay.**"]
-        for _, c in claims.iterrows():
-            what = f"round {int(c['round'])}" if pd.notna(c["round"]) else "the totals"
-            lines.append(f"- {ui.code(c['file'])}: {ui.md(c['player'])}, {what} (line "
-                         f"{int(c['line'])}): the sheet says **{c['sheet says']}**, the replay "
-                         f"computes **{c['replay computes']}** — {ui.md(c['how'])}")
-        st.warning("\n".join(lines))
+        st.warning("\n".join(
+            [f"**Disputed: {ui.count(len(disputed), 'file')} with claimed scores that do "
+             f"not match the replay.**"]
+            + [f"- {ui.code(c['file'])}: {ui.md(c['player'])}, "
+               f"{ui.md(_which(c['round']))} (line {int(c['line'])}): the sheet says "
+               f"**{ui.md(c['sheet says'])}**, the replay computes "
+               f"**{ui.md(c['replay computes'])}** — {ui.md(c['how'])}"
+               for _, c in claims.iterrows()]))
         for _, c in claims.drop_duplicates("game_id").iterrows():
             params = {"game": str(c["game_id"])}
             if pd.notna(c["round"]):
@@ -131,8 +136,8 @@ def _result(rows: list[dict[str, object]]) -> None:
     not_loaded = int(sum(counts.get(k, 0) for k in ("conflict", "quarantined", "refused")))
     cols = st.columns(len(kinds) + 1)
     for col, (key, label) in zip(cols, kinds):
-        col.metric(label, int(counts.get(key, 0)))
-    cols[-1].metric("Refused", not_loaded,
+        ui.metric(col, label, int(counts.get(key, 0)))
+    ui.metric(cols[-1], "Refused", not_loaded,
                     help="An id conflict (another log holds the game id), bytes an admin "
                          "quarantined, or a file over the upload limit: not loaded.")
     st.caption(f"{ui.count(len(table), 'file')} in all; {len(disputed):,} of the loaded "

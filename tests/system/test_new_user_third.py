@@ -103,7 +103,7 @@ def test_the_sidebar_filter_is_on_the_pages_that_use_it_and_kept_across_the_othe
         assert not at.exception, (page, [e.value for e in at.exception])
         assert not [m for m in at.sidebar.multiselect], page  # no filter drawn
         assert at.query_params.get("games") in (["rage"], "rage"), (page, at.query_params)
-    at.switch_page("views/splits.py").run()
+    at.switch_page("games/plotters_splits.py").run()  # a game's page (its declaration)
     assert at.multiselect(key="f_games").value == ["rage"]
     assert at.session_state["filters"].games == ("rage",)
 
