@@ -304,13 +304,18 @@ def install(con: duckdb.DuckDBPyConnection) -> None:
     the caller makes them again from the facts (ingest.summaries.refresh; on a large
     database this takes a while, once)."""
     made = summaries()
-    for name in (*made, SUMMARISED):  # views first: they read the summaries
-        con.execute(f"DROP VIEW IF EXISTS {name}")
+    # what each name is now (a summary is a view in a layer from before the summaries, a
+    # table since): DuckDB refuses DROP VIEW IF EXISTS of a table, and the reverse
+    kinds = dict(con.execute("SELECT table_name, table_type FROM information_schema.tables "
+                             "WHERE table_schema = current_schema()").fetchall())
     for kind, name, _ in objects():
-        if kind == "view":
-            con.execute(f"DROP VIEW IF EXISTS {name}")
+        if kind == "view" and kinds.get(name) == "VIEW":
+            con.execute(f"DROP VIEW {name}")
     for name in (*made, SUMMARISED):
-        con.execute(f"DROP TABLE IF EXISTS {name}")
+        if kinds.get(name) == "VIEW":
+            con.execute(f"DROP VIEW {name}")
+        elif kinds.get(name) == "BASE TABLE":
+            con.execute(f"DROP TABLE {name}")
     for sql in statements():
         con.execute(sql)
     con.execute("CREATE TABLE IF NOT EXISTS analytics_version (digest VARCHAR)")
