@@ -342,7 +342,8 @@ CASES = {
                                    [{"type": "sheet", "round": 1, "players": {
                                        "Ann": {"open": {"B": 3, "G": 6}, "face_down": 3},
                                        "Ben": {}, "Cat": {}, "Dan": {}, "Eve": {}}}])[1], 2,
-        ["Ann is the only player who collected", "at least two picks face down"]),
+        ["Ann is the only player who collected", "at least one pick of each",
+         "at least 6 face down"]),
     "plotters: four colours from one trick": (
         "plotters", lambda h, ls: (set_(h, players=NAMES[:4], rounds=1),
                                    [{"type": "sheet", "round": 1, "players": {
