@@ -228,7 +228,8 @@ def test_what_visitors_send_is_capped_for_every_session_together_and_goes_with_t
     cap = limits.MAX_HELD_MESSAGES_MB * MIB
     sessions: list[Session] = []
     warm: list[Session] = []
-    paste(url, "x", warm)  # the pages loaded once, as for any visitor
+    paste(url, "x", warm)  # the pages loaded once, as for any visitor: the Verify page
+    send_to_a_widget_nobody_has(url, "x", warm)  # ... and the home page the strays run
     before = rss_mb(proc.pid)
     line = '{"type": "play", "player": "Ann", "card": "' + "x" * 80 + '"}\n'
     huge = line * (23 * MIB // len(line))  # the attack of the issue

@@ -136,7 +136,7 @@ def test_the_decisions_pages_top_player_is_text(tmp_path):
     from trickledger.replay.simulate import SimOptions, simulate_one
 
     opts = SimOptions(game="rage", games=1, players=(3, 3), seed=1, bots=("greedy", "greedy"),
-                      id_prefix="evil", rounds=1)
+                      id_prefix="evil", rounds=4)  # 4 rounds: 30+ decisions each
     db = str(tmp_path / "judged.duckdb")
     ingest([Source("evil.jsonl", data=renamed(simulate_one(opts, 0)[1]))], db, jobs=1)
     assert main(["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1"]) == 0
