@@ -226,22 +226,23 @@ def heaviest_queries(db: str, player: str, game_id: str) -> dict[str, dict[str, 
 
     os.environ["TRICKLEDGER_DB"] = db
     os.environ.setdefault("TRICKLEDGER_LISTEN", "127.0.0.1")
-    from trickledger.dashboard import data
+    from trickledger import dashboard
+    from trickledger.dashboard.data import access
 
     out: dict[str, dict[str, Any]] = {}
-    views = Path(data.__file__).resolve().parent / "views"
+    views = Path(dashboard.__file__).resolve().parent / "views"
     for name, (path, _) in pages(player, game_id).items():
         if name in ("verify", "upload", "sheet"):
             continue  # forms: no query until something is given
         page = "overview" if name == "overview" else name
         seen: list[tuple[str, tuple[Any, ...]]] = []
-        data.query.clear()
+        access.query.clear()
         at = AppTest.from_file(str(views / f"{page}.py"), default_timeout=PATIENCE_MS / 1000)
         if "?" in path:
             for pair in path.split("?", 1)[1].split("&"):
                 k, v = pair.split("=", 1)
                 at.query_params[k] = v
-        with data.observe_queries(seen_by(seen)):
+        with access.observe_queries(seen_by(seen)):
             at.run()
         timed = []
         with duckdb.connect(db, read_only=True) as con:

@@ -440,7 +440,7 @@ def dashboard_queries(db: Path, runs: int = 20, lake: Path | None = None) -> dic
     from streamlit.testing.v1 import AppTest
 
     from trickledger import dashboard
-    from trickledger.dashboard import data
+    from trickledger.dashboard.data import access
     from trickledger.ingest.db import reading
 
     captured: dict[tuple[str, tuple[Any, ...]], str] = {}
@@ -450,14 +450,14 @@ def dashboard_queries(db: Path, runs: int = 20, lake: Path | None = None) -> dic
     def spy(sql: str, params: tuple[Any, ...]) -> None:
         captured.setdefault((sql, params), current[0])
 
-    data.database.clear()
-    data.query.clear()
-    with data.observe_queries(spy):
+    access.database.clear()
+    access.query.clear()
+    with access.observe_queries(spy):
         for view in sorted((Path(dashboard.__file__).parent / "views").glob("*.py")):
             if view.name == "__init__.py":
                 continue
             current[0] = view.stem
-            data.query.clear()
+            access.query.clear()
             at = AppTest.from_file(str(view), default_timeout=300)
             t = time.perf_counter()
             at.run()

@@ -16,7 +16,7 @@ from typing import Any
 import streamlit as st
 
 from trickledger.replay.info import GameInfo
-from trickledger.replay.registry import registry
+from trickledger.replay.registry import lookup_game, registry
 
 _log = logging.getLogger("trickledger.dashboard")
 
@@ -24,6 +24,18 @@ _log = logging.getLogger("trickledger.dashboard")
 def games() -> list[GameInfo]:
     """Every registered game, in name order (the order of their pages and parts)."""
     return sorted(registry().values(), key=lambda g: g.name)
+
+
+def game_declaration(name: str) -> GameInfo | None:
+    """The registry's entry for a game (its title, what the viewer steps through); None for
+    a game the registry does not know."""
+    return lookup_game(name)
+
+
+def game_title(name: str) -> str:
+    """A game's title from the registry (its name when the registry does not know it)."""
+    info = game_declaration(name)
+    return info.title if info is not None else name
 
 
 def lowest_wins() -> str:

@@ -16,7 +16,10 @@ import streamlit as st
 
 from trickledger.replay.errors import FormatError
 
-from . import data
+from . import game_parts
+from .data.access import Busy, WriteFailed
+from .data.analyses import ensure_summaries
+from .data.filters import DEFAULT_STATUSES, NO_VARIANT, STATUS_LABELS, STATUSES, Filters, options
 
 _log = logging.getLogger("trickledger.dashboard")
 
@@ -86,10 +89,10 @@ def _dates_from_url(lo: Any, hi: Any) -> None:
     st.session_state["f_dates"] = (picked[0], min(max(picked[1], picked[0]), hi))
 
 
-def _to_url(chosen: data.Filters, lo: Any, hi: Any) -> None:
+def _to_url(chosen: Filters, lo: Any, hi: Any) -> None:
     """Write the choice into the URL, leaving out what is the default."""
     values: dict[str, list[str]] = {
-        "counted": [] if set(chosen.statuses) == set(data.DEFAULT_STATUSES)
+        "counted": [] if set(chosen.statuses) == set(DEFAULT_STATUSES)
         else list(chosen.statuses) or [""],
         "games": list(chosen.games), "table": [str(c) for c in chosen.player_counts],
         "variants": list(chosen.variants), "editions": list(chosen.editions),
@@ -106,22 +109,22 @@ def _to_url(chosen: data.Filters, lo: Any, hi: Any) -> None:
                 del st.query_params[param]
 
 
-def sidebar_filters() -> data.Filters:
+def sidebar_filters() -> Filters:
     """The filter every page honours: which games count (status), game, table size,
     variants, edition, players, date. Drawn once by the app frame (dashboard/app.py);
     the choice is kept in session state for the pages and in the URL (a reload or a shared
     link keeps it)."""
     try:
-        opts = data.options()
-    except data.Busy as e:
+        opts = options()
+    except Busy as e:
         busy(e)
         return filters()
     sb = st.sidebar
     sb.header("Filter")
-    _from_url("f_statuses", list(data.STATUSES), list(data.DEFAULT_STATUSES))
+    _from_url("f_statuses", list(STATUSES), list(DEFAULT_STATUSES))
     statuses = sb.multiselect(
-        "Games counted", list(data.STATUSES),
-        format_func=lambda s: data.STATUS_LABELS[s], key="f_statuses",
+        "Games counted", list(STATUSES),
+        format_func=lambda s: STATUS_LABELS[s], key="f_statuses",
         help="Each game is exactly one of these. Complete: every round played, every move "
              "legal. Disputed: complete, but the score sheet disagrees with the replay (the "
              "replay's scores are the ones counted). Incomplete: the log stops before the "
@@ -133,9 +136,9 @@ def sidebar_filters() -> data.Filters:
     counts = sb.multiselect("Players at the table", opts["counts"], key="f_counts")
     variants: list[str] = []
     if opts["variants"]:
-        _from_url("f_variants", [*opts["variants"], data.NO_VARIANT], [])
+        _from_url("f_variants", [*opts["variants"], NO_VARIANT], [])
         variants = sb.multiselect(
-            "Variants", [*opts["variants"], data.NO_VARIANT], key="f_variants",
+            "Variants", [*opts["variants"], NO_VARIANT], key="f_variants",
             format_func=lambda v: v.replace("_", " ") if v else "no variant",
             help="Keeps the games played with any of the chosen variants, among the games "
                  "those variants belong to; other games are not affected. 'no variant' keeps "
@@ -162,7 +165,7 @@ def sidebar_filters() -> data.Filters:
                               key="f_undated",
                               help="Games whose log gives no date are shown as undated; "
                                    "the dates above do not apply to them.")
-    chosen = data.Filters(tuple(games), tuple(int(c) for c in counts), tuple(players),
+    chosen = Filters(tuple(games), tuple(int(c) for c in counts), tuple(players),
                           date_from, date_to, tuple(statuses), tuple(variants),
                           tuple(editions), bool(undated), tuple(opts["known_variants"]))
     st.session_state[FILTERS_KEY] = chosen
@@ -183,28 +186,28 @@ def keep_filters() -> None:
         if key in st.session_state:
             st.session_state[key] = st.session_state[key]
     chosen = st.session_state.get(FILTERS_KEY)
-    if isinstance(chosen, data.Filters):
+    if isinstance(chosen, Filters):
         lo, hi = st.session_state.get(BOUNDS_KEY, (None, None))
         _to_url(chosen, lo, hi)
 
 
 def _game_title(name: str) -> str:
-    info = data.game_declaration(name)
+    info = game_parts.game_declaration(name)
     return f"{info.title} ({name})" if info is not None else name
 
 
-def filters() -> data.Filters:
+def filters() -> Filters:
     """The sidebar's current choice (no filter when a page runs on its own). Every page
     that counts games asks for it first: the per-game summaries its figures read are made
     here for games that lack them (a killed ingest's), or the page says which are not in."""
     try:
-        note = data.ensure_summaries()
-    except data.WriteFailed as e:
+        note = ensure_summaries()
+    except WriteFailed as e:
         note = f"Some games are not in these figures yet ({e})."
     if note:
         st.info(md(note))
     chosen = st.session_state.get(FILTERS_KEY)
-    return chosen if isinstance(chosen, data.Filters) else data.Filters()
+    return chosen if isinstance(chosen, Filters) else Filters()
 
 
 def busy(e: Exception) -> None:
@@ -219,9 +222,9 @@ def guarded(render: Callable[[], Any]) -> None:
 
     try:
         render()
-    except data.Busy as e:
+    except Busy as e:
         busy(e)
-    except data.WriteFailed as e:
+    except WriteFailed as e:
         st.error(md(f"That could not be done: {e}"))
     except (RerunException, StopException):
         raise  # Streamlit's own control flow
@@ -410,7 +413,7 @@ def game_choice(games: list[str], key: str) -> str:
     if st.session_state.get(key) not in games:
         st.session_state[key] = games[0]
     # a title is markdown on the button (a plugin's title is data): literal, as in tabs
-    chosen = st.segmented_control("Game", games, format_func=lambda g: md(data.game_title(g)),
+    chosen = st.segmented_control("Game", games, format_func=lambda g: md(game_parts.game_title(g)),
                                   required=True, key=key, wrap=True)
     return str(chosen if chosen in games else games[0])
 
@@ -454,7 +457,7 @@ def text_html(text: object) -> str:
 def chip_color(game: str, card: str) -> str:
     """The CSS colour of the chip of the card written `card` in `game`: the game's paint for
     the card's colour (`GameInfo.colors`), else grey."""
-    info = data.game_declaration(game)
+    info = game_parts.game_declaration(game)
     paint = info.colors.get(card_color(game, card)) if info is not None else None
     return paint or NO_COLOR_CSS
 
@@ -462,7 +465,7 @@ def chip_color(game: str, card: str) -> str:
 def card_color(game: str, card: str) -> str:
     """The colour of the card written `card` in `game`, asked of the game's card table; ""
     for a card without one, and for a name the game lacks (an illegal move may write any)."""
-    info = data.game_declaration(game)
+    info = game_parts.game_declaration(game)
     if info is None:
         return ""
     try:

@@ -145,8 +145,8 @@ def _release_cached_consoles() -> None:
     the processes are counted, not at this process's exit."""
     import gc
 
-    data = sys.modules.get("trickledger.dashboard.data")
-    clear = getattr(getattr(data, "_console", None), "clear", None)
+    console = sys.modules.get("trickledger.dashboard.data.console")
+    clear = getattr(getattr(console, "server_console", None), "clear", None)
     if callable(clear):
         clear()
     if "streamlit" in sys.modules:

@@ -72,20 +72,20 @@ def dashboard_database(path: str) -> Iterator[str]:
     process), with its caches emptied before and after."""
     import os
 
-    from trickledger.dashboard import data
+    from trickledger.dashboard.data import access, viewer
 
     old = os.environ.get("TRICKLEDGER_DB")
     os.environ["TRICKLEDGER_DB"] = path
     os.environ.setdefault("TRICKLEDGER_LISTEN", "127.0.0.1")  # as `trickledger dashboard`
-    data.database.clear()
-    data.query.clear()
-    data.timeline.clear()
+    access.database.clear()
+    access.query.clear()
+    viewer.timeline.clear()
     try:
         yield path
     finally:
-        data.database.clear()
-        data.query.clear()
-        data.timeline.clear()
+        access.database.clear()
+        access.query.clear()
+        viewer.timeline.clear()
         if old is None:
             os.environ.pop("TRICKLEDGER_DB", None)
         else:

@@ -6,20 +6,19 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from trickledger.dashboard import data
-from trickledger.dashboard.data import Filters
+from trickledger.dashboard.data.filters import Filters, filtered
 
 
 def splits_by_player(f: Filters) -> pd.DataFrame:
     """Per player: first picks and the rest against chance (`split_stats_of`)."""
-    return data.filtered("SELECT * FROM split_stats_of({game_list}) WHERE {players} "
+    return filtered("SELECT * FROM split_stats_of({game_list}) WHERE {players} "
                     "ORDER BY player", f, player_column="player")
 
 
 def split_takes_by_table(f: Filters) -> pd.DataFrame:
     """Per table size and take (first pick, the rest): cards taken, placed open, kept, per
     take of a finished round (`split_take_sums`, the takes summed per game)."""
-    return data.filtered("""
+    return filtered("""
         SELECT CASE role WHEN 'first_pick' THEN 'first pick' ELSE 'the rest' END AS take,
                g.n_players, CAST(sum(takes) AS BIGINT) AS takes,
                round(sum(cards) / sum(takes), 2) AS cards,
@@ -32,12 +31,12 @@ def split_takes_by_table(f: Filters) -> pd.DataFrame:
 
 def early_ends(f: Filters) -> pd.DataFrame:
     """Every round of a game that can end early, and how it ended (`early_ends_of`)."""
-    return data.filtered("SELECT * FROM early_ends_of({game_list})", f)
+    return filtered("SELECT * FROM early_ends_of({game_list})", f)
 
 
 def early_ends_by_table(f: Filters) -> pd.DataFrame:
     """Per table size: the share of rounds ended early, with its 95 % interval."""
-    return data.filtered("""
+    return filtered("""
         SELECT n_players, count(*) AS rounds, count(*) FILTER (WHERE ended_early) AS early,
                round(avg(CASE WHEN ended_early THEN 1 ELSE 0 END), 4) AS early_share,
                round(wilson_low(count(*) FILTER (WHERE ended_early), count(*)), 4) AS low,
@@ -47,20 +46,20 @@ def early_ends_by_table(f: Filters) -> pd.DataFrame:
 
 def early_ends_by_player(f: Filters) -> pd.DataFrame:
     """Per player: who could not play and who caused it (`early_end_players_of`)."""
-    return data.filtered("""
+    return filtered("""
         SELECT * FROM early_end_players_of({game_list}) WHERE {players}
         ORDER BY could_not_play DESC, caused DESC, player""", f, player_column="player")
 
 
 def player_splits(f: Filters, player: str) -> pd.DataFrame:
     """The player's first picks and the rest (`split_stats_of`)."""
-    return data.filtered("SELECT * FROM split_stats_of({game_list}) WHERE player = ?", f,
+    return filtered("SELECT * FROM split_stats_of({game_list}) WHERE player = ?", f,
                     params=(player,))
 
 
 def player_early_ends(f: Filters, player: str) -> pd.DataFrame:
     """The early ends the player could not play or caused (`early_end_players_of`)."""
-    return data.filtered("SELECT * FROM early_end_players_of({game_list}) WHERE player = ?",
+    return filtered("SELECT * FROM early_end_players_of({game_list}) WHERE player = ?",
                     f, params=(player,))
 
 

@@ -8,8 +8,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from trickledger.dashboard import data, ui
-from trickledger.dashboard.data import Filters
+from trickledger.dashboard import ui
+from trickledger.dashboard.data.access import query
+from trickledger.dashboard.data.filters import Filters, filtered
 
 # a bidding rule is one of these or "all"; plus_minus_one "with", "without" or "either"
 _BIDS_UNDER = "(? = 'all' OR bidding = ?) AND (? = 'either' OR plus_minus_one = (? = 'with'))"
@@ -17,7 +18,7 @@ _BIDS_UNDER = "(? = 'all' OR bidding = ?) AND (? = 'either' OR plus_minus_one = 
 
 def _bid_query(sql: str, f: Filters, rule: str, pm1: str) -> pd.DataFrame:
     """`sql` over the bids of the filtered players, `{rule}` standing for the rule chosen."""
-    return data.filtered(sql.replace("{rule}", _BIDS_UNDER), f, player_column="player",
+    return filtered(sql.replace("{rule}", _BIDS_UNDER), f, player_column="player",
                     params=(rule, rule, pm1, pm1))
 
 
@@ -86,7 +87,7 @@ def bids_against_hands(f: Filters, rule: str, pm1: str) -> pd.DataFrame:
 def hand_coverage(f: Filters) -> tuple[int, int, int, int]:
     """(bids with a hand estimate, settled bids, fewest and most playouts of those
     estimates) among the filtered games."""
-    rows = data.filtered("""
+    rows = filtered("""
         SELECT count(*) AS bids, count(h.sha256) AS estimated,
                coalesce(min(h.playouts), 200) AS lo, coalesce(max(h.playouts), 200) AS hi
         FROM bids b JOIN games g USING (game_id)
@@ -99,13 +100,13 @@ def hand_coverage(f: Filters) -> tuple[int, int, int, int]:
 
 def player_bid_accuracy(f: Filters, player: str) -> pd.DataFrame:
     """The player's exact bids and mean miss (`bid_accuracy_of`)."""
-    return data.filtered("SELECT * FROM bid_accuracy_of({game_list}) WHERE player = ?", f,
+    return filtered("SELECT * FROM bid_accuracy_of({game_list}) WHERE player = ?", f,
                     params=(player,))
 
 
 def player_bids_against_hands(f: Filters, player: str) -> pd.DataFrame:
     """The player's bid and play against what the hands could take (`bid_vs_hand_of`)."""
-    return data.filtered("""
+    return filtered("""
         SELECT count(*) AS bids, avg(bidding_error) AS bidding, avg(play_error) AS play,
                avg(abs(bidding_error)) AS abs_bidding, avg(abs(play_error)) AS abs_play
         FROM bid_vs_hand_of({game_list}) WHERE player = ?""", f, params=(player,))
@@ -113,7 +114,7 @@ def player_bids_against_hands(f: Filters, player: str) -> pd.DataFrame:
 
 def round_bids(game_id: str, round_no: int) -> pd.DataFrame:
     """Each player's bid and tricks won in a round."""
-    return data.query("""SELECT player, bid, won, bid_error AS "won − bid", score FROM bids
+    return query("""SELECT player, bid, won, bid_error AS "won − bid", score FROM bids
                          WHERE game_id = ? AND round = ? ORDER BY player""", (game_id, round_no))
 
 

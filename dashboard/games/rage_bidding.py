@@ -5,7 +5,8 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from trickledger.dashboard import auth, data, tables, ui
+from trickledger.dashboard import auth, tables, ui
+from trickledger.dashboard.data import analyses
 from trickledger.dashboard.games import rage
 
 ui.page("Bidding")
@@ -103,7 +104,7 @@ def _against_the_hand(rule: str, pm1: str) -> None:
             def progress(k: int, total: int) -> None:
                 bar.progress(min(1.0, k / max(total, 1)), text=f"{k:,} hands")
 
-            data.estimate_hands(f, rounds=5, progress=progress)
+            analyses.estimate_hands(f, rounds=5, progress=progress)
             bar.empty()
             st.rerun()
     if not done:

@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from trickledger.dashboard import auth, data, tables, ui
+from trickledger.dashboard import auth, tables, ui
+from trickledger.dashboard.data import admin
 
 ui.page("Admin")
 st.caption("For the server's admins: every upload, save, ingest, quarantine and delete, "
@@ -14,13 +15,13 @@ def render() -> None:
     if me is None:
         return
     st.subheader("Take a log out")
-    if data.database().kind == "lake":
+    if not admin.can_take_out():
         st.info("This dashboard reads a lake, which is append-only: quarantine and delete "
                 "work on a database file (docs/reliability.md).")
     else:
         _remove(me)
     st.subheader("Audit log")
-    rows = data.audit_rows()
+    rows = admin.audit_rows()
     if rows.empty:
         st.info("Nothing has been written yet.")
         return
@@ -39,7 +40,7 @@ def _remove(me: auth.Visitor) -> None:
                            max_chars=80)
     if not wanted.strip():
         return
-    found = data.find_logs(wanted)
+    found = admin.find_logs(wanted)
     if found.empty:
         st.warning(ui.md(f"No log has the SHA-256 or game id {wanted.strip()}."))
         return
@@ -57,7 +58,7 @@ def _remove(me: auth.Visitor) -> None:
     sure = st.checkbox(ui.md(f"Yes, {action} {log['file_name']}"),
                        key=f"admin_sure_{log['sha256']}_{action}")
     if st.button(ui.md(action.capitalize()), key="admin_go", disabled=not sure, type="primary"):
-        line = data.remove_log(str(log["sha256"]), action, auth.describe(me), reason)
+        line = admin.remove_log(str(log["sha256"]), action, auth.describe(me), reason)
         st.success(ui.md(line))
 
 

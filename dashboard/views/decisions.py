@@ -3,7 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from trickledger.dashboard import data, game_parts, tables, ui
+from trickledger.dashboard import game_parts, tables, ui
+from trickledger.dashboard.data import decisions
 
 # decisions a player needs before the page names them the most accurate of a game: with
 # fewer, one lucky game decides it (a share of 3 decisions is noise)
@@ -28,9 +29,9 @@ st.caption("Every decision of a complete game — each play, bid, trump, pick, k
 
 
 def render() -> None:
-    board = data.decisions_by_player(f)
+    board = decisions.decisions_by_player(f)
     if board.empty:
-        judged = data.decisions_judged()
+        judged = decisions.decisions_judged()
         if judged == 0:
             st.info("No decision has been judged yet: run `trickledger analyse --moves` "
                     "on this database.")
@@ -40,13 +41,13 @@ def render() -> None:
     board["best"] = (board["decisions"] - board["goods"] - board["inaccuracies"]
                      - board["mistakes"] - board["blunders"])
     games = sorted(board["game"].unique())
-    for game, tab in zip(games, st.tabs([ui.md(data.game_title(g)) for g in games])):
+    for game, tab in zip(games, st.tabs([ui.md(game_parts.game_title(g)) for g in games])):
         with tab:
             _game(game, board[board["game"] == game])
 
 
 def _game(game: str, mine: pd.DataFrame) -> None:
-    title = data.game_title(game)
+    title = game_parts.game_title(game)
     most = int(mine["games"].max())
     # 5 games by default (the docs' rule); while nobody has five, everybody is shown
     min_games = ui.minimum("Minimum games judged", most, key=f"decisions_min_games_{game}",
@@ -62,7 +63,7 @@ def _game(game: str, mine: pd.DataFrame) -> None:
                    f"few to name the most accurate player.")
     else:
         top = named.iloc[0]
-        ui.metric(st, f"Most accurate in {data.game_title(game)} "
+        ui.metric(st, f"Most accurate in {game_parts.game_title(game)} "
                   f"(at least {MIN_DECISIONS} decisions)",
                   top["player"],
                   f"{top['accuracy']:.0%} of {ui.count(int(top['decisions']), 'decision')}",

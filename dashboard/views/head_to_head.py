@@ -3,7 +3,8 @@
 import plotly.express as px
 import streamlit as st
 
-from trickledger.dashboard import data, game_parts, tables, ui
+from trickledger.dashboard import game_parts, tables, ui
+from trickledger.dashboard.data import standings
 
 ui.page("Head-to-head")
 f = ui.filters()
@@ -16,12 +17,12 @@ st.caption("Two players met when they sat at the same finished game; one is ahea
 
 
 def render() -> None:
-    pairs = data.head_to_head(f)
+    pairs = standings.head_to_head(f)
     if ui.empty(pairs, "finished games"):
         return
     games = sorted(pairs["game"].unique())
     c1, c2, c3 = st.columns(3)
-    game = c1.selectbox("Game", games, format_func=data.game_title, key="h2h_game")
+    game = c1.selectbox("Game", games, format_func=game_parts.game_title, key="h2h_game")
     of_game = pairs[pairs["game"] == game]
     people = sorted(of_game["player"].unique())
     wanted = st.query_params.get("player")

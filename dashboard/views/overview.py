@@ -6,7 +6,8 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from trickledger.dashboard import data, tables, ui
+from trickledger.dashboard import game_parts, tables, ui
+from trickledger.dashboard.data import filters, overview
 
 ui.page("Overview")
 f = ui.filters()
@@ -14,11 +15,11 @@ st.caption(ui.md(f.counted()))
 
 
 def render() -> None:
-    by_game = data.totals_by_game(f)
-    people = data.players_counted(f)
+    by_game = overview.totals_by_game(f)
+    people = overview.players_counted(f)
     # every status, whatever the sidebar counts: how many games are disputed or broken
-    every = replace(f, statuses=data.STATUSES)
-    verdicts = data.games_by_status(every)
+    every = replace(f, statuses=filters.STATUSES)
+    verdicts = overview.games_by_status(every)
     n_disputed = int(verdicts["disputed"].iloc[0]) if len(verdicts) else 0
     cols = st.columns(5)
     for col, key in zip(cols, ("games", "rounds", "tricks")):
@@ -37,7 +38,7 @@ def render() -> None:
             # the one a visitor just uploaded comes first, and a name finds any other
             wanted = st.text_input("Find a file or game id", key="disputed_find",
                                    placeholder="part of a file name or game id")
-            disputed = data.disputed_games(every, wanted)
+            disputed = overview.disputed_games(every, wanted)
             disputed["open"] = [tables.viewer_url(g, r, None, f"round {r}") if pd.notna(r)
                                 else tables.viewer_url(g, None, None, "the totals")
                                 for g, r in zip(disputed["game_id"], disputed["first_round"])]
@@ -53,7 +54,7 @@ def render() -> None:
                     st.caption("The 200 newest are shown: type a name to find older ones.")
     if ui.empty(by_game, "games"):
         return
-    by_game["title"] = [data.game_title(g) for g in by_game["game"]]
+    by_game["title"] = [game_parts.game_title(g) for g in by_game["game"]]
     # a game of turns (Color Stacks) has no tricks: a dash, not a count of 0
     by_game["tricks"] = by_game["tricks"].astype("Int64").where(by_game["tricks"] > 0)
     st.subheader("By game")
@@ -71,9 +72,9 @@ def render() -> None:
                "all of them.")
     counts = dict(zip(verdicts["counted_as"], verdicts["games"]))
     status_rows = pd.DataFrame({
-        "status": [data.STATUS_LABELS[s] for s in data.STATUSES],
-        "games": [int(counts.get(s, 0)) for s in data.STATUSES],
-        "counted": ["yes" if s in f.statuses else "no" for s in data.STATUSES]})
+        "status": [filters.STATUS_LABELS[s] for s in filters.STATUSES],
+        "games": [int(counts.get(s, 0)) for s in filters.STATUSES],
+        "counted": ["yes" if s in f.statuses else "no" for s in filters.STATUSES]})
     left, right = st.columns(2)
     with left:
         tables.show(status_rows, {"status": "status", "games": "games",
@@ -83,7 +84,7 @@ def render() -> None:
                               title="Games by status"), width="stretch")
 
     st.subheader("Recent uploads")
-    recent = data.recent_uploads()
+    recent = overview.recent_uploads()
     tables.show(recent, {"file_name": "file", "status": "status",
                          "error_message": "message", "error_line": "line", "game_id": "game",
                          "ingested_at": "loaded at (UTC)", "size_bytes": "bytes"},

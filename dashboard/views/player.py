@@ -7,7 +7,8 @@ from urllib.parse import quote
 import plotly.express as px
 import streamlit as st
 
-from trickledger.dashboard import data, game_parts, tables, ui
+from trickledger.dashboard import game_parts, tables, ui
+from trickledger.dashboard.data import analyses, filters, players
 from trickledger.replay.lookalike import lookalike_letters, seen_as
 
 ui.page("Player")
@@ -15,7 +16,7 @@ f = ui.filters()
 
 
 def render() -> None:
-    people = data.player_names()
+    people = filters.player_names()
     if not people:
         st.info("No player is in the database yet.")
         return
@@ -44,8 +45,8 @@ def render() -> None:
 
 
 def _summary(player: str) -> None:
-    res = data.player_results(f, player)
-    played = data.player_games(f, player)
+    res = players.player_results(f, player)
+    played = players.player_games(f, player)
     c1, c2, c3 = st.columns(3)
     c1.metric("Games under this filter", f"{played:,}")
     if len(res):
@@ -53,7 +54,7 @@ def _summary(player: str) -> None:
                   f"{res['win_share'].sum() / res['expected_wins'].sum():.2f}× chance",
                   delta_color="off", delta_arrow="off")
         c3.metric("Finished games", f"{int(res['games'].sum()):,}")
-        res["title"] = [data.game_title(g) for g in res["game"]]
+        res["title"] = [game_parts.game_title(g) for g in res["game"]]
         tables.show(res, {"title": "game", "games": "finished games",
                           "win_share": "wins (ties shared)", "expected_wins": "by chance",
                           "win_rate": "win rate", "win_rate_low": "95 % from",
@@ -76,23 +77,23 @@ def _lookalikes(player: str, people: list[str]) -> None:
 
 
 def _ratings(player: str) -> None:
-    note = data.ensure_ratings()
+    note = analyses.ensure_ratings()
     if note:
         st.warning(ui.md(note))
-    rated = data.player_ratings(player)
+    rated = players.player_ratings(player)
     st.subheader("Rating")
     if rated.empty:
         st.info("No complete game rated yet.")
         return
-    rated["title"] = [data.game_title(g) for g in rated["game"]]
+    rated["title"] = [game_parts.game_title(g) for g in rated["game"]]
     rated["standing"] = [f"{int(p):,} of {int(n):,}"
                          for p, n in zip(rated["place"], rated["rated"])]
     tables.show(rated, {"title": "game", "ordinal": "rating (μ − 3σ)", "mu": "skill μ",
                         "sigma": "uncertainty σ", "games": "games rated",
                         "standing": "place among rated players"},
                 decimals={"ordinal": 2, "mu": 2, "sigma": 2})
-    history = data.player_rating_history(player)
-    history["game"] = [data.game_title(g) for g in history["game"]]
+    history = players.player_rating_history(player)
+    history["game"] = [game_parts.game_title(g) for g in history["game"]]
     history["n"] = history.groupby("game").cumcount() + 1
     ui.chart(st, px.line(history, x="n", y="ordinal", color="game", markers=True,
                             hover_data=["played_on", "finish", "players", "mu", "sigma"],
@@ -103,12 +104,12 @@ def _ratings(player: str) -> None:
 
 def _form(player: str) -> None:
     st.subheader("Form")
-    form = data.player_form(f, player)
+    form = players.player_form(f, player)
     if form.empty:
         st.info("No finished game under this filter.")
         return
     form["n"] = range(1, len(form) + 1)
-    form["game"] = [data.game_title(g) for g in form["game"]]
+    form["game"] = [game_parts.game_title(g) for g in form["game"]]
     fig = px.scatter(form, x="n", y="placing", color="game",
                      hover_data=["played_on", "finish", "n_players", "total"],
                      labels={"n": "finished games, in played order",
@@ -132,18 +133,18 @@ def _form(player: str) -> None:
 
 def _head_to_head(player: str) -> None:
     st.subheader("Head-to-head")
-    pairs = data.player_head_to_head(f, player)
+    pairs = players.player_head_to_head(f, player)
     if pairs.empty:
         st.info("No finished game with others under this filter.")
         return
-    pairs["title"] = [data.game_title(g) for g in pairs["game"]]
+    pairs["title"] = [game_parts.game_title(g) for g in pairs["game"]]
     tables.show(pairs, {"opponent": "opponent", "title": "game", "games": "games together",
                         "ahead": f"{player} ahead", "behind": f"{player} behind",
                         "tied": "tied"}, players=("opponent",))
 
 
 def _disputes(player: str) -> None:
-    claims = data.player_disputes(player)
+    claims = players.player_disputes(player)
     st.subheader("Disputes")
     if claims.empty:
         st.caption(f"No score-sheet claim about {ui.md(player)} disagrees with the replay.")
@@ -166,13 +167,13 @@ def _decisions(player: str) -> None:
     time, and their key moments (their costliest decisions), each a link to the viewer
     at that decision."""
     st.subheader("Decisions")
-    per_game = data.player_decisions(f, player)
+    per_game = players.player_decisions(f, player)
     if per_game.empty:
         st.caption(f"No decision of {ui.md(player)} has been judged under this filter yet "
                    "(`trickledger analyse --moves` judges them; see the Decisions page).")
         return
     per_game["n"] = range(1, len(per_game) + 1)
-    per_game["title"] = [data.game_title(g) for g in per_game["game"]]
+    per_game["title"] = [game_parts.game_title(g) for g in per_game["game"]]
     ui.chart(st, px.line(per_game, x="n", y="accuracy", color="title", markers=True,
                          hover_data=["game_id", "played_on", "decisions", "avg_cost",
                                      "blunders"],
@@ -190,7 +191,7 @@ def _decisions(player: str) -> None:
                                       "blunders": "blunders"},
                 games=("game_id",), percent=("accuracy",), decimals={"avg_cost": 2},
                 height=min(400, 38 + 35 * len(per_game)), key="player_reviews")
-    worst = data.player_costliest_moves(f, player)
+    worst = players.player_costliest_moves(f, player)
     if worst.empty:
         st.caption("Key moments: none — every judged decision was a best move.")
         return

@@ -3,7 +3,8 @@
 import plotly.express as px
 import streamlit as st
 
-from trickledger.dashboard import data, game_parts, tables, ui
+from trickledger.dashboard import game_parts, tables, ui
+from trickledger.dashboard.data import analyses, standings
 
 ui.page("Ratings")
 LOW = game_parts.lowest_wins()
@@ -19,10 +20,10 @@ f = ui.filters()
 
 
 def render() -> None:
-    note = data.ensure_ratings()
+    note = analyses.ensure_ratings()
     if note:
         st.warning(ui.md(note))
-    rated = data.ratings_by_game(f)
+    rated = standings.ratings_by_game(f)
     if ui.empty(rated, "ratings"):
         return
     most = int(rated["games"].max())
@@ -34,7 +35,7 @@ def render() -> None:
         st.info(f"Nobody has {ui.count(min_games, 'rated game')} here yet.")
         return
     top = board.iloc[0]
-    ui.metric(st, f"Highest rating in {data.game_title(game)}", top["player"],
+    ui.metric(st, f"Highest rating in {game_parts.game_title(game)}", top["player"],
               f"{top['ordinal']:.1f} (μ {top['mu']:.1f}, σ {top['sigma']:.1f}) "
               f"after {ui.count(int(top['games']), 'game')}", delta_color="off", delta_arrow="off")
     tables.player_link(top["player"], f"{top['player']}'s page")
@@ -44,10 +45,10 @@ def render() -> None:
                 players=("player",),
                 decimals={"ordinal": 2, "mu": 2, "sigma": 2})
     shown = board["player"].head(8).tolist()
-    history = data.rating_history(game, shown)
+    history = standings.rating_history(game, shown)
     ui.chart(st, px.line(history, x="seq", y="ordinal", color="player",
                             hover_data=["mu", "sigma", "played_on"],
-                            labels={"seq": f"{data.game_title(game)} games, in played order",
+                            labels={"seq": f"{game_parts.game_title(game)} games, in played order",
                                     "ordinal": "rating (μ − 3σ)", "player": "player"},
                             title="Rating history of the leaders"),
                     width="stretch", key=f"history_{game}")

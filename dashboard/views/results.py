@@ -4,7 +4,8 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from trickledger.dashboard import data, game_parts, tables, ui
+from trickledger.dashboard import game_parts, tables, ui
+from trickledger.dashboard.data import standings
 
 ui.page("Results")
 f = ui.filters()
@@ -18,7 +19,7 @@ st.caption("A win shared by k tied winners counts 1/k for each; at a table of n,
 
 
 def render() -> None:
-    rates = data.results(f)
+    rates = standings.results(f)
     if ui.empty(rates, "finished games"):
         return
     most = int(rates["games"].max())
@@ -28,12 +29,12 @@ def render() -> None:
     rg = rates[(rates["game"] == game) & (rates["games"] >= min_games)].copy()
     if rg.empty:
         st.info(f"No player has {ui.count(min_games, 'finished game')} of "
-                f"{ui.md(data.game_title(game))} under this filter; lower the minimum.")
+                f"{ui.md(game_parts.game_title(game))} under this filter; lower the minimum.")
         return
     rg = rg.sort_values(["vs_baseline", "games", "player"],
                         ascending=[False, False, True])
     top = rg.iloc[0]
-    ui.metric(st, f"Best against chance in {data.game_title(game)}", top["player"],
+    ui.metric(st, f"Best against chance in {game_parts.game_title(game)}", top["player"],
               f"{top['vs_baseline']:.2f}× chance: {top['win_share']:,.1f} "
               f"win{'' if top['win_share'] == 1 else 's'} (ties shared) in "
               f"{ui.count(int(top['games']), 'game')}", delta_color="off",
@@ -62,13 +63,13 @@ def render() -> None:
                 players=("player",),
                 percent=("win_rate", "win_rate_low", "win_rate_high"),
                 decimals={"expected_wins": 2, "vs_baseline": 2, "win_share": 2})
-    totals = data.final_totals(f, game)
+    totals = standings.final_totals(f, game)
     totals["table"] = [f"{n} players" for n in totals["n_players"]]
     ui.chart(st, px.histogram(totals, x="total", color="table", nbins=40,
                                  labels={"total": "final total", "table": "table"},
-                                 title=f"Final totals — {data.game_title(game)}"),
+                                 title=f"Final totals — {game_parts.game_title(game)}"),
                     width="stretch", key=f"totals_{game}")
-    recent = data.latest_games(f, game)
+    recent = standings.latest_games(f, game)
     st.markdown("**Latest games**")
     tables.show(recent, {"game_id": "game", "played_on": "played on",
                          "n_players": "players", "winners": "winners",

@@ -3,7 +3,8 @@
 import plotly.express as px
 import streamlit as st
 
-from trickledger.dashboard import data, game_parts, ui
+from trickledger.dashboard import game_parts, ui
+from trickledger.dashboard.data import standings
 
 ui.page("Seat effects")
 f = ui.filters()
@@ -18,10 +19,10 @@ st.caption("Each round, every player's score is compared with the table's mean i
 
 
 def render() -> None:
-    seats = data.seat_effects(f)
+    seats = standings.seat_effects(f)
     if ui.empty(seats, "scored rounds"):
         return
-    leaders = data.leader_effects(f)
+    leaders = standings.leader_effects(f)
     games = sorted(seats["game"].unique())
     game = ui.game_choice(games, key="seats_game")
     sg = seats[seats["game"] == game].copy()

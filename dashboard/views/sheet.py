@@ -16,7 +16,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from trickledger.dashboard import auth, data, ui
+from trickledger.dashboard import auth, ui
+from trickledger.dashboard.data import uploads
 from trickledger.replay.engine import Replay, replay_bytes, verdict
 from trickledger.replay.errors import UnreadableLog
 from trickledger.replay.events import Header
@@ -386,7 +387,7 @@ def _keep(result: Replay, log: bytes, game: str, entered: list[int]) -> None:
                     disabled=illegal,
                     help="Fix the entry that cannot be first." if illegal else
                     "Stores the sheet as it stands now; save again after the last round."):
-        summary = data.load([(name, log)], auth.describe(me), action="save")
+        summary = uploads.load([(name, log)], auth.describe(me), action="save")
         res = summary.results[0] if summary.results else None
         st.success(ui.md(f"Saved as {res.status if res else 'loaded'}: {name}"))
 

@@ -4,7 +4,9 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from trickledger.dashboard import auth, data, tables, ui
+from trickledger.dashboard import auth, tables, ui
+from trickledger.dashboard.data import console
+from trickledger.ingest.sql import SqlRefused
 
 ui.page("SQL console")
 st.caption("Read-only: one SELECT at a time; no files, no settings, no writes. Each query "
@@ -18,7 +20,7 @@ def render() -> None:
     if auth.require_admin("The SQL console", " (it reads the whole database, the audit log "
                                              "of who uploaded from where included)") is None:
         return
-    examples = data.example_queries()
+    examples = console.example_queries()
     if "sql_text" not in st.session_state:
         st.session_state["sql_text"] = examples[0][1] if examples else "SELECT 1"
     if examples:
@@ -29,8 +31,8 @@ def render() -> None:
                 st.session_state["sql_text"] = sql
     sql = st.text_area("SQL", key="sql_text", height=180)
     try:
-        res = data.console(sql)
-    except data.SqlRefused as e:
+        res = console.run(sql)
+    except SqlRefused as e:
         st.error(ui.md(e))  # DuckDB's messages quote the data they choked on
         return
     frame = res_frame(res)
@@ -60,7 +62,7 @@ def _chart(frame: pd.DataFrame) -> None:
     ui.chart(st, px.bar(top, x=x, y=y, title=f"{y} by {x}"), width="stretch")
 
 
-def res_frame(res: data.Result) -> pd.DataFrame:
+def res_frame(res: console.Result) -> pd.DataFrame:
     return pd.DataFrame(res.rows, columns=res.columns)
 
 

@@ -3,7 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from trickledger.dashboard import auth, data, limits, ui
+from trickledger.dashboard import auth, limits, ui
+from trickledger.dashboard.data import uploads
 from trickledger.replay.engine import replay_bytes
 
 ui.page("Upload logs")
@@ -47,7 +48,7 @@ def _load(files: list, me: auth.Visitor) -> None:
     bar = st.progress(0.0, text="loading…")
     for i in range(0, len(items), CHUNK):
         chunk = items[i:i + CHUNK]
-        summary = data.load(chunk, auth.describe(me))
+        summary = uploads.load(chunk, auth.describe(me))
         sent = dict(chunk)
         for p in summary.results:
             rows.append({"file": p.name, "result": p.status, "line": p.line,
@@ -95,7 +96,7 @@ def _result(rows: list[dict[str, object]]) -> None:
     disputed = table[table["disputed"].fillna(0).astype(int) > 0]
     illegal = table[table["result"] == "illegal"]
     if len(disputed):
-        claims = data.claims_not_matching(tuple(str(g) for g in disputed["game_id"]))
+        claims = uploads.claims_not_matching(tuple(str(g) for g in disputed["game_id"]))
         st.warning("\n".join(
             [f"**Disputed: {ui.count(len(disputed), 'file')} with claimed scores that do "
              f"not match the replay.**"]

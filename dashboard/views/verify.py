@@ -5,7 +5,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from trickledger.dashboard import auth, data, game_parts, limits, pastes, ui
+from trickledger.dashboard import auth, game_parts, limits, pastes, ui
+from trickledger.dashboard.data import uploads
 from trickledger.replay.engine import Replay, replay_bytes, verdict
 from trickledger.replay.facts import ClaimChecked
 
@@ -100,10 +101,10 @@ def _verdict(r: Replay, raw: bytes, name: str) -> None:
                      else "The replay, trick by trick"):
         st.code("\n".join(r.render()), language=None)
     me = auth.visitor()
-    if r.sha256 is not None and data.has_log(r.sha256):
+    if r.sha256 is not None and uploads.has_log(r.sha256):
         st.caption("This log is in the database already.")
     elif me.may_write and st.button("Save this log to the database", key="save"):
-        summary = data.load([(name, raw)], auth.describe(me), action="save")
+        summary = uploads.load([(name, raw)], auth.describe(me), action="save")
         _saved(summary.results[0] if summary.results else None, name)
     elif not me.may_write:
         st.caption("Saving to the database needs an account on this server.")
@@ -128,7 +129,7 @@ def _saved(res: Any, name: str) -> None:
 
 
 def _illegal_move(raw: bytes, name: str) -> None:
-    tl = data.timeline_of_bytes(raw, name)
+    tl = uploads.timeline_of_bytes(raw, name)
     step = None if tl is None else next((s for s in tl.steps if s.error is not None), None)
     if step is None or step.illegal is None:
         return
@@ -141,7 +142,7 @@ def _illegal_move(raw: bytes, name: str) -> None:
 
 def _viewer_link(r: Replay, mismatched: list[ClaimChecked]) -> tuple[dict[str, str], str] | None:
     """Where to open this game in the viewer, if the database holds these bytes."""
-    if r.sha256 is None or not data.has_log(r.sha256):
+    if r.sha256 is None or not uploads.has_log(r.sha256):
         return None
     params = {"game": r.sha256}
     if r.status == "illegal" and r.error is not None:

@@ -7,7 +7,8 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from trickledger.dashboard import data, game_parts, tables, ui
+from trickledger.dashboard import game_parts, tables, ui
+from trickledger.dashboard.data import viewer
 from trickledger.replay.info import GameInfo
 from trickledger.replay.timeline import Step, Timeline
 
@@ -28,10 +29,10 @@ def _int_param(name: str) -> tuple[int | None, str | None]:
 
 
 def render() -> None:
-    games = data.viewer_games(f)
+    games = viewer.viewer_games(f)
     wanted = st.query_params.get("game")
     if wanted:
-        found = data.find_game(wanted)
+        found = viewer.find_game(wanted)
         if found is None:
             st.error(f"No game {ui.plain(wanted)} is in the database (a game is named by its "
                      f"id or by the SHA-256 of its file). Pick one below.")
@@ -50,12 +51,12 @@ def render() -> None:
     g = games.set_index("game_id").loc[gid]
     if gid != st.query_params.get("game"):
         st.query_params["game"] = gid
-    info = data.game_declaration(g["game"])
+    info = game_parts.game_declaration(g["game"])
     step_word = info.step if info else "trick"
     status = str(g["status"]) + (", disputed" if int(g["claims_mismatched"] or 0) else "")
     st.caption(ui.plain(f"{info.title if info else g['game']} · {int(g['n_players'])} players · "
                         f"{status} · {g['file_name']} · id {gid}"))
-    tl = data.timeline(str(g["sha256"]))
+    tl = viewer.timeline(str(g["sha256"]))
     if tl is None:
         st.error("This game's log could not be read again.")
         return
@@ -207,7 +208,7 @@ def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
                                                   if mover else ""))
             ui.hand_row(g["game"], hand, mover.legal if mover else None,
                         played=mover.cards if mover else ())
-    stacks = data.step_stacks(str(g["game"]), gid, step.round, step.number)
+    stacks = viewer.step_stacks(str(g["game"]), gid, step.round, step.number)
     if stacks is not None and len(stacks):
         frame = pd.DataFrame(list(stacks))
         if frame["player"].isna().all():
@@ -271,8 +272,8 @@ JUDGE_COLUMNS = {"player": "player", "move": "played", "verdict": "verdict",
 def _judged(gid: str, rnd: int, step: Step, step_word: str) -> None:
     """The judge's verdict on this step's moves (forced moves said so), and on every
     decision of the round (bids and trump choices come before the first trick)."""
-    judged = data.judged_moves(gid, rnd)
-    rounds = data.judged_rounds(gid)
+    judged = viewer.judged_moves(gid, rnd)
+    rounds = viewer.judged_rounds(gid)
     if judged.empty and (rounds is not None and rnd not in rounds):
         if rounds is not None and rounds:
             st.caption(f"The judge has not judged round {ui.md(rnd)} of this game (`trickledger "
@@ -309,7 +310,7 @@ def _decision_url(gid: str, rnd: int, line: int, text: str) -> str:
 def _review(gid: str, tl: Timeline, step_word: str, expanded: bool) -> None:
     """The game review: each player's accuracy and average cost in this game, and its key
     moments (its costliest decisions), each a link to the viewer at that decision."""
-    review = data.game_review(gid)
+    review = viewer.game_review(gid)
     if review.empty:
         return
     with st.expander("Game review: how well each player decided, and the key moments",
@@ -323,7 +324,7 @@ def _review(gid: str, tl: Timeline, step_word: str, expanded: bool) -> None:
         st.caption("Accuracy: the share of a player's decisions where no alternative was "
                    "better; average cost: the points a decision gave away on average "
                    "(see the Decisions page).")
-        moments = data.game_key_moments(gid)
+        moments = viewer.game_key_moments(gid)
         if moments.empty:
             st.caption("Key moments: none — every judged decision was a best move.")
             return
@@ -349,8 +350,8 @@ def _scores(gid: str, rnd: int, info: GameInfo | None) -> None:
     own = game_parts.round_section(info)  # the game's own part (rage: bids against tricks)
     if own is not None:
         own(gid, rnd)
-    scores = data.running_scores(gid)
-    claims = data.disputed_claims(gid)
+    scores = viewer.running_scores(gid)
+    claims = viewer.disputed_claims(gid)
     wide = {"derivation": st.column_config.TextColumn("derivation", width="large")}
     st.subheader("Running scores")
     if not claims.empty:

@@ -107,13 +107,13 @@ def test_clearing_the_caches_leaves_the_consoles_workers_in_hand(tmp_path):
     """"Clear cache" must not drop the console with a spare worker still running."""
     import duckdb
 
-    from trickledger.dashboard import data
+    from trickledger.dashboard.data.console import server_console
     from trickledger.ingest.console import Target
 
     db = str(tmp_path / "c.duckdb")
     duckdb.connect(db).close()
-    data._console.clear()
-    console = data._console()
+    server_console.clear()
+    console = server_console()
     try:
         assert console.run(Target(db=db), "SELECT 42 AS n").rows == [(42,)]  # starts a spare
         spares = [s.proc.pid for s in console.ready]
@@ -121,10 +121,10 @@ def test_clearing_the_caches_leaves_the_consoles_workers_in_hand(tmp_path):
         for _ in range(3):
             st.cache_resource.clear()
             st.cache_data.clear()
-            assert data._console() is console
+            assert server_console() is console
         assert sorted(console_workers()) == sorted(s.proc.pid for s in console.ready)
     finally:
-        data._console.clear()
+        server_console.clear()
     assert console_workers() == []
 
 

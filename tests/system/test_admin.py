@@ -169,12 +169,12 @@ def test_an_upload_is_audited_with_who_and_what_became_of_it(db, tmp_path):
 def dashboard_db(db, monkeypatch):
     monkeypatch.setenv("TRICKLEDGER_DB", db)
     monkeypatch.setenv("TRICKLEDGER_LISTEN", "127.0.0.1")  # this machine: an admin
-    from trickledger.dashboard import data
+    from trickledger.dashboard.data import access
 
-    data.database.clear()
-    data.query.clear()
+    access.database.clear()
+    access.query.clear()
     yield db
-    data.database.clear()
+    access.database.clear()
 
 
 def test_admin_page_quarantines_and_shows_the_audit(dashboard_db):
@@ -204,14 +204,15 @@ NEVER_ENDS = "SELECT count(*) FROM range(9223372036854775807) WHERE random() < 0
 def test_a_slow_console_query_does_not_hold_up_other_pages(dashboard_db):
     """No process-wide lock: while one visitor's query runs (in its worker), another
     visitor's page query answers."""
-    from trickledger.dashboard import data
+    from trickledger.dashboard.data import access, console
+    from trickledger.ingest.sql import SqlRefused
 
     result: list[object] = []
 
     def slow() -> None:
         try:
-            result.append(data.console(NEVER_ENDS))
-        except data.SqlRefused as e:
+            result.append(console.run(NEVER_ENDS))
+        except SqlRefused as e:
             result.append(e)
 
     t = threading.Thread(target=slow)
@@ -219,13 +220,13 @@ def test_a_slow_console_query_does_not_hold_up_other_pages(dashboard_db):
     while not console_workers(min_cpu_ticks=51):  # the query is running in its worker
         assert t.is_alive(), result
         threading.Event().wait(0.05)
-    n = data.query("SELECT count(*) AS n FROM games")
+    n = access.query("SELECT count(*) AS n FROM games")
     assert int(n["n"].iloc[0]) > 0
     assert t.is_alive()  # the slow query is still running: the page did not wait for it
     t.join()
-    assert isinstance(result[0], data.SqlRefused) and "longer than" in str(result[0])
-    data._console().close()
-    data._console.clear()
+    assert isinstance(result[0], SqlRefused) and "longer than" in str(result[0])
+    console.server_console().close()
+    console.server_console.clear()
 
 
 def test_a_visitor_beyond_loopback_without_an_account_may_not_administer(dashboard_db,

@@ -405,7 +405,7 @@ def test_hand_estimates_are_calibrated_on_simulated_games(tmp_path):
 def test_the_sidebar_filter_keeps_undated_games_apart_from_dates(corpus):
     import datetime as dt
 
-    from trickledger.dashboard.data import Filters
+    from trickledger.dashboard.data.filters import Filters
 
     db, _, _ = corpus
 

@@ -1,4 +1,4 @@
-"""A page on a database file another process holds (dashboard/data.py): one wait per page
+"""A page on a database file another process holds (dashboard/data/access.py): one wait per page
 run, shared by the sidebar and the body, and a busy message that names no server path."""
 
 from __future__ import annotations
@@ -42,14 +42,14 @@ def held(tmp_path) -> Iterator[tuple[str, int]]:
 
 
 def test_a_page_run_on_a_held_file_waits_once_and_names_no_path(held, monkeypatch):
-    from trickledger.dashboard import data
+    from trickledger.dashboard.data import access
     from trickledger.ingest import db as dbmod
 
     path, holder = held
     # a writer waits for the file too (its flag names a live process: the holder)
     Path(path + dbmod.WRITER_WAITING + str(holder)).write_text(dbmod._started(holder) or "")
-    monkeypatch.setattr(data, "LOCK_WAIT_S", 3.0)
-    monkeypatch.setattr(data, "WRITER_WAIT_S", 2.0)
+    monkeypatch.setattr(access, "LOCK_WAIT_S", 3.0)
+    monkeypatch.setattr(access, "WRITER_WAIT_S", 2.0)
     slept: list[float] = []
 
     def sleep(seconds: float) -> None:  # every wait of the page run, as it asks for it
@@ -74,7 +74,7 @@ def test_a_page_run_on_a_held_file_waits_once_and_names_no_path(held, monkeypatc
 def test_a_failed_write_names_no_server_path(tmp_path, monkeypatch):
     """A write job's error quotes the database's path (a busy file, a full disk): the
     visitor gets the words, not the server's folders."""
-    from trickledger.dashboard import data
+    from trickledger.dashboard.data import access, uploads
     from trickledger.ingest import jobs
 
     path = str(tmp_path / "club-secret-folder" / "d.duckdb")
@@ -84,8 +84,8 @@ def test_a_failed_write_names_no_server_path(tmp_path, monkeypatch):
 
     monkeypatch.setattr(jobs, "upload", failing)
     with dashboard_database(path):
-        with pytest.raises(data.WriteFailed) as failed:
-            data.load([("a.jsonl", b"{}")])
+        with pytest.raises(access.WriteFailed) as failed:
+            uploads.load([("a.jsonl", b"{}")])
     assert "club-secret-folder" not in str(failed.value)
     assert "could not write" in str(failed.value) and "the database" in str(failed.value)
 
@@ -94,7 +94,7 @@ def test_the_ratings_refresh_waits_within_the_page_runs_budget(tmp_path, monkeyp
     """A page that brings the ratings up to date hands the job what is left of its one wait
     (the job used to wait 30 s to read and 30 s more to write, whatever the page had left),
     and a busy file spends the rest of it."""
-    from trickledger.dashboard import data
+    from trickledger.dashboard.data import access, analyses
     from trickledger.ingest import jobs
     from trickledger.ingest.load import expand, ingest
 
@@ -106,11 +106,11 @@ def test_the_ratings_refresh_waits_within_the_page_runs_budget(tmp_path, monkeyp
         asked.append(request)
         raise jobs.JobBusy("held")
 
-    monkeypatch.setattr(data.jobs, "run", busy_job)
+    monkeypatch.setattr(jobs, "run", busy_job)
     with dashboard_database(db):
-        note = data.ensure_ratings()
+        note = analyses.ensure_ratings()
     assert note is not None and "could not be brought up to date" in note
-    assert len(asked) == 1 and 0 <= asked[0]["wait_s"] <= data.LOCK_WAIT_S
+    assert len(asked) == 1 and 0 <= asked[0]["wait_s"] <= access.LOCK_WAIT_S
 
 
 def test_the_ratings_job_waits_no_longer_than_it_is_given(held):

@@ -422,12 +422,13 @@ def test_an_apostrophe_is_an_apostrophe(db, tmp_path):
 
 
 def test_a_bug_shows_one_line_and_no_traceback(db, monkeypatch):
-    from trickledger.dashboard import data
+    from trickledger.dashboard.data import access
 
     def broken(*args, **kwargs):
         raise ValueError("/srv/secret/path exploded")
 
-    monkeypatch.setattr(data, "query", broken)
+    access.query.clear()  # every query of the page reads again, and fails
+    monkeypatch.setattr(access, "read", broken)
     at = page("overview")
     at.run()
     assert not at.exception
@@ -489,20 +490,20 @@ def test_a_minimum_kept_from_a_wider_filter_is_lowered_to_fit(db):
 
 
 def test_every_query_a_page_runs_can_be_observed(db):
-    """The benchmark times the pages' queries through `data.observe_queries`, not by patching
+    """The benchmark times the pages' queries through `access.observe_queries`, not by patching
     the data module: every query the Overview runs reaches the observer, with its values."""
-    from trickledger.dashboard import data
+    from trickledger.dashboard.data import access
 
     seen: list[tuple[str, tuple]] = []
-    data.query.clear()
-    with data.observe_queries(lambda sql, params: seen.append((sql, params))):
+    access.query.clear()
+    with access.observe_queries(lambda sql, params: seen.append((sql, params))):
         at = AppTest.from_file(str(ROOT / "dashboard" / "views" / "overview.py"),
                                default_timeout=120)
         at.run()
     assert not at.exception
     assert any("FROM" in sql.upper() for sql, _ in seen)
     n = len(seen)
-    data.query.clear()
+    access.query.clear()
     AppTest.from_file(str(ROOT / "dashboard" / "views" / "overview.py"),
                       default_timeout=120).run()
     assert len(seen) == n  # the observer is gone once its block ends

@@ -103,7 +103,7 @@ def test_file_names_are_text_in_page_link_labels(evil_db):
 
 
 def test_console_errors_quoting_data_are_text(evil_db):
-    from trickledger.dashboard import data
+    from trickledger.dashboard.data import console
 
     at = AppTest.from_file(str(PAGES / "sql.py"), default_timeout=120)
     at.session_state["sql_text"] = "SELECT CAST('![i](//e.x/i.png)$x^2$' AS INTEGER)"
@@ -114,7 +114,7 @@ def test_console_errors_quoting_data_are_text(evil_db):
         assert any("![i](//e.x/i.png)$x^2$" in seen(e) for e in errors), errors  # DuckDB quotes the text
         assert not [e for e in errors if live(e)]
     finally:
-        data._console.clear()
+        console.server_console.clear()
 
 
 def _texts(at) -> list[str]:

@@ -9,7 +9,7 @@ import pytest
 from helpers import dashboard_database, every_page, page_file
 from streamlit.testing.v1 import AppTest
 
-from trickledger.dashboard import data
+from trickledger.dashboard.data import access, filters
 from trickledger.ingest.load import expand, ingest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,10 +29,10 @@ def one_game(tmp_path_factory):
 
 
 FILTERS = {
-    "no filter": data.Filters(),
-    "plotters, 5 players, one player": data.Filters(games=("plotters",), player_counts=(5,),
+    "no filter": filters.Filters(),
+    "plotters, 5 players, one player": filters.Filters(games=("plotters",), player_counts=(5,),
                                                     players=("Yan",)),
-    "a filter no game passes": data.Filters(games=("plotters",), player_counts=(3,)),
+    "a filter no game passes": filters.Filters(games=("plotters",), player_counts=(3,)),
 }
 
 
@@ -71,7 +71,7 @@ def test_saving_a_conflicting_log_from_verify_says_it_was_not_saved_and_why(one_
     assert not [s.value for s in at.success if "Saved" in s.value]
     said = " ".join(e.value for e in at.error)
     assert "Not saved" in said and "already loaded from" in said and "another" in said
-    logs = data.query("SELECT count(*) AS n FROM games")
+    logs = access.query("SELECT count(*) AS n FROM games")
     assert int(logs["n"].iloc[0]) == 1
 
 

@@ -259,9 +259,9 @@ def test_a_page_on_a_held_file_says_busy_instead_of_hanging(held, monkeypatch):
     from helpers import dashboard_database
     from streamlit.testing.v1 import AppTest
 
-    from trickledger.dashboard import data
+    from trickledger.dashboard.data import access
 
-    monkeypatch.setattr(data, "LOCK_WAIT_S", 1.0)  # the pages wait 15 s for the file
+    monkeypatch.setattr(access, "LOCK_WAIT_S", 1.0)  # the pages wait 15 s for the file
     with dashboard_database(held):
         at = AppTest.from_file(str(ROOT / "dashboard" / "views" / "overview.py"),
                                default_timeout=60)
@@ -395,8 +395,8 @@ def test_beyond_loopback_a_member_may_write_but_only_an_admin_queries_or_adminis
     from helpers import dashboard_database
     from streamlit.testing.v1 import AppTest
 
-    from trickledger.dashboard import data
     from trickledger.dashboard.auth import SESSION_KEY, Account, add_user
+    from trickledger.dashboard.data import console
 
     views = ROOT / "dashboard" / "views"
     users = tmp_path / "users.toml"  # a session is checked against the file on every page
@@ -429,8 +429,8 @@ def test_beyond_loopback_a_member_may_write_but_only_an_admin_queries_or_adminis
         try:
             assert run("sql", admin).text_area(key="sql_text") is not None
         finally:  # the console keeps a worker started: stop it
-            data._console().close()
-            data._console.clear()
+            console.server_console().close()
+            console.server_console.clear()
 
 
 # ------------------------------------------------------------ hosting: the server

@@ -324,23 +324,23 @@ def test_the_lake_console_reads_the_lake_and_nothing_else(clustered, tmp_path):
 def test_dashboard_pages_answer_from_the_cluster_lake(clustered, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from trickledger.dashboard import data
+    from trickledger.dashboard.data import access, console
 
     monkeypatch.setenv("TRICKLEDGER_LAKE", clustered[0])
-    data.database.clear()
-    data.query.clear()
+    access.database.clear()
+    access.query.clear()
     try:
-        assert data.database().lake is not None
+        assert access.database().lake is not None
         for view in ("overview", "bidding", "viewer"):
             at = AppTest.from_file(str(page_file(view)), default_timeout=120)
             at.run()
             assert not at.exception, (view, [e.value for e in at.exception])
-        games = data.query("SELECT count(*) AS n FROM games")
+        games = access.query("SELECT count(*) AS n FROM games")
         assert int(games["n"].iloc[0]) == lake_snapshot(clustered[0])["games"][0]
-        assert data.console("SELECT count(*) FROM bid_accuracy").rows
+        assert console.run("SELECT count(*) FROM bid_accuracy").rows
     finally:
-        data.database.clear()
-        data.query.clear()
+        access.database.clear()
+        access.query.clear()
 
 
 # ------------------------------------------------------------------ crash while committing

@@ -192,7 +192,7 @@ def test_the_check_finds_what_the_attack_of_issue_35_found() -> None:
         return found
 
     assert check("""
-        c1.metric(f"Most accurate in {data.game_title(game)}", top["player"],
+        c1.metric(f"Most accurate in {game_parts.game_title(game)}", top["player"],
                   f"{top['accuracy']:.1f}% best or good")
         """)  # the Decisions page's top player, given to st.metric as it is
     assert check("""
@@ -206,7 +206,7 @@ def test_the_check_finds_what_the_attack_of_issue_35_found() -> None:
     assert not check('st.caption(f"{ui.code(name)} · SHA-256 {ui.code(sha)}")')
     assert check('st.caption(f"{code} · SHA-256")')  # a variable named code is not ui.code
     assert not check('st.caption(f"{ui.count(n, \'file\')} in all; {len(x):,} disputed")')
-    assert not check('st.tabs([ui.md(data.game_title(g)) for g in games])')
+    assert not check('st.tabs([ui.md(game_parts.game_title(g)) for g in games])')
     assert not check('st.warning("\\n".join([f"**{ui.md(a)}**"] + [ui.md(b) for b in c]))')
 
 

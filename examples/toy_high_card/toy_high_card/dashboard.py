@@ -1,20 +1,21 @@
 """Toy high card's part of trickledger's dashboard: the queries of its page (`page.py`), and
 its parts of trickledger's Player page and game viewer (named by `GameInfo.dashboard`).
-Queries go through trickledger's `data.filtered` (the sidebar's filter) and `data.query`,
-with every value a parameter."""
+Queries go through trickledger's `data.filters.filtered` (the sidebar's filter) and
+`data.access.query`, with every value a parameter."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from trickledger.dashboard import data, ui
-from trickledger.dashboard.data import Filters
+from trickledger.dashboard import ui
+from trickledger.dashboard.data.access import query
+from trickledger.dashboard.data.filters import Filters, filtered
 
 
 def boasts_by_player(f: Filters) -> pd.DataFrame:
     """Per player: boasts, how many came true (from move logs) and the share."""
-    return data.filtered("""
+    return filtered("""
         SELECT player, count(*) AS boasts, count(made) AS judged,
                count(*) FILTER (WHERE made) AS came_true,
                ratio(count(*) FILTER (WHERE made), count(made), 3) AS true_share
@@ -24,7 +25,7 @@ def boasts_by_player(f: Filters) -> pd.DataFrame:
 
 def player_boasts(f: Filters, player: str) -> pd.DataFrame:
     """The player's boasts and how many came true."""
-    return data.filtered("""
+    return filtered("""
         SELECT count(*) AS boasts, count(made) AS judged,
                count(*) FILTER (WHERE made) AS came_true
         FROM toy_boasts_made WHERE game_id IN ({games}) AND player = ?""", f,
@@ -33,7 +34,7 @@ def player_boasts(f: Filters, player: str) -> pd.DataFrame:
 
 def round_boasts(game_id: str, round_no: int) -> pd.DataFrame:
     """Who boasted in a round, and whether it came true."""
-    return data.query("""
+    return query("""
         SELECT player, line, made AS "came true" FROM toy_boasts_made
         WHERE game_id = ? AND round = ? ORDER BY line""", (game_id, round_no))
 
