@@ -2,7 +2,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -272,3 +274,65 @@ def installed_wheel(compiled_engine: Path) -> Path:
     """The package as `pip install .` installs it (the same build as `compiled_engine`):
     put it first on PYTHONPATH and run from outside the checkout to use it."""
     return compiled_engine
+
+
+# ------------------------------------------------------------ installed once per session
+
+
+@pytest.fixture(scope="session")
+def oldest_duckdb(tmp_path_factory) -> Path:
+    """The oldest DuckDB Python package our file promises to open in (one per session)."""
+    from helpers import pip_target
+
+    from trickledger.ingest.db import OLDEST_READER
+
+    return pip_target(tmp_path_factory.mktemp("oldest-duckdb"), f"duckdb=={OLDEST_READER}")
+
+
+# ------------------------------------------------------------ a database file another holds
+
+
+class Held(NamedTuple):
+    path: str  # the database file, in a folder whose name no page may show
+    pid: int  # the process that holds it
+
+
+# A process that holds the database file read-write until it is killed (another writer: an
+# ingest between two of its batches' commits holds it the same way).
+HOLD = ("import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); "
+        "print('held', flush=True); time.sleep(300)")
+
+
+@pytest.fixture()
+def held(tmp_path) -> Iterator[Held]:
+    """A database file (the schema, no log yet) held read-write by another process."""
+    from trickledger.ingest.db import writing
+
+    db = str(tmp_path / "club-secret-folder" / "held.duckdb")
+    Path(db).parent.mkdir()
+    with writing(db):
+        pass
+    proc = subprocess.Popen([sys.executable, "-c", HOLD, db], stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+        yield Held(db, proc.pid)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+# ------------------------------------------------------------ databases of the sample logs
+
+
+@pytest.fixture()
+def rage_db(tmp_path_factory) -> str:
+    """A database file holding the rage sample logs (sample_logs/rage), this test's own, in
+    a folder of its own (the test's tmp_path stays empty)."""
+    from trickledger.ingest.load import expand, ingest
+
+    found, missing = expand([str(ROOT / "sample_logs" / "rage")])
+    assert found and not missing
+    db = str(tmp_path_factory.mktemp("rage") / "rage.duckdb")
+    ingest(found, db, jobs=1)
+    return db

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -29,6 +30,104 @@ def run(head: dict[str, Any], events: list[dict[str, Any]], name: str = "t.jsonl
 
 def check(head: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
     return verdict(run(head, events))
+
+
+def conformance_games() -> dict[str, Any]:
+    """The games the conformance and clone tests check: every registered one and the example
+    plugin game (examples/toy_high_card; its tests register it with the `toy_game`
+    fixture)."""
+    import toy_high_card
+
+    from trickledger.replay.registry import registry
+
+    return {**registry(), toy_high_card.NAME: toy_high_card.INFO}
+
+
+def configs() -> list[tuple[str, int, tuple[str, ...]]]:
+    """Every game of `conformance_games`, every table size, each variant on its own."""
+    out = []
+    for name, info in sorted(conformance_games().items()):
+        for n in range(info.min_players, info.max_players + 1):
+            out.append((name, n, ()))
+        for v in info.variants:
+            out.append((name, info.min_players + 1 if info.max_players > info.min_players
+                        else info.min_players, (v,)))
+        for e in info.editions[1:]:
+            out.append((name, info.max_players, ("edition:" + e,)))
+    return out
+
+
+def header_for(game: str, n: int, options: tuple[str, ...], seed: int) -> dict[str, Any]:
+    """A header of `game` for `n` players with `options` (variants, "edition:NAME") and the
+    game's random setup from `seed`."""
+    import random
+
+    info = conformance_games()[game]
+    h: dict[str, Any] = {"format": "trickledger/1", "game": game, "players": NAMES[:n]}
+    variants = [o for o in options if not o.startswith("edition:")]
+    if variants:
+        h["variants"] = variants
+    for o in options:
+        if o.startswith("edition:"):
+            h["edition"] = o.split(":", 1)[1]
+    h.update(info.state_class.random_setup(random.Random(seed), n))
+    if game == "rage":
+        h["rounds"] = 3  # the rules are the same in every round; keep the test quick
+    return h
+
+
+def toy_games(k: int) -> list[tuple[str, bytes]]:
+    """`k` simulated games of the example plugin game (examples/toy_high_card), as (file
+    name, bytes), with claims, some of them wrong."""
+    import toy_high_card
+
+    from trickledger.replay.simulate import SimOptions, simulate_one
+
+    opts = SimOptions(game=toy_high_card.NAME, games=k, players=(2, 4), bots=("greedy", "random"),
+                      claims=True, wrong_claims=0.2, seed=4)
+    return [simulate_one(opts, i)[:2] for i in range(k)]
+
+
+# Score sheets (docs/format.md, "Score sheets") of two rounds: rage with plus_minus_one, and
+# under_the_radar; each verifies as complete.
+RAGE_SHEET = (header("rage", 3, rounds=2, variants=["plus_minus_one"]), [
+    {"type": "sheet", "round": 1, "players": {
+        "Ann": {"bid": 4, "won": 4, "plus5": 1}, "Ben": {"bid": 3, "won": 5, "minus5": 1},
+        "Cat": {"bid": 2, "won": 1}}},
+    {"type": "sheet", "round": 2, "players": {
+        "Ann": {"bid": 2, "won": 2}, "Ben": {"bid": 4, "won": 3, "plus5": 2},
+        "Cat": {"bid": 4, "won": 4, "minus5": 1}}},
+])
+RADAR_SHEET = (header("under_the_radar", 4, rounds=2), [
+    {"type": "sheet", "round": 1, "players": {
+        "Ann": {"taken": 3}, "Ben": {"taken": 5}, "Cat": {"taken": 0}, "Dan": {"taken": 2}}},
+    {"type": "sheet", "round": 2, "players": {
+        "Ann": {"taken": 1}, "Ben": {"taken": 2}, "Cat": {"taken": 4}, "Dan": {"taken": 3}}},
+])
+
+
+def run_cli(*args: str) -> Any:
+    """`python -m trickledger ARGS...` in a process of its own, from the checkout's root:
+    the finished process (its exit status, standard output and error as text)."""
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "trickledger", *args], capture_output=True,
+                          text=True, cwd=Path(__file__).resolve().parents[1])
+
+
+def logs_of_each_status(folder: Path, good_log: Path) -> tuple[Path, Path, Path]:
+    """Three files in `folder`: a copy of `good_log` (a complete move log of plotters), an
+    illegal game (another id, its first take misspelt) and junk."""
+    good = folder / "good.jsonl"
+    good.write_bytes(good_log.read_bytes())
+    illegal = folder / "illegal.jsonl"
+    head, rest = good_log.read_bytes().split(b"\n", 1)
+    other_id = orjson.dumps({**orjson.loads(head), "id": "another-game"})
+    illegal.write_bytes(other_id + b"\n" + rest.replace(b'"type":"take"', b'"type":"tak"', 1))
+    junk = folder / "junk.jsonl"
+    junk.write_bytes(b"junk")
+    return good, illegal, junk
 
 
 def fill_hands(deck: list[str], n: int, size: int, fixed: dict[str, list[str]],
@@ -95,8 +194,6 @@ def dashboard_database(path: str) -> Iterator[str]:
 def every_page() -> dict[str, Any]:
     """Every page of the dashboard by its address: the core's (dashboard/views/NAME.py) and
     the games' (their declarations' `GameInfo.pages`), each with its file."""
-    from pathlib import Path
-
     from trickledger.dashboard.game_parts import script_path
     from trickledger.replay.registry import registry
 
@@ -161,8 +258,6 @@ def dashboard_process(db: str, log_path: str, no_samples: bool = False,
     import os
     import subprocess
     import sys
-    from pathlib import Path
-
     root = Path(__file__).resolve().parent.parent
     port = free_port()
     log = open(log_path, "w+")
@@ -224,8 +319,6 @@ def console_workers(min_cpu_ticks: int = 0) -> list[int]:
     process; with `min_cpu_ticks`, only those that have used more CPU than that (a query
     running)."""
     import os
-    from pathlib import Path
-
     found = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
@@ -239,6 +332,28 @@ def console_workers(min_cpu_ticks: int = 0) -> list[int]:
                 int(stat[11]) + int(stat[12]) >= min_cpu_ticks:  # utime + stime, in ticks
             found.append(int(proc.name))
     return found
+
+
+# A script for `python -c`: a real `trickledger ARGS...` (argv[3:]) that, after committing its
+# first batch, marks the moment in the file argv[1] and waits (the run not over) until the
+# file argv[2] exists: the test acts while an ingest is under way, whatever the machine's
+# speed.
+PAUSE_BETWEEN_BATCHES = """
+import sys, time
+from pathlib import Path
+from trickledger.ingest.load import DatabaseWriter
+real = DatabaseWriter.commit
+def commit(self, tasks, dones, *rest):
+    again = real(self, tasks, dones, *rest)
+    if self.batches == 1:
+        Path(sys.argv[1]).write_text("between batches")
+        while not Path(sys.argv[2]).exists():
+            time.sleep(0.05)
+    return again
+DatabaseWriter.commit = commit
+from trickledger import main
+raise SystemExit(main(sys.argv[3:]))
+"""
 
 
 def pause_in_batch(batch: int) -> str:
@@ -260,3 +375,16 @@ DatabaseWriter.insert = insert
 from trickledger import main
 raise SystemExit(main(sys.argv[2:]))
 """
+
+
+def pip_target(folder: Path, spec: str) -> Path:
+    """`spec` installed from the package index into `folder` (for PYTHONPATH), without its
+    dependencies."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
+                           "--disable-pip-version-check", "--target", str(folder), spec],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return folder

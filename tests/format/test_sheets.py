@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 import pytest
-from helpers import NAMES, assert_illegal, log_bytes
+from helpers import NAMES, RADAR_SHEET, RAGE_SHEET, assert_illegal, log_bytes
 
 from trickledger import main
 from trickledger.replay.engine import exit_status, replay_bytes, replay_path, verdict
@@ -116,14 +116,6 @@ PLOTTERS = (header("plotters", 5, rounds=2), [
         "Cat": {"open": {}}, "Dan": {"open": {"G": 2, "Y": 4}},
         "Eve": {"open": {"B": 3, "R": 2, "Y": 5}}}},
 ])
-RAGE = (header("rage", 3, rounds=2, variants=["plus_minus_one"]), [
-    {"type": "sheet", "round": 1, "players": {
-        "Ann": {"bid": 4, "won": 4, "plus5": 1}, "Ben": {"bid": 3, "won": 5, "minus5": 1},
-        "Cat": {"bid": 2, "won": 1}}},
-    {"type": "sheet", "round": 2, "players": {
-        "Ann": {"bid": 2, "won": 2}, "Ben": {"bid": 4, "won": 3, "plus5": 2},
-        "Cat": {"bid": 4, "won": 4, "minus5": 1}}},
-])
 STACKS = (header("color_stacks", 3, suits=["R", "Y", "G", "B"]), [
     {"type": "sheet", "round": 1, "stacks": {"R": 6, "Y": 4, "G": 3, "B": 3}, "ender": "Ben",
      "players": {"Ann": {"hand": {"R": 1, "Y": 2, "G": 1, "B": 2}},
@@ -142,14 +134,8 @@ STACKS_2P_DRAW = (header("color_stacks", 2, suits=["R", "Y", "G", "B"]), [
      "players": {"Ann": {"hand": {"R": 1, "Y": 2, "G": 2, "B": 1}},
                  "Ben": {"hand": {"R": 1, "Y": 1, "G": 2, "B": 2}}}},
 ])
-RADAR = (header("under_the_radar", 4, rounds=2), [
-    {"type": "sheet", "round": 1, "players": {
-        "Ann": {"taken": 3}, "Ben": {"taken": 5}, "Cat": {"taken": 0}, "Dan": {"taken": 2}}},
-    {"type": "sheet", "round": 2, "players": {
-        "Ann": {"taken": 1}, "Ben": {"taken": 2}, "Cat": {"taken": 4}, "Dan": {"taken": 3}}},
-])
-VALID = {"plotters": PLOTTERS, "rage": RAGE, "color_stacks": STACKS, "color_stacks_2p": STACKS_2P,
-         "color_stacks_2p_draw": STACKS_2P_DRAW, "under_the_radar": RADAR}
+VALID = {"plotters": PLOTTERS, "rage": RAGE_SHEET, "color_stacks": STACKS, "color_stacks_2p": STACKS_2P,
+         "color_stacks_2p_draw": STACKS_2P_DRAW, "under_the_radar": RADAR_SHEET}
 
 
 def run(head: dict[str, Any], lines: list[dict[str, Any]]) -> dict[str, Any]:
@@ -169,12 +155,12 @@ def test_scores_come_with_their_derivations():
     assert first.derivations[0] == "open G×5 R×6, other 3 -> 5×6=30 // 3 = 10"
     assert first.derivations[2] == "open B×7 G×8, other 4 -> 7×8=56 // 4 = 14"
     assert verdict(r)["winners"] == ["Ben"]
-    v = run(*RAGE)
+    v = run(*RAGE_SHEET)
     assert v["totals"] == {"Ann": 31, "Ben": 3, "Cat": 5} and v["rounds"][1]["tricks"] == 9
     v = run(*STACKS)
     assert v["rounds"][0]["scores"] == {"Ann": 17, "Ben": 15, "Cat": 26}
     assert v["rounds"][0]["turns"] == 8 and v["rounds"][0]["ender"] == "Ben"
-    v = run(*RADAR)
+    v = run(*RADAR_SHEET)
     assert v["winners"] == ["Ann", "Cat"]  # lowest total wins; ties share
 
 
@@ -374,7 +360,7 @@ def test_every_impossible_sheet_is_illegal_on_its_line(case):
 
 
 def test_a_log_is_a_move_log_or_a_sheet_never_both():
-    head, lines = copy.deepcopy(RAGE)
+    head, lines = copy.deepcopy(RAGE_SHEET)
     deal = {"type": "deal", "hands": {p: [] for p in NAMES[:3]}}
     v = run(head, [lines[0], deal])
     assert_illegal(v, 3, "a 'deal' line cannot stand in a score sheet", "never both")
@@ -458,58 +444,6 @@ def test_the_docs_show_a_complete_sheet_per_game():
         assert set(sheets) == set(GAMES), doc
 
 
-# ----------------------------------------------------------------- the database
-
-
-def test_ingest_loads_sheets_as_results_not_as_tricks(tmp_path):
-    from trickledger.ingest.db import reading
-    from trickledger.ingest.load import Source, ingest
-
-    db = str(tmp_path / "sheets.duckdb")
-    move = (SAMPLES / "plotters" / "plotters-6p.jsonl").read_bytes()
-    sheet = sheet_of(replay_bytes(move, "plotters-6p.jsonl"))
-    own = log_bytes(*RAGE)
-    head, lines = copy.deepcopy(RADAR)
-    partial = log_bytes(head, lines[:1])
-    summary = ingest([Source("rage-sheet.jsonl", data=own),
-                      Source("utr-partial.jsonl", data=partial),
-                      Source("plotters-6p.jsonl", data=move)], db, jobs=1)
-    assert (summary.sheet, summary.incomplete, summary.complete) == (1, 1, 1)
-    assert "1 score sheet" in summary.line()
-    # the sheet of a loaded log is the same game: refused as an id conflict, never counted twice
-    again = ingest([Source("plotters-6p.sheet.jsonl", data=sheet)], db, jobs=1)
-    assert again.conflicts == 1 and again.loaded == 0
-    with reading(db) as con:
-        gid, status, winners = con.execute(
-            "SELECT game_id, status, winners FROM games WHERE file_name = 'rage-sheet.jsonl'"
-        ).fetchone()
-        assert status == "sheet" and winners == ["Ann"]
-        assert con.execute("SELECT status FROM logs WHERE game_id = ?", [gid]).fetchone() == \
-            ("sheet",)
-        counts = {t: con.execute(f"SELECT count(*) FROM {t} WHERE game_id = ?",
-                                 [gid]).fetchone()[0]
-                  for t in ("players", "rounds", "round_scores", "claims", "tricks", "plays",
-                            "takes", "bids", "trumps")}
-        assert counts == {"players": 3, "rounds": 2, "round_scores": 6, "claims": 0,
-                          "tricks": 0, "plays": 0, "takes": 0, "bids": 0, "trumps": 0}
-        assert con.execute("SELECT DISTINCT end_reason, hand_size FROM rounds WHERE game_id = ? "
-                           "ORDER BY 2", [gid]).fetchall() == [("score sheet", 9),
-                                                               ("score sheet", 10)]
-        assert con.execute("SELECT derivation FROM round_scores WHERE game_id = ? AND round = 1 "
-                           "AND player = 'Ann'", [gid]).fetchone() == \
-            ("4 tricks, bid 4 -> 4 + 10 = 14, +5 card -> 19",)
-        # results count the complete sheet; the incomplete one counts nowhere
-        assert con.execute("SELECT games, wins FROM player_results WHERE game = 'rage' AND "
-                           "player = 'Ann'").fetchone() == (1, 1)
-        assert con.execute("SELECT count(*) FROM player_results WHERE game = "
-                           "'under_the_radar'").fetchone() == (0,)
-        # a plotters sheet's rounds do not count in the early-ends view
-        early = con.execute("SELECT count(*) FROM early_ends").fetchone()[0]
-        assert early == con.execute("SELECT count(*) FROM rounds r JOIN games g USING (game_id) "
-                                    "WHERE g.game = 'plotters' AND g.status <> 'sheet'"
-                                    ).fetchone()[0]
-
-
 # ----------------------------------------------------------------- at the limit
 
 
@@ -580,7 +514,7 @@ def test_a_count_of_31_digits_is_judged_by_the_rules_not_called_a_number():
     by the rule it breaks, not as 'a number' that is not a whole number."""
     import json
 
-    head, lines = copy.deepcopy(RADAR)
+    head, lines = copy.deepcopy(RADAR_SHEET)
     lines[0]["players"]["Ann"]["taken"] = 10 ** 30
     data = "\n".join(json.dumps(x) for x in [head, *lines]).encode() + b"\n"
     v = verdict(replay_bytes(data, "sheet.jsonl"))
@@ -589,7 +523,7 @@ def test_a_count_of_31_digits_is_judged_by_the_rules_not_called_a_number():
 
 def test_messages_count_one_as_one():
     """'the game is over (its only round was played)', 'round 1 only', never '1 rounds'."""
-    head, lines = copy.deepcopy(RADAR)
+    head, lines = copy.deepcopy(RADAR_SHEET)
     head["rounds"] = 1
     v = run(head, [lines[0], dict(lines[1], round=2)])
     assert_illegal(v, 3, "its only round was played")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from helpers import assert_illegal, check, log_bytes
+from helpers import assert_illegal, check, log_bytes, logs_of_each_status, run_cli
 
 from trickledger import main
 from trickledger.replay.engine import replay_bytes, verdict
@@ -220,11 +220,6 @@ def test_totals_claim_checks_rounds_finished_so_far():
 
 
 # ------------------------------------------------------------ the commands
-def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "trickledger", *args], capture_output=True,
-                          text=True, cwd=ROOT)
-
-
 def test_verify_json_and_exit_status(tmp_path):
     p = run_cli("verify", "--json", str(SAMPLE))
     assert p.returncode == 1  # one claim does not match
@@ -288,38 +283,15 @@ def test_folders_refuse_what_is_not_a_regular_file_and_links_that_leave(tmp_path
     assert "ok.jsonl" in glob.stdout and "pipe.jsonl: not a regular file" in glob.stderr
 
 
-def test_one_set_of_exit_codes_for_verify_replay_and_ingest(tmp_path):
-    good = tmp_path / "good.jsonl"
-    good.write_bytes(SAMPLE_4P.read_bytes())
-    illegal = tmp_path / "illegal.jsonl"
-    head, rest = SAMPLE_4P.read_bytes().split(b"\n", 1)
-    other_id = orjson.dumps({**orjson.loads(head), "id": "another-game"})
-    illegal.write_bytes(other_id + b"\n" + rest.replace(b'"type":"take"', b'"type":"tak"', 1))
-    junk = tmp_path / "junk.jsonl"
-    junk.write_bytes(b"junk")
+def test_one_set_of_exit_codes_for_verify_and_replay(tmp_path):
+    """The exit statuses of verify and replay (tests/system/test_ingest_report.py has
+    ingest's, which loads: 0 for an illegal log it loaded)."""
+    good, illegal, junk = logs_of_each_status(tmp_path, SAMPLE_4P)
     for cmd in (["verify"], ["replay"]):
         assert run_cli(*cmd, str(good)).returncode == 0
         assert run_cli(*cmd, str(SAMPLE)).returncode == 1  # disputed
         assert run_cli(*cmd, str(illegal)).returncode == 1
         assert run_cli(*cmd, str(junk)).returncode == 2
-    # ingest: loading is not checking. An illegal or disputed log is loaded (a fact in the
-    # database): 0, named on standard error; 1 only for who asks (--fail-on-dispute)
-    db = str(tmp_path / "t.duckdb")
-    assert run_cli("ingest", "--db", db, str(good)).returncode == 0
-    disputed = run_cli("ingest", "--db", db, str(SAMPLE))
-    assert disputed.returncode == 0 and "disputed: 1 claimed score does not match" in \
-        disputed.stderr
-    assert run_cli("ingest", "--db", db, str(illegal)).returncode == 0
-    strict = str(tmp_path / "strict.duckdb")
-    for log in (SAMPLE, illegal):
-        assert run_cli("ingest", "--db", strict, "--fail-on-dispute", str(log)).returncode == 1
-    assert run_cli("ingest", "--db", strict, "--fail-on-dispute", str(good)).returncode == 0
-    assert run_cli("ingest", "--db", db, str(junk)).returncode == 2
-    ingest_help = " ".join(run_cli("ingest", "--help").stdout.split())
-    for words in ("0 when every file given was loaded", "loading is not checking",
-                  "1 only with --fail-on-dispute", "2 when a file was not loaded",
-                  "3 when the file system failed", "130 when stopped with Ctrl-C"):
-        assert words in ingest_help, words
     help_text = " ".join(run_cli("verify", "--help").stdout.split())
     assert "exit status: 0" in help_text and "2 when a log is unreadable" in help_text
     assert run_cli("--version").stdout.startswith("trickledger ")

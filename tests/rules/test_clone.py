@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 import pytest
-from test_conformance import configs, header_for
+from helpers import configs, header_for
 
 from trickledger.replay.bots import RandomBot
 from trickledger.replay.engine import new_state
@@ -23,12 +23,9 @@ from trickledger.replay.events import Event
 from trickledger.replay.reader import parse_header
 from trickledger.replay.state import GameState
 
-
-@pytest.fixture(autouse=True)
-def _with_the_toy_game(toy_game):
-    """The example plugin game is among the games cloned (`configs`), registered for each
-    test."""
-    return toy_game
+# the example plugin game is among the games cloned (`configs`), registered for each test
+# (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("toy_game")
 
 
 def snapshot(value: Any) -> Any:

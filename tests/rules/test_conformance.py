@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import copy
 import random
-from typing import Any
 
 import orjson
 import pytest
-import toy_high_card
-from helpers import NAMES
+from helpers import configs, conformance_games, header_for
 
 from trickledger.replay.bots import RandomBot
 from trickledger.replay.engine import replay_bytes, verdict
@@ -30,43 +28,9 @@ from trickledger.replay.state import GameState
 from trickledger.replay.writer import dump_lines, rewrite
 
 SUITS = "RYGBPKWO"
-# the games checked: every registered one and the example plugin game (registered for each
-# test by `_with_the_toy_game`)
-GAMES = {**registry(), toy_high_card.NAME: toy_high_card.INFO}
-
-
-@pytest.fixture(autouse=True)
-def _with_the_toy_game(toy_game):
-    return toy_game
-
-
-def configs() -> list[tuple[str, int, tuple[str, ...]]]:
-    """Every game, every table size, each variant on its own."""
-    out = []
-    for name, info in sorted(GAMES.items()):
-        for n in range(info.min_players, info.max_players + 1):
-            out.append((name, n, ()))
-        for v in info.variants:
-            out.append((name, info.min_players + 1 if info.max_players > info.min_players
-                        else info.min_players, (v,)))
-        for e in info.editions[1:]:
-            out.append((name, info.max_players, ("edition:" + e,)))
-    return out
-
-
-def header_for(game: str, n: int, options: tuple[str, ...], seed: int) -> dict[str, Any]:
-    info = GAMES[game]
-    h: dict[str, Any] = {"format": "trickledger/1", "game": game, "players": NAMES[:n]}
-    variants = [o for o in options if not o.startswith("edition:")]
-    if variants:
-        h["variants"] = variants
-    for o in options:
-        if o.startswith("edition:"):
-            h["edition"] = o.split(":", 1)[1]
-    h.update(info.state_class.random_setup(random.Random(seed), n))
-    if game == "rage":
-        h["rounds"] = 3  # the rules are the same in every round; keep the test quick
-    return h
+GAMES = conformance_games()
+# the example plugin game is registered for each test here (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("toy_game")
 
 
 def norm(m: Move) -> bytes:

@@ -3,10 +3,8 @@ run, shared by the sidebar and the body, and a busy message that names no server
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -16,30 +14,6 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "dashboard" / "app.py")
-
-# holds the database file read-write until killed, as an ingest does during a commit
-HOLD = ("import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); "
-        "print('held', flush=True); time.sleep(300)")
-
-
-@pytest.fixture()
-def held(tmp_path) -> Iterator[tuple[str, int]]:
-    """A database file held by another process, and that process's id."""
-    from trickledger.ingest.db import writing
-
-    db = str(tmp_path / "club-secret-folder" / "held.duckdb")
-    Path(db).parent.mkdir()
-    with writing(db):
-        pass
-    proc = subprocess.Popen([sys.executable, "-c", HOLD, db], stdout=subprocess.PIPE,
-                            text=True)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-        yield db, proc.pid
-    finally:
-        proc.kill()
-        proc.wait()
-
 
 def test_a_page_run_on_a_held_file_waits_once_and_names_no_path(held, monkeypatch):
     from trickledger.dashboard.data import access

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from test_reliability import PAUSE_BETWEEN_BATCHES
+from helpers import PAUSE_BETWEEN_BATCHES
 
 from trickledger.ingest import db as dbmod
 from trickledger.ingest.db import READER_WAITING, others_waiting, reading

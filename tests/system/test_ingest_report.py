@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers import logs_of_each_status, run_cli
+
 from trickledger import main
 from trickledger.ingest.commands import SHOWN_FILES
 from trickledger.ingest.db import reading
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "sample_logs" / "corpus" / "plotters"  # illegal ones, and many disputed
+SAMPLE = ROOT / "sample_logs" / "plotters" / "plotters-5p-claims.jsonl"  # disputed
+SAMPLE_4P = ROOT / "sample_logs" / "plotters" / "plotters-4p-early-end.jsonl"
 
 
 def test_the_files_that_need_a_word_are_the_first_few_and_a_count(tmp_path, capsys):
@@ -41,3 +45,27 @@ def test_the_files_that_need_a_word_are_the_first_few_and_a_count(tmp_path, caps
     assert err[0].startswith(f"{junk}:") and "unreadable" in err[0]
     assert len(err) == 1 + illegal + disputed
     assert sum(": disputed: " in line for line in err) == disputed
+
+
+def test_the_exit_status_says_whether_the_load_went_through(tmp_path):
+    """Loading is not checking: the logs of verify's and replay's exit statuses
+    (tests/format/test_verify.py) give ingest's."""
+    good, illegal, junk = logs_of_each_status(tmp_path, SAMPLE_4P)
+    # an illegal or disputed log is loaded (a fact in the database): 0, named on standard
+    # error; 1 only for who asks (--fail-on-dispute)
+    db = str(tmp_path / "t.duckdb")
+    assert run_cli("ingest", "--db", db, str(good)).returncode == 0
+    disputed = run_cli("ingest", "--db", db, str(SAMPLE))
+    assert disputed.returncode == 0 and "disputed: 1 claimed score does not match" in \
+        disputed.stderr
+    assert run_cli("ingest", "--db", db, str(illegal)).returncode == 0
+    strict = str(tmp_path / "strict.duckdb")
+    for log in (SAMPLE, illegal):
+        assert run_cli("ingest", "--db", strict, "--fail-on-dispute", str(log)).returncode == 1
+    assert run_cli("ingest", "--db", strict, "--fail-on-dispute", str(good)).returncode == 0
+    assert run_cli("ingest", "--db", db, str(junk)).returncode == 2
+    ingest_help = " ".join(run_cli("ingest", "--help").stdout.split())
+    for words in ("0 when every file given was loaded", "loading is not checking",
+                  "1 only with --fail-on-dispute", "2 when a file was not loaded",
+                  "3 when the file system failed", "130 when stopped with Ctrl-C"):
+        assert words in ingest_help, words

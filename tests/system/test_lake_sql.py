@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_storage_compat import oldest_duckdb  # noqa: F401 (a fixture, one install per session)
 
 from trickledger.ingest import lake as lakes
 from trickledger.ingest.db import reading, writing

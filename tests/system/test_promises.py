@@ -19,7 +19,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,40 +31,6 @@ SAMPLES = ROOT / "sample_logs"
 RAGE = SAMPLES / "rage"
 PLOTTERS = SAMPLES / "plotters" / "plotters-4p-early-end.jsonl"
 MB = 1024 * 1024
-
-# A process that holds the database file read-write until it is killed (another writer:
-# an ingest between two of its batches' commits would hold it the same way).
-HOLD = ("import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); "
-        "print('held', flush=True); time.sleep(120)")
-
-
-@pytest.fixture(scope="module")
-def small_db(tmp_path_factory) -> str:
-    """A database file holding the rage sample logs."""
-    from trickledger.ingest.load import expand, ingest
-
-    db = str(tmp_path_factory.mktemp("promises") / "small.duckdb")
-    ingest(expand([str(RAGE)])[0], db, jobs=1)
-    return db
-
-
-@pytest.fixture()
-def held(tmp_path) -> Iterator[str]:
-    """A database file (the schema, no log yet), held read-write by another process."""
-    from trickledger.ingest.db import writing
-
-    db = str(tmp_path / "held.duckdb")
-    with writing(db):
-        pass
-    proc = subprocess.Popen([sys.executable, "-c", HOLD, db], stdout=subprocess.PIPE,
-                            text=True)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-        yield db
-    finally:
-        proc.kill()
-        proc.wait()
-
 
 # ------------------------------------------------------------ every input gets a verdict
 
@@ -220,12 +185,12 @@ def test_one_committer_per_lake(tmp_path):
 def test_a_waiting_writer_raises_a_flag_that_readers_yield_to(held):
     from trickledger.ingest.db import WRITER_WAITING, DatabaseBusy, open_db, writer_waiting
 
-    assert not writer_waiting(held)
+    assert not writer_waiting(held.path)
     failed: list[str] = []
 
     def writer() -> None:
         try:
-            open_db(held, read_only=False, wait_s=1.5)
+            open_db(held.path, read_only=False, wait_s=1.5)
         except DatabaseBusy as e:
             failed.append(str(e))
 
@@ -233,17 +198,17 @@ def test_a_waiting_writer_raises_a_flag_that_readers_yield_to(held):
     t.start()
     seen = False
     while t.is_alive():
-        seen = seen or writer_waiting(held)
+        seen = seen or writer_waiting(held.path)
         time.sleep(0.02)
     assert seen, "readers were never told a writer is waiting"
     assert failed and "busy" in failed[0]
-    assert not writer_waiting(held)  # the flag goes with the writer
+    assert not writer_waiting(held.path)  # the flag goes with the writer
     # a flag left by a writer that was killed while it waited is stale, and cleared
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True).stdout.strip()
-    stale = Path(held + WRITER_WAITING + dead)
+    stale = Path(held.path + WRITER_WAITING + dead)
     stale.touch()
-    assert not writer_waiting(held) and not stale.exists()
+    assert not writer_waiting(held.path) and not stale.exists()
 
 
 def test_a_dashboard_job_is_stopped_at_its_deadline(held):
@@ -252,7 +217,7 @@ def test_a_dashboard_job_is_stopped_at_its_deadline(held):
     from trickledger.ingest import jobs
 
     with pytest.raises(jobs.JobFailed, match="stopped after 2 s"):
-        jobs.run("ratings", {"db": held}, deadline_s=2)
+        jobs.run("ratings", {"db": held.path}, deadline_s=2)
 
 
 def test_a_page_on_a_held_file_says_busy_instead_of_hanging(held, monkeypatch):
@@ -262,7 +227,7 @@ def test_a_page_on_a_held_file_says_busy_instead_of_hanging(held, monkeypatch):
     from trickledger.dashboard.data import access
 
     monkeypatch.setattr(access, "LOCK_WAIT_S", 1.0)  # the pages wait 15 s for the file
-    with dashboard_database(held):
+    with dashboard_database(held.path):
         at = AppTest.from_file(str(ROOT / "dashboard" / "views" / "overview.py"),
                                default_timeout=60)
         at.run()
@@ -273,7 +238,7 @@ def test_a_page_on_a_held_file_says_busy_instead_of_hanging(held, monkeypatch):
 # ------------------------------------------------------------ the SQL console
 
 
-def test_the_console_refuses_before_a_worker_starts(small_db):
+def test_the_console_refuses_before_a_worker_starts(rage_db):
     from trickledger.ingest.console import Console, ConsoleError, Limits, Target
 
     c = Console(spares=0)
@@ -286,7 +251,7 @@ def test_the_console_refuses_before_a_worker_starts(small_db):
         for bad in ({"timeout_s": 0}, {"timeout_s": float("inf")},
                     {"timeout_s": float("nan")}, {"max_rows": -1}, {"max_bytes": 0}):
             with pytest.raises(ConsoleError, match="finite number above 0"):
-                c.run(Target(db=small_db), "SELECT 1", Limits(**bad))
+                c.run(Target(db=rage_db), "SELECT 1", Limits(**bad))
         for sql, words in [
             ("EXPLAIN ANALYZE COPY (SELECT 1) TO 'x.csv'", "EXPLAIN is allowed only"),
             ("EXPLAIN ANALYZE INSERT INTO games (game_id) VALUES ('x')",
@@ -296,12 +261,12 @@ def test_the_console_refuses_before_a_worker_starts(small_db):
             ("SELECT 1; DROP TABLE games", "one statement"),
         ]:
             with pytest.raises(ConsoleError, match=words):
-                c.run(Target(db=small_db), sql)
+                c.run(Target(db=rage_db), sql)
     finally:
         c.close()
 
 
-def test_a_query_that_spills_is_held_to_its_quota_and_its_folder_goes(small_db, tmp_path):
+def test_a_query_that_spills_is_held_to_its_quota_and_its_folder_goes(rage_db, tmp_path):
     from trickledger.ingest.console import Console, ConsoleError, Limits, Target
 
     c = Console(spares=0, temp_root=str(tmp_path))
@@ -309,11 +274,11 @@ def test_a_query_that_spills_is_held_to_its_quota_and_its_folder_goes(small_db, 
         with pytest.raises(ConsoleError, match="offload|temp"):
             # 40 million rows sorted: more than DuckDB's 256 MB, so it spills, and the
             # spill passes its 64 MB quota
-            c.run(Target(db=small_db), "SELECT count(*) FROM (SELECT x FROM range(40000000) "
+            c.run(Target(db=rage_db), "SELECT count(*) FROM (SELECT x FROM range(40000000) "
                                        "t(x) ORDER BY hash(x))", Limits(timeout_s=60))
         assert os.listdir(tmp_path) == []  # the query's spill folder is removed
         with pytest.raises(ConsoleError, match="longer than 1 s"):
-            c.run(Target(db=small_db), "SELECT count(*) FROM range(9223372036854775807) WHERE random() < 0",
+            c.run(Target(db=rage_db), "SELECT count(*) FROM range(9223372036854775807) WHERE random() < 0",
                   Limits(timeout_s=1))
         assert os.listdir(tmp_path) == []  # also after a worker was killed
     finally:
@@ -391,7 +356,7 @@ def test_loopback_is_this_machine_and_nothing_else():
 
 
 def test_beyond_loopback_a_member_may_write_but_only_an_admin_queries_or_administers(
-        small_db, monkeypatch, tmp_path):
+        rage_db, monkeypatch, tmp_path):
     from helpers import dashboard_database
     from streamlit.testing.v1 import AppTest
 
@@ -415,7 +380,7 @@ def test_beyond_loopback_a_member_may_write_but_only_an_admin_queries_or_adminis
 
     member = Account("ann", "member", None)
     admin = Account("root", "admin", None)
-    with dashboard_database(small_db):
+    with dashboard_database(rage_db):
         for page in ("upload", "sql", "admin"):  # a visitor without an account reads only
             at = run(page, None)
             assert not at.file_uploader and not at.text_area and not at.text_input, page
@@ -542,13 +507,13 @@ def test_a_port_in_use_is_refused_before_anything_loads(tmp_path, monkeypatch, c
 # ------------------------------------------------------------ backups
 
 
-def test_an_export_whose_rows_differ_from_its_manifest_writes_nothing(small_db, tmp_path):
+def test_an_export_whose_rows_differ_from_its_manifest_writes_nothing(rage_db, tmp_path):
     from trickledger.ingest.backup import BackupError, export, import_
     from trickledger.ingest.load import expand, ingest
 
     other = str(tmp_path / "other.duckdb")
     ingest(expand([str(PLOTTERS)])[0], other, jobs=1)
-    export(small_db, str(tmp_path / "a"))
+    export(rage_db, str(tmp_path / "a"))
     export(other, str(tmp_path / "b"))
     # a readable Parquet file, but not the one the manifest vouches for
     (tmp_path / "a" / "games.parquet").write_bytes((tmp_path / "b" / "games.parquet")

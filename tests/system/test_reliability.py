@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import CHROMIUM_ARGS, dashboard_server, pause_in_batch
+from helpers import CHROMIUM_ARGS, PAUSE_BETWEEN_BATCHES, dashboard_server, pause_in_batch
 
 from trickledger.dashboard.limits import MAX_FILE_MB
 from trickledger.ingest.db import reading
@@ -77,27 +77,6 @@ def test_sigkill_mid_batch_leaves_a_consistent_database_and_a_rerun_completes(tm
     assert {s.name for s in sources} <= names
     assert sql(db, "SELECT count(*) FROM logs")[0][0] == len(sources)
     consistent(db)
-
-
-# A real `trickledger ingest` that, after committing its first batch, marks the moment and
-# waits (the file closed, the run not over) until the test lets it go on: the pages are
-# loaded while an ingest is under way, whatever the machine's speed.
-PAUSE_BETWEEN_BATCHES = """
-import sys, time
-from pathlib import Path
-from trickledger.ingest.load import DatabaseWriter
-real = DatabaseWriter.commit
-def commit(self, tasks, dones, *rest):
-    again = real(self, tasks, dones, *rest)
-    if self.batches == 1:
-        Path(sys.argv[1]).write_text("between batches")
-        while not Path(sys.argv[2]).exists():
-            time.sleep(0.05)
-    return again
-DatabaseWriter.commit = commit
-from trickledger import main
-raise SystemExit(main(sys.argv[3:]))
-"""
 
 
 def test_pages_stay_usable_while_an_ingest_runs(tmp_path):

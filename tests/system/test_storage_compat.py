@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import pip_target
 
 from trickledger.ingest.backup import export, import_
 from trickledger.ingest.db import OLDEST_READER, reading
@@ -33,24 +34,9 @@ print(json.dumps({"version": duckdb.__version__,
 """
 
 
-def _pip_target(tmp_path_factory: pytest.TempPathFactory, spec: str) -> Path:
-    folder = tmp_path_factory.mktemp(spec.replace("=", "-"))
-    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
-                           "--disable-pip-version-check", "--target", str(folder), spec],
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return folder
-
-
-@pytest.fixture(scope="session")
-def oldest_duckdb(tmp_path_factory) -> Path:
-    """The oldest DuckDB Python package our file promises to open in (one per session)."""
-    return _pip_target(tmp_path_factory, f"duckdb=={OLDEST_READER}")
-
-
 @pytest.fixture(scope="session")
 def duckdb_cli(tmp_path_factory) -> Path:
-    folder = _pip_target(tmp_path_factory, f"duckdb-cli=={CLI_VERSION}")
+    folder = pip_target(tmp_path_factory.mktemp("duckdb-cli"), f"duckdb-cli=={CLI_VERSION}")
     binary = folder / "duckdb_cli" / "duckdb"
     assert binary.exists()
     return binary

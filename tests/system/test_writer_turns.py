@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers import PAUSE_BETWEEN_BATCHES
 
 from trickledger.ingest import db as dbmod
 from trickledger.ingest.db import READER_WAITING, WRITER_WAITING, others_waiting, reading, writer_waiting
@@ -113,8 +114,6 @@ def test_a_reader_through_a_symbolic_link_to_the_file_is_let_in(
     db, link = tmp_path / "real.duckdb", tmp_path / "link.duckdb"
     link.symlink_to(db.name)
     paused, go = tmp_path / "paused", tmp_path / "go"
-    from test_reliability import PAUSE_BETWEEN_BATCHES
-
     writer = subprocess.Popen([sys.executable, "-c", PAUSE_BETWEEN_BATCHES, str(paused),
                                str(go), "ingest", "--db", str(db), "--batch", "5", "--jobs",
                                "1", str(other)],
