@@ -27,11 +27,16 @@ from trickledger.replay.sheet import SheetForm, sheet_class, sheet_line
 from trickledger.replay.writer import dump_lines
 
 WROTE = "wrote"
+WROTE_HELP = "the score written on your paper sheet, if you keep one: a different one is a dispute"
 PLAYER = "player"
 NOBODY = "—"
 ROW_HEIGHT = 40  # a row a finger can hit
 PHONE_WIDTH = 356  # what a phone held upright (390 px) leaves for a table
 PLAYER_WIDTH = 58
+# How the numbers are typed: into the table (a grid drawn on a canvas: a cell is tapped,
+# then typed into), or into boxes, a plain number field per number, which any phone's
+# keyboard and any screen reader handles as it handles every other field.
+ENTRY = {"table": "Table", "boxes": "Boxes"}
 
 
 def widths(labels: list[str]) -> dict[str, int]:
@@ -46,9 +51,21 @@ def widths(labels: list[str]) -> dict[str, int]:
 
 # On a phone held upright the table matters more than the page's margins: less space above
 # the title, a smaller title, and no table toolbar floating over the next field (this page
-# only; its tables are for typing, not for searching or downloading).
+# only; its tables are for typing, not for searching or downloading). The boxes keep a
+# player's numbers on one line at any width (Streamlit stacks columns on a phone), without
+# the step buttons, which leave no room for the number on a phone (its keyboard types it).
 st.html("""<style>
 [data-testid="stElementToolbar"] { display: none; }
+[class*="st-key-sheet_boxes"] [data-testid="stHorizontalBlock"] {
+  flex-wrap: nowrap; gap: 0.375rem; align-items: center; }
+[class*="st-key-sheet_boxes"] [data-testid="stColumn"] { min-width: 0; flex: 1 1 0; width: auto; }
+[class*="st-key-sheet_boxes"] [data-testid="stColumn"]:first-child { flex: 1.4 1 0; }
+[class*="st-key-sheet_boxes"] [data-testid="stNumberInputStepUp"],
+[class*="st-key-sheet_boxes"] [data-testid="stNumberInputStepDown"] { display: none; }
+[class*="st-key-sheet_boxes"] input { text-align: center; padding-left: 0.25rem;
+  padding-right: 0.25rem; }
+[class*="st-key-sheet_boxes"] [data-testid="stMarkdownContainer"] p {
+  margin: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 @media (max-width: 640px) {
   [data-testid="stMainBlockContainer"] { padding-top: 64px; }
   [data-testid="stHeading"] h1 { font-size: 2rem; padding-top: 0.25rem; }
@@ -87,7 +104,12 @@ def _rounds(header: Header, raw_header: dict[str, Any], info: GameInfo) -> None:
         "Round", rounds, key=_key(sig, "round"), default=rounds[0],
         required=True, format_func=lambda r: f"R{r:d}" if len(rounds) > 6 else f"Round {r:d}")
     form = sheet.form(header, current)
-    store[current] = _round_editor(form, players, current, store.get(current), sig)
+    entry: str = st.segmented_control(
+        "Type the numbers into", ["table", "boxes"], key="sheet_entry", default="table",
+        required=True, format_func=lambda e: ENTRY[e],
+        help="The table shows a round at a glance; boxes are plain number fields, one per "
+             "number, easier to tap on some phones. Both keep what was typed.")
+    store[current] = _round_editor(form, players, current, store.get(current), sig, entry)
     filled = [r for r in rounds if r in store and _filled(store[r])]
     missing = {r: _missing(sheet.form(header, r), players, store[r]) for r in filled}
     # the sheet holds the rounds typed in full, up to the first one still being typed
@@ -207,9 +229,10 @@ def _blank(columns: list[str], rows: int) -> pd.DataFrame:
 
 
 def _round_editor(form: SheetForm, players: tuple[str, ...], r: int,
-                  typed: dict[str, Any] | None, sig: str) -> dict[str, Any]:
-    """The round's table: a row per player (numbers only, within the game's limits), the
-    round's own numbers and the player it names; returns what is typed."""
+                  typed: dict[str, Any] | None, sig: str, entry: str) -> dict[str, Any]:
+    """The round's table (or boxes, `entry`): a row per player (numbers only, within the
+    game's limits), the round's own numbers and the player it names; returns what is
+    typed."""
     typed = dict(typed or {})
     number = st.column_config.NumberColumn
     if form.round:
@@ -218,13 +241,17 @@ def _round_editor(form: SheetForm, players: tuple[str, ...], r: int,
         base = typed.get("round")
         if base is None:
             base = _blank(cols, 1)
-        typed["round"] = _editor(
-            base, key=_key(sig, f"round_r{r}"), num_rows="fixed", hide_index=True,
-            width="stretch", placeholder="", row_height=ROW_HEIGHT,
-            column_config={f.label: number(f.label, help=f.help, min_value=f.lo,
-                                           max_value=f.hi, step=1, format="%d",
-                                           width=widths(cols)[f.label])
-                           for f in form.round})
+        if entry == "boxes":
+            typed["round"] = _boxes(base, [(f.label, f.lo, f.hi) for f in form.round],
+                                    _key(sig, f"boxes_round_r{r}"), names=False)
+        else:
+            typed["round"] = _editor(
+                base, key=_key(sig, f"round_r{r}"), num_rows="fixed", hide_index=True,
+                width="stretch", placeholder="", row_height=ROW_HEIGHT,
+                column_config={f.label: number(f.label, help=f.help, min_value=f.lo,
+                                               max_value=f.hi, step=1, format="%d",
+                                               width=widths(cols)[f.label])
+                               for f in form.round})
     for key, label in form.pick:
         options = [NOBODY, *players]
         chosen = typed.get(key)
@@ -238,15 +265,20 @@ def _round_editor(form: SheetForm, players: tuple[str, ...], r: int,
     if base is None:
         base = _blank([*cols, WROTE], len(players))
         base.index = pd.Index(list(players), name=PLAYER)
+    if entry == "boxes":
+        typed["players"] = _boxes(
+            base, [*((f.label, f.lo, f.hi) for f in form.players), (WROTE, None, None)],
+            _key(sig, f"boxes_players_r{r}"), names=True)
+        st.caption("“wrote”: a score written on your paper sheet, if you keep one — the rules "
+                   "check it.")
+        return typed
     config: dict[str, Any] = {"_index": st.column_config.TextColumn(" ", width=PLAYER_WIDTH,
                                                                     disabled=True)}
     for f in form.players:
         config[f.label] = number(f.label, help=f.help + (" (required)" if f.required else ""),
                                  min_value=f.lo, max_value=f.hi, step=1, format="%d",
                                  width=sizes[f.label])
-    config[WROTE] = number(WROTE, help="the score written on your paper sheet, if you keep "
-                                       "one: a different one is a dispute", step=1, format="%d",
-                           width=sizes[WROTE])
+    config[WROTE] = number(WROTE, help=WROTE_HELP, step=1, format="%d", width=sizes[WROTE])
     typed["players"] = _editor(base, key=_key(sig, f"players_r{r}"),
                                       num_rows="fixed", hide_index=False, width="stretch",
                                       placeholder="", row_height=ROW_HEIGHT, column_config=config)
@@ -265,6 +297,35 @@ def _editor(typed: pd.DataFrame, key: str, **options: Any) -> pd.DataFrame:
         starts[key] = typed
     edited: pd.DataFrame = st.data_editor(starts[key], key=key, **options)
     return edited
+
+
+def _boxes(typed: pd.DataFrame, columns: list[tuple[str, int | None, int | None]],
+           key: str, names: bool) -> pd.DataFrame:
+    """The same numbers as the table, as boxes: a line per row (a player's, named first when
+    `names`), a plain number field per column (its label and limits), each starting from
+    what was typed. Returns what they hold, shaped as the table's. The heads carry no help
+    mark: on a phone it would leave no room for the word (the line above the boxes says
+    what they hold)."""
+    out = typed.copy()
+    shape = [1.4, *[1.0] * len(columns)] if names else [1.0] * len(columns)
+    with st.container(key=f"sheet_boxes_{key}"):  # the page's style finds it by this name
+        head = st.columns(shape)
+        for cell, (label, _, _) in zip(head[1:] if names else head, columns):
+            cell.markdown(f"**{ui.md(label)}**")
+        for i, row_name in enumerate(out.index):
+            line = st.columns(shape)
+            if names:
+                line[0].markdown(ui.md(str(row_name)))
+            cells = line[1:] if names else line
+            for j, (cell, (label, lo, hi)) in enumerate(zip(cells, columns)):
+                # the box's name ("Ann bid"), not shown: the line's name and the column's
+                # head show it
+                said = f"{row_name} {label}" if names else label
+                out.iloc[i, j] = cell.number_input(
+                    ui.md(said), min_value=lo, max_value=hi, step=1, format="%d",
+                    value=_value(out.iloc[i, j]), key=f"{key}_{i}_{j}", placeholder="",
+                    label_visibility="collapsed")
+    return out
 
 
 def _filled(typed: dict[str, Any]) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -76,76 +77,35 @@ def _shows(page, words: str) -> None:
         raise AssertionError(f"the page never said {words!r}; it says:\n{main.inner_text()}") from None
 
 
-def _keeps(page, cell, digits: str) -> bool:
-    """Whether the grid's accessible table comes to hold `digits` in `cell`. That table is
-    drawn again only when React draws the grid (its selection moving, say), which may be a
-    draw late: the selection is moved, and the table looked at, twice."""
-    from playwright.sync_api import TimeoutError as Timeout
+def _box(page, player: str, label: str):
+    """The score sheet's box for a player's number: a number field, named for assistive
+    technology "Ann bid" (as Streamlit names a widget: its label's markdown source)."""
+    from trickledger.dashboard.ui import md
 
-    for key in ("ArrowUp", "ArrowDown"):
-        page.keyboard.press(key)
-        try:
-            cell.filter(has_text=digits).wait_for(state="attached", timeout=15_000)
-            return True
-        except Timeout:
-            continue
-    return False
+    return page.get_by_role("spinbutton", name=md(f"{player} {label}"), exact=True)
 
 
-def _type_cell(page, grid, row: int, col: int, value: int, widths: list[float],
-               header: float = 36, row_height: float = 40) -> None:
-    """Tap a cell of the round's table and type a number, as a player does.
+def _type_box(page, player: str, label: str, value: int) -> None:
+    """Tap a player's box and type a number, as a player does with the phone's keyboard:
+    Enter keeps it. The box is a plain number field, so the browser itself says when it
+    holds the number; what the number changes on the page is awaited by the caller
+    (`_shows`)."""
+    from playwright.sync_api import expect
 
-    The canvas can be redrawn under a tap (the rerun of the previous number may start only
-    now): then the tap selects nothing, the editor goes away while typing, or the number is
-    not kept. A try is judged by what the grid shows, not by how long a rerun takes: the
-    editor opens and holds the number or not; once it has closed, the grid's accessible
-    table (kept beside its canvas) comes to hold the number or not (`_keeps`). The browser
-    alone answers these, so their waits are bounded; a failed try is made again (typing a
-    kept number again changes nothing), up to eight times, and the failure says what each
-    try met. What the number changes on the page is awaited by the caller (`_shows`)."""
-    from playwright.sync_api import TimeoutError as Timeout
-
-    digits = str(value)
-    editor = page.locator("#portal input, #portal textarea").first
-    cell = grid.locator(f"tr[aria-rowindex='{row + 2}'] td[aria-colindex='{col + 1}']")
-    tries: list[str] = []  # what each failed try met, for the failure's message
-    for _ in range(8):
-        page.wait_for_function(IDLE, timeout=PATIENCE)
-        box = grid.bounding_box()
-        x = box["x"] + sum(widths[:col]) + widths[col] / 2
-        y = box["y"] + header + row_height * row + row_height / 2
-        page.mouse.click(x, y)
-        page.keyboard.type(digits[0])  # a digit on a selected cell opens its editor with it
-        try:
-            editor.wait_for(state="visible", timeout=30_000)
-        except Timeout:
-            tries.append(f"tap at ({x:.0f}, {y:.0f}) in a grid at {box}: no editor opened")
-            page.keyboard.press("Escape")
-            continue
-        page.keyboard.type(digits[1:])
-        try:  # a rerun that redraws the grid now takes the editor away: type it again
-            page.wait_for_function(
-                "(v) => { const e = document.querySelector('#portal input, #portal textarea');"
-                " return e !== null && e.value === v; }", arg=digits, timeout=30_000)
-        except Timeout:
-            tries.append(f"tap at ({x:.0f}, {y:.0f}): the editor did not come to hold {digits}")
-            page.keyboard.press("Escape")
-            continue
-        page.keyboard.press("Enter")
-        editor.wait_for(state="hidden", timeout=PATIENCE)
-        if _keeps(page, cell, digits):
-            return
-        rows = grid.locator("tr").all_inner_texts()
-        tries.append(f"tap at ({x:.0f}, {y:.0f}): typed {digits}, the table holds {rows}")
-    raise AssertionError(f"the grid did not keep {value} in row {row}, column {col}; "
-                         + "; ".join(tries))
+    box = _box(page, player, label)
+    box.tap(timeout=PATIENCE)
+    box.fill(str(value))
+    box.press("Enter")
+    expect(box).to_have_value(str(value), timeout=PATIENCE)
 
 
 def test_the_score_sheet_on_a_phone(server, tmp_path):
-    """A round of rage typed on a phone held upright: the scores with their arithmetic,
-    an impossible number named with its reason, a dispute with the computed score."""
-    from playwright.sync_api import sync_playwright
+    """A round of rage typed on a phone held upright, into the page's number boxes (the
+    table's grid is drawn on a canvas, which a test can only tap at coordinates): the boxes
+    fit the phone, the scores come with their arithmetic, an impossible number is named
+    with its reason, a dispute with the computed score, and the table shows what the boxes
+    hold."""
+    from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
@@ -166,22 +126,34 @@ def test_the_score_sheet_on_a_phone(server, tmp_path):
         grid = page.get_by_test_id("stDataFrame").first
         grid.locator("canvas").first.wait_for(state="visible", timeout=PATIENCE)
         grid.scroll_into_view_if_needed()
-        box = grid.bounding_box()
-        assert box["width"] <= 390 - 16  # the table fits the phone's width
-        # the name column, then bid, won, +5, -5, wrote
-        widths = [box["width"] - 5 * 56 - 10] + [56] * 4 + [66]
-        typed = {0: {1: 4, 2: 4, 3: 1}, 1: {1: 3, 2: 5, 4: 1}, 2: {1: 2, 2: 1, 5: 12}}
-        for row, cells in typed.items():
-            for col, value in cells.items():
-                _type_cell(page, grid, row, col, value, widths)
+        assert grid.bounding_box()["width"] <= 390 - 16  # the table fits the phone's width
+        # the numbers are typed into boxes: plain number fields, a line per player
+        page.wait_for_function(IDLE, timeout=PATIENCE)  # a choice made mid-run could be lost
+        page.get_by_role("radio", name="Boxes").click(timeout=PATIENCE)
+        _box(page, "Cat", "wrote").wait_for(timeout=PATIENCE)
+        for player in ("Ann", "Ben", "Cat"):  # every box fits the phone's width, beside the name
+            boxes = [_box(page, player, label).bounding_box()
+                     for label in ("bid", "won", "+5", "-5", "wrote")]
+            assert all(b["x"] >= 0 and b["x"] + b["width"] <= 390 and b["width"] >= 40
+                       for b in boxes), boxes
+            assert len({round(b["y"]) for b in boxes}) == 1, boxes  # on one line
+        typed = {"Ann": {"bid": 4, "won": 4, "+5": 1}, "Ben": {"bid": 3, "won": 5, "-5": 1},
+                 "Cat": {"bid": 2, "won": 1, "wrote": 12}}
+        for player, numbers in typed.items():
+            for label, value in numbers.items():
+                _type_box(page, player, label, value)
         for words in ("Ann 19", "4 tricks, bid 4", "Ben -5", "Cat -4",
                       "you wrote 12, the rules give -4"):
             _shows(page, words)
         page.screenshot(path=str(tmp_path / "sheet-round.png"), full_page=True)
-        _type_cell(page, grid, 1, 2, 6, widths)  # Ben won 6: eleven tricks in a round of ten
+        _type_box(page, "Ben", "won", 6)  # Ben won 6: eleven tricks in a round of ten
         _shows(page, "the tricks won add up to 11, but round 1 has 10 tricks")
         error = page.get_by_test_id("stAlertContentError").first
         assert "the tricks won add up to 11" in error.inner_text()  # said as an error
         page.screenshot(path=str(tmp_path / "sheet-impossible.png"))
+        # the table shows what the boxes hold (its accessible table, kept beside the canvas)
+        page.get_by_role("radio", name="Table").click(timeout=PATIENCE)
+        expect(grid.locator("tr", has_text="Ben").first).to_have_text(
+            re.compile(r"Ben\s*3\s*6\s*1"), timeout=PATIENCE)  # bid 3, won 6, one -5
         assert page.locator("[data-testid='stException']").count() == 0
         browser.close()

@@ -222,3 +222,39 @@ def test_verify_and_upload_take_sheets(db):
     # the sample sheet's table wrote one score the rules do not give
     assert up.dataframe[0].value.set_index("file").at["s.jsonl", "result"] == "sheet, disputed"
     assert {m.label: m.value for m in up.metric}["Score sheets"] == "1"
+
+
+def boxes(at: AppTest) -> dict[str, Any]:
+    """The round's number boxes by what a screen reader calls them ("Ann bid")."""
+    return {unescape(n.label): n for n in at.number_input
+            if (n.key or "").startswith("sheet_") and "boxes" in (n.key or "")}
+
+
+def test_the_boxes_take_the_numbers_the_table_takes(db):
+    """Boxes, a plain number field per number (for a phone that will not type into the
+    table's grid), start from what the table holds, make the same sheet, and the table shows
+    what they took."""
+    at = started("rage", "Ann, Ben, Cat")
+    type_in(at, "players_r1", {0: {"bid": 4, "won": 4, "+5": 1}})
+    at.segmented_control(key="sheet_entry").set_value("boxes")
+    ok(at)
+    assert not at.data_editor  # the boxes instead of the table
+    box = boxes(at)
+    assert sorted(box) == sorted(f"{p} {c}" for p in ("Ann", "Ben", "Cat")
+                                 for c in ("bid", "won", "+5", "-5", "wrote"))
+    assert (box["Ann bid"].value, box["Ann +5"].value, box["Ben bid"].value) == (4, 1, None)
+    assert (box["Ann bid"].max, box["Ann +5"].max) == (10, 3)  # the game's limits
+    for label, value in {"Ben bid": 3, "Ben won": 5, "Ben -5": 1, "Cat bid": 2,
+                         "Cat won": 1, "Cat wrote": 12}.items():
+        boxes(at)[label].set_value(value)
+        ok(at)
+    shown = text(at)
+    assert "Ann 19 · 4 tricks, bid 4 -> 4 + 10 = 14, +5 card -> 19" in shown
+    assert "Ben -5 · 5 tricks, bid 3 -> 5 - 5 = 0, -5 card -> -5" in shown
+    warning = unescape(at.warning[0].value).replace("**", "")
+    assert "Cat: you wrote 12, the rules give -4 — 1 trick, bid 2 -> 1 - 5 = -4" in warning
+    at.segmented_control(key="sheet_entry").set_value("table")
+    ok(at)
+    table = at.data_editor[0].value
+    assert table.loc["Ben", "won"] == 5 and table.loc["Cat", "wrote"] == 12
+    assert "Ann 19" in text(at)  # the same sheet, whichever way it was typed
