@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import console_workers, rows, visible
+from helpers import console_workers, dashboard_database, rows, visible
 from streamlit.testing.v1 import AppTest
 
 from trickledger import main
@@ -167,14 +167,10 @@ def test_an_upload_is_audited_with_who_and_what_became_of_it(db, tmp_path):
 
 @pytest.fixture()
 def dashboard_db(db, monkeypatch):
-    monkeypatch.setenv("TRICKLEDGER_DB", db)
+    """`db`, the database the dashboard's pages read (AppTest runs in this process)."""
     monkeypatch.setenv("TRICKLEDGER_LISTEN", "127.0.0.1")  # this machine: an admin
-    from trickledger.dashboard.data import access
-
-    access.database.clear()
-    access.query.clear()
-    yield db
-    access.database.clear()
+    with dashboard_database(db):
+        yield db
 
 
 def test_admin_page_quarantines_and_shows_the_audit(dashboard_db):
