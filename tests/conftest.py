@@ -107,6 +107,18 @@ def toy_game(register_game):
 
 
 @pytest.fixture(autouse=True)
+def _main_module_restored():
+    """Streamlit's AppTest runs a page as the module `__main__` and leaves it there: a
+    process started by spawn or forkserver afterwards (Dask's workers, a process pool) runs
+    the page's temporary script again and dies (`Nanny failed to start`, for the cluster
+    tests after a test of a page made from a function)."""
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None and sys.modules.get("__main__") is not main:
+        sys.modules["__main__"] = main
+
+
+@pytest.fixture(autouse=True)
 def _registry_restored(request):
     from trickledger.replay import registry
 
