@@ -34,15 +34,38 @@ FOLDER_MARKERS = {"rules": "fast", "format": "fast", "units": "fast", "system": 
                   "browser": "browser", "build": "compiled"}
 
 
+def _xdist_group(item) -> str | None:
+    """The parallel run (`--dist loadgroup`, pyproject's addopts) keeps together the tests
+    that share what is costly to make: the users of a session fixture (the compiled wheel)
+    on one worker, a file whose tests share a module fixture (a loaded database, a server)
+    on one worker, so that each is made once. Any other test goes to whichever worker is
+    free: grouping every file kept the longest files on one worker each, the run's
+    critical path."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return item.nodeid.split("::")[0]
+    scopes = {name: defs[-1].scope for name, defs in info.name2fixturedefs.items() if defs}
+    shared = sorted(n for n, scope in scopes.items() if scope == "session"
+                    and n not in _CHEAP_SESSION_FIXTURES)
+    if shared:
+        return "session:" + shared[0]
+    if any(scope in ("module", "package", "class") for scope in scopes.values()):
+        return item.nodeid.split("::")[0]
+    return None
+
+
+# session fixtures of pytest itself, made at once in any worker
+_CHEAP_SESSION_FIXTURES = {"tmp_path_factory", "worker_id", "testrun_uid",
+                           "_session_faker", "monkeypatch_session"}
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     for item in items:
         folder = Path(str(item.fspath)).parent.name
-        # The parallel run (`--dist loadgroup`, pyproject's addopts) keeps a file's tests on
-        # one worker, so a module's fixtures (a loaded database, a server) are made once; the
-        # build's files share one wheel, built once.
-        group = "build" if folder == "build" else item.nodeid.split("::")[0]
-        item.add_marker(pytest.mark.xdist_group(group))
+        group = _xdist_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
         marker = FOLDER_MARKERS.get(folder)
         if marker is None:
             raise pytest.UsageError(f"{item.nodeid}: a test belongs in one of the folders "
@@ -83,6 +106,18 @@ def toy_game(register_game):
 
     register_game(toy_high_card.INFO)
     return toy_high_card
+
+
+@pytest.fixture(autouse=True)
+def _main_module_restored():
+    """Streamlit's AppTest runs a page as the module `__main__` and leaves it there: a
+    process started by spawn or forkserver afterwards (Dask's workers, a process pool) runs
+    the page's temporary script again and dies (`Nanny failed to start`, for the cluster
+    tests after a test of a page made from a function)."""
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None and sys.modules.get("__main__") is not main:
+        sys.modules["__main__"] = main
 
 
 @pytest.fixture(autouse=True)

@@ -17,8 +17,6 @@ import socket
 import stat
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -186,23 +184,24 @@ def test_a_waiting_writer_raises_a_flag_that_readers_yield_to(held):
     from trickledger.ingest.db import WRITER_WAITING, DatabaseBusy, open_db, writer_waiting
 
     assert not writer_waiting(held.path)
-    failed: list[str] = []
 
-    def writer() -> None:
-        try:
-            open_db(held.path, read_only=False, wait_s=1.5)
-        except DatabaseBusy as e:
-            failed.append(str(e))
+    class Seen(Exception):
+        pass
 
-    t = threading.Thread(target=writer)
-    t.start()
-    seen = False
-    while t.is_alive():
-        seen = seen or writer_waiting(held.path)
-        time.sleep(0.02)
-    assert seen, "readers were never told a writer is waiting"
-    assert failed and "busy" in failed[0]
+    seen: list[bool] = []
+
+    def while_waiting(left_s: float) -> None:
+        # called while the writer waits for the held file: what a reader sees then
+        seen.append(writer_waiting(held.path))
+        raise Seen  # enough waiting: the writer stops as if it had given up
+
+    with pytest.raises(Seen):
+        open_db(held.path, read_only=False, wait_s=3600, on_busy=while_waiting)
+    assert seen == [True], "readers were never told a writer is waiting"
     assert not writer_waiting(held.path)  # the flag goes with the writer
+    with pytest.raises(DatabaseBusy, match="busy"):  # a writer that gives up says so
+        open_db(held.path, read_only=False, wait_s=0)
+    assert not writer_waiting(held.path)
     # a flag left by a writer that was killed while it waited is stale, and cleared
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True).stdout.strip()
