@@ -323,7 +323,28 @@ class Progress:
         self.bar.close()
 
 
+EXIT_STORAGE = 3  # the file system failed, as for `ingest` (ingest/commands.py)
+
+
 def cmd_analyse(args: argparse.Namespace) -> int:
+    """`trickledger analyse`: a full (read-only, failing) file system under the database is
+    one line naming it, with exit 3, as for `ingest`: what was committed before it stays."""
+    try:
+        return _cmd_analyse(args)
+    except Exception as e:
+        from .load import file_system_of, storage_failure
+
+        what = storage_failure(e)
+        if what is None:
+            raise
+        target = args.lake if args.lake is not None else db_path(args.db)
+        say(f"trickledger analyse: the file system at {file_system_of(target)} (which holds "
+            f"{target}) is {what}: what was committed before it stays; make room there and "
+            f"run the same command again", error=True)
+        return EXIT_STORAGE
+
+
+def _cmd_analyse(args: argparse.Namespace) -> int:
     if args.playouts < 1:
         say("trickledger analyse: --playouts must be at least 1", error=True)
         return 2
