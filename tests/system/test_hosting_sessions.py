@@ -71,6 +71,8 @@ ADDED_BY_A_PROXY = [
     "Akamai-Origin-Hop", "X-Akamai-Edgescape", "CDN-Loop", "X-Varnish", "Surrogate-Capability",
     # names nobody can list in advance
     "X-Some-Proxy-Of-Tomorrow", "X-Club-Gateway-User", "Sec_Fetch_Mode",
+    # the prefix browsers use, on a name no browser sends
+    "Sec-Forwarded-User", "Sec-User-Email",
 ]
 
 # What browsers send by themselves when they open the app's WebSocket (Chromium, Firefox).
