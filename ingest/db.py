@@ -412,15 +412,21 @@ def _live_flag(flag: str, pid: int) -> bool:
     if alive and started == "" and _started(os.getpid()) is not None:
         alive = False  # this system tells start times, so every waiter wrote its own
     if alive:
-        try:
-            os.kill(pid, 0)
-            alive = not started or _started(pid) in (None, started)
-        except ProcessLookupError:
-            alive = False
-        except PermissionError:  # another user's live process
-            alive = True
-        except (OverflowError, OSError):
-            alive = False
+        # the process's start time, from /proc, which tells another user's processes too
+        # (os.kill may not: it refuses to say whether another user's process lives, and
+        # a flag naming one, with any start time, counted as a waiter)
+        now = _started(pid)
+        if now is not None:
+            alive = not started or now == started
+        else:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                alive = False
+            except PermissionError:  # another user's live process, its start time unknown
+                alive = True
+            except (OverflowError, OSError):
+                alive = False
     if not alive:
         try:
             if stat.S_ISREG(os.lstat(flag).st_mode):

@@ -342,3 +342,33 @@ def test_removing_a_tree_is_bounded_and_follows_no_link(tmp_path):
     assert (victim / "file").read_text() == "mine"
     assert (where / "deep").exists() and (where / "wide").exists()
     _unnest(where / "deep")
+
+
+def test_a_flag_naming_another_users_process_counts_only_with_its_start_time(
+        tmp_path, monkeypatch):
+    """Attack on issue 35's fix, a flag naming a live process of another user: a server
+    that does not run as root may not signal it, and `os.kill` says only "not permitted".
+    Before: such a flag counted as a waiter whatever start time it held (the start time was
+    compared only where the signal was permitted). The start time is read from /proc,
+    which tells any user's processes; the flag counts only with that process's. (The tests
+    run as root, so the refusal a server of another user meets is made here.)"""
+    db = tmp_path / "t.duckdb"
+    other = subprocess.Popen(["sleep", "600"])
+    real_kill = os.kill
+
+    def kill(pid: int, sig: int) -> None:
+        if pid == other.pid:
+            raise PermissionError(1, "Operation not permitted")
+        real_kill(pid, sig)
+
+    monkeypatch.setattr(dbmod.os, "kill", kill)
+    try:
+        flag = Path(f"{db}{WRITER_WAITING}{other.pid}.x")
+        flag.write_text("12345")  # not its start time
+        assert not writer_waiting(str(db)) and not flag.exists()
+        flag.write_text(dbmod._started(other.pid) or "")
+        assert writer_waiting(str(db))
+    finally:
+        monkeypatch.undo()
+        other.kill()
+        other.wait()
