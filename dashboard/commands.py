@@ -97,8 +97,10 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         say(f"warning: the dashboard listens on {args.address}, beyond this machine. Put it "
             f"behind a TLS reverse proxy and set up accounts for writing (see "
             f"docs/reliability.md, 'Hosting').", error=True)
-    elif loopback_warning(args.address):
-        say(loopback_warning(args.address), error=True)
+    else:
+        warning = loopback_warning(args.address)
+        if warning:
+            say(warning, error=True)
     from trickledger.ingest.arguments import refuse_database
 
     if not args.lake and refuse_database("dashboard", db_path(args.db)):
