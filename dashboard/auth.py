@@ -117,10 +117,20 @@ _BROWSER_HEADERS = frozenset({
     held.CONNECTION_HEADER})
 
 
+# The browsers' own Sec- headers, by family: a WebSocket's handshake, fetch metadata,
+# client hints (Sec-CH-UA, Sec-CH-Prefers-...), and a few single ones. Not the whole Sec-
+# prefix: a page's scripts may not set such headers, but a proxy may name its own so
+# (a gateway's `Sec-Forwarded-User`), and a browser's future header only makes its user
+# a stranger, who then logs in.
+_BROWSER_SEC_FAMILIES = ("sec-websocket-", "sec-fetch-", "sec-ch-")
+_BROWSER_SEC_HEADERS = frozenset({"sec-gpc", "sec-purpose", "sec-browsing-topics"})
+
+
 def browser_header(name: str) -> bool:
     """Whether a request header is one a browser sends by itself, and no proxy adds."""
     n = name.strip().lower()
-    return n in _BROWSER_HEADERS or (n.startswith("sec-") and "_" not in n)
+    return n in _BROWSER_HEADERS or n in _BROWSER_SEC_HEADERS or (
+        n.startswith(_BROWSER_SEC_FAMILIES) and "_" not in n)
 
 
 def from_this_machine() -> bool:

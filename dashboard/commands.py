@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from trickledger.terminal import say, terminal
+
 # the server file of the `dashboard` package this command was imported from: the installed
 # package, wherever the command is started (a source checkout included)
 SERVER = Path(__file__).resolve().parent / "server.py"
@@ -60,6 +62,8 @@ def port_problem(address: str, port: int) -> str | None:
         infos = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM)
     except OSError as e:
         return f"cannot listen on {address}: {e.strerror or e}"
+    except UnicodeError:  # a name no resolver can ask for (a control character in it)
+        return f"cannot listen on {address}: not an address or host name"
     family, _, _, _, where = infos[0]
     with socket.socket(family, socket.SOCK_STREAM) as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -84,17 +88,19 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 
     problem = port_problem(args.address, args.port)
     if problem:
-        print(f"trickledger dashboard: {problem}", file=sys.stderr)
+        say(f"trickledger dashboard: {problem}", error=True)
         return 2
     if args.lake and args.db:
         print("trickledger dashboard: give --db or --lake, not both", file=sys.stderr)
         return 2
     if not is_loopback(args.address):
-        print(f"warning: the dashboard listens on {args.address}, beyond this machine. Put it "
-              f"behind a TLS reverse proxy and set up accounts for writing (see "
-              f"docs/reliability.md, 'Hosting').", file=sys.stderr)
-    elif loopback_warning(args.address):
-        print(loopback_warning(args.address), file=sys.stderr)
+        say(f"warning: the dashboard listens on {args.address}, beyond this machine. Put it "
+            f"behind a TLS reverse proxy and set up accounts for writing (see "
+            f"docs/reliability.md, 'Hosting').", error=True)
+    else:
+        warning = loopback_warning(args.address)
+        if warning:
+            say(warning, error=True)
     from trickledger.ingest.arguments import refuse_database
 
     if not args.lake and refuse_database("dashboard", db_path(args.db)):
@@ -106,7 +112,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         try:
             LakeWriter(path).close()  # an empty lake, so that pages find their tables
         except (LakeError, OSError) as e:
-            print(f"trickledger dashboard: {e}", file=sys.stderr)
+            say(f"trickledger dashboard: {e}", error=True)
             return 2
     # a lake made just now holds one (empty) manifest: it is as empty as one never written
     empty = (new_lake or seq_of(path) == 0) if lake else is_empty(path)
@@ -115,17 +121,19 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         # stored under names relative to the samples folder: no server path in the data
         sources = [Source(Path(s.name).relative_to(SAMPLES).as_posix(), path=s.path)
                    for s in found]
-        print(f"{path} is empty: loading {len(sources)} sample logs...", flush=True)
+        say(f"{terminal(path)} is empty: loading {len(sources)} sample logs...")
+        sys.stdout.flush()
         try:  # audited as one run of the machine's owner, as `trickledger ingest` is
             run = ingest_sources(sources, db=None if lake else path, lake=lake,
                                  actor=Actor.command_line(), label="the sample logs")
         except LakeError as e:
-            print(f"trickledger dashboard: {e}", file=sys.stderr)
+            say(f"trickledger dashboard: {e}", error=True)
             return 2
-        print(run.summary.line(), flush=True)
+        say(run.summary.line())
+        sys.stdout.flush()
         if run.audit_problem:
-            print(f"trickledger dashboard: the sample logs are not in the audit log "
-                  f"({run.audit_problem})", file=sys.stderr)
+            say(f"trickledger dashboard: the sample logs are not in the audit log "
+                f"({run.audit_problem})", error=True)
     env = dict(os.environ, TRICKLEDGER_LISTEN=args.address,
                TRICKLEDGER_ALLOWED_HOSTS=",".join(allowed_hosts(args.address,
                                                                 args.allowed_host)),
@@ -139,8 +147,9 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     # the session, stays in the server's resident memory)
     env.setdefault("MALLOC_MMAP_THRESHOLD_", str(1024 * 1024))
     cmd = streamlit_command(args.address, args.port)
-    print(f"dashboard on http://{args.address}:{args.port} "
-          f"({'lake' if lake else 'database'} {path})", flush=True)
+    say(f"dashboard on http://{terminal(args.address)}:{args.port} "
+        f"({'lake' if lake else 'database'} {terminal(path)})")
+    sys.stdout.flush()
     # become the server: signals sent to `trickledger dashboard` (Ctrl-C, a supervisor's
     # SIGTERM) reach Streamlit itself instead of orphaning a child process
     os.execve(sys.executable, cmd, env)
@@ -157,16 +166,23 @@ def cmd_users_add(args: argparse.Namespace) -> int:
         if args.password_stdin:
             password = sys.stdin.readline().rstrip("\n")
         else:
-            password = getpass.getpass(f"password for {args.name}: ")
-            if getpass.getpass("again: ") != password:
-                print("trickledger users: the passwords differ", file=sys.stderr)
+            try:
+                password = getpass.getpass(f"password for {terminal(args.name)}: ")
+                again = getpass.getpass("again: ")
+            except EOFError:  # no terminal and nothing on standard input
+                say("trickledger users: no password given (type it at the prompt, or give "
+                    "it on standard input with --password-stdin)", error=True)
+                return 2
+            if again != password:
+                say("trickledger users: the passwords differ", error=True)
                 return 2
     try:
         add_user(args.users, args.name, password, args.role)
     except (ValueError, OSError) as e:
-        print(f"trickledger users: {e}", file=sys.stderr)
+        say(f"trickledger users: {e}", error=True)
         return 2
-    print(f"{args.name.strip().casefold()}: {args.role} account saved in {args.users}")
+    say(f"{terminal(args.name.strip().casefold())}: {args.role} account saved in "
+        f"{terminal(args.users)}")
     return 0
 
 

@@ -82,8 +82,10 @@ def module(info: GameInfo) -> ModuleType | None:
     try:
         return importlib.import_module(info.dashboard)
     except Exception as e:  # a game's broken part must not take the core's page down
-        st.warning(f"{info.title}'s part of this page could not be loaded "
-                   f"({type(e).__name__}: {e}).")
+        from trickledger.dashboard.ui import md  # its message may quote anything
+
+        st.warning(f"{md(info.title)}'s part of this page could not be loaded "
+                   f"({md(type(e).__name__)}: {md(str(e))}).")
         return None
 
 

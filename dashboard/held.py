@@ -9,9 +9,13 @@ visitor to come back. So the server counts, per connection, the biggest message 
 `limits.MAX_HELD_MESSAGES_MB`. A message that would pass the cap has its big widget values
 taken out before Streamlit reads it (the page then says why: `cut`).
 
-A session whose connection holds a counted message is not kept for reconnecting (`bind`):
-when its connection closes, Streamlit ends it at once and its memory goes. A connection
-whose session could not be told so is counted for Streamlit's two minutes more.
+A session whose connection holds a counted message is not kept for reconnecting: when its
+connection closes, Streamlit ends it at once and its memory goes. The server learns each
+connection's session from the first message Streamlit sends on it (`session_of`, before
+the visitor can read it), so the session is told so the moment a counted message arrives,
+not at its next page run: a visitor who resumed the session on a new connection in
+between would otherwise keep the memory with nothing counting it. A connection whose
+session could not be told so is counted for Streamlit's two minutes more.
 """
 
 from __future__ import annotations
@@ -62,6 +66,8 @@ class _Connection:
     closed_at: float | None = None
     ends_with_connection: bool = False  # its session ends when the connection closes
     cut: bool = False  # its last message had values taken out: over the cap
+    session_id: str | None = None  # its Streamlit session, once known
+    taken_over: bool = False  # its session was resumed on another connection
 
 
 @dataclass
@@ -93,10 +99,14 @@ class HeldMessages:
 
     def admit(self, token: str, n_bytes: int) -> bool:
         """Whether a message of `n_bytes` from this connection fits; if it does not, the
-        connection is marked `cut` (its big values are to be taken out)."""
+        connection is marked `cut` (its big values are to be taken out). A counted message
+        makes the connection's session, when it is known, one that ends with it."""
         with self.lock:
             c = self.connections.get(token)
             if c is None:
+                return False
+            if c.taken_over and n_bytes > FREE_BYTES:
+                c.cut = True  # its session is another connection's now
                 return False
             if n_bytes <= FREE_BYTES or n_bytes <= c.held:
                 c.cut = False
@@ -107,7 +117,20 @@ class HeldMessages:
                 c.cut = True
                 return False
             c.held, c.cut = n_bytes, False
-            return True
+        self._end_with_connection(token)
+        return True
+
+    def _end_with_connection(self, token: str) -> None:
+        """Tell Streamlit not to keep the session of a connection that holds a counted
+        message once the connection closes."""
+        with self.lock:
+            c = self.connections.get(token)
+            if c is None or c.held == 0 or c.ends_with_connection or c.session_id is None:
+                return
+            session_id = c.session_id
+        if self.forget_on_close(session_id):
+            with self.lock:
+                c.ends_with_connection = True
 
     def close(self, token: str) -> None:
         """The connection closed: what it held goes now if its session ends with it, else
@@ -122,17 +145,32 @@ class HeldMessages:
                 c.closed_at = time.monotonic()
 
     def bind(self, token: str | None, session_id: str) -> None:
-        """A page run of `session_id` on this connection: if the connection holds a counted
-        message, its session is not kept for reconnecting."""
+        """The connection `token` serves the session `session_id` (learnt from what
+        Streamlit sends on it, and said again by each page run): if the connection holds
+        a counted message, its session is not kept for reconnecting."""
         if token is None:
             return
         with self.lock:
             c = self.connections.get(token)
-            if c is None or c.held == 0 or c.ends_with_connection:
+            if c is None:
                 return
-        if self.forget_on_close(session_id):
-            with self.lock:
-                c.ends_with_connection = True
+            c.session_id = session_id
+        self._end_with_connection(token)
+
+    def resume(self, token: str, session_id: str) -> None:
+        """The connection `token` asks to resume the session `session_id` (a browser whose
+        connection dropped). Streamlit then moves the session to it, and goes on taking
+        the old connection's messages into it: from now on the old connection's big
+        messages have their big values taken out, so that nothing they send stays in a
+        session that no longer ends with them. (Had the old connection held a counted
+        message, the session would end with it and Streamlit would refuse the resume.)"""
+        with self.lock:
+            for t, c in self.connections.items():
+                if t != token and c.session_id == session_id:
+                    c.taken_over = True
+            mine = self.connections.get(token)
+            if mine is not None and mine.session_id is None:
+                mine.session_id = session_id
 
     def was_cut(self, token: str | None) -> bool:
         with self.lock:
@@ -151,6 +189,34 @@ def connection_token() -> str | None:
 
 
 HELD = HeldMessages(limits.MAX_HELD_MESSAGES_MB * MIB)  # the server's, every connection
+
+
+SESSION_MESSAGE_BYTES = 1024 * 1024  # Streamlit's new_session message: a few KB
+
+
+def resumed_session(protocols: str | None) -> str | None:
+    """The session a WebSocket request asks to resume: the third entry of its
+    Sec-WebSocket-Protocol header (Streamlit's first is its protocol, the second the XSRF
+    token), None when it names none."""
+    if not protocols:
+        return None
+    entries = [entry.strip() for entry in protocols.split(",")]
+    return entries[2] if len(entries) >= 3 and entries[2] else None
+
+
+def session_of(message: bytes) -> str | None:
+    """The session id a message Streamlit sends names, when it starts a page run of a
+    session (its `new_session`); None for any other message."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    msg = ForwardMsg()
+    try:
+        msg.ParseFromString(message)
+    except Exception:
+        return None
+    if msg.WhichOneof("type") != "new_session":
+        return None
+    return msg.new_session.initialize.session_id or None
 
 
 def cut_big_values(message: bytes) -> bytes | None:

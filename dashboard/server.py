@@ -162,6 +162,10 @@ class MessageQuota:
         name = held.CONNECTION_HEADER.encode()
         scope["headers"] = [(k, v) for k, v in scope.get("headers", []) if k.lower() != name]
         scope["headers"].append((name, token.encode()))
+        asked = [v for k, v in scope["headers"] if k.lower() == b"sec-websocket-protocol"]
+        resumed = held.resumed_session(asked[0].decode("latin-1") if asked else None)
+        if resumed is not None:
+            self.ledger.resume(token, resumed)
 
         async def counted() -> MutableMapping[str, Any]:
             while True:
@@ -178,8 +182,23 @@ class MessageQuota:
                     continue  # not a page run: the browser sends nothing else this big
                 return {"type": "websocket.receive", "bytes": cut}
 
+        learnt = False
+
+        async def sending(message: MutableMapping[str, Any]) -> None:
+            # the connection's session, learnt before the visitor can read its id (and
+            # so before they could resume it on another connection)
+            nonlocal learnt
+            if not learnt and message.get("type") == "websocket.send":
+                data = message.get("bytes")
+                if data is not None and len(data) <= held.SESSION_MESSAGE_BYTES:
+                    session_id = held.session_of(data)
+                    if session_id is not None:
+                        self.ledger.bind(token, session_id)
+                        learnt = True
+            await send(message)
+
         try:
-            await self.app(scope, counted, send)
+            await self.app(scope, counted, sending)
         finally:
             self.ledger.close(token)
 

@@ -23,6 +23,7 @@ from multiprocessing import get_context
 from typing import Any
 
 from trickledger.replay.judge import DEFAULT_SAMPLES as DEFAULT_SAMPLES_MOVES
+from trickledger.terminal import say, terminal
 
 from . import ratings
 from .db import DatabaseBusy, db_path, log_texts, reading, writing
@@ -322,18 +323,37 @@ class Progress:
         self.bar.close()
 
 
+EXIT_STORAGE = 3  # the file system failed, as for `ingest` (ingest/commands.py)
+
+
 def cmd_analyse(args: argparse.Namespace) -> int:
+    """`trickledger analyse`: a full (read-only, failing) file system under the database is
+    one line naming it, with exit 3, as for `ingest`: what was committed before it stays."""
+    try:
+        return _cmd_analyse(args)
+    except Exception as e:
+        from .load import file_system_of, storage_failure
+
+        what = storage_failure(e)
+        if what is None:
+            raise
+        target = args.lake if args.lake is not None else db_path(args.db)
+        say(f"trickledger analyse: the file system at {file_system_of(target)} (which holds "
+            f"{target}) is {what}: what was committed before it stays; make room there and "
+            f"run the same command again", error=True)
+        return EXIT_STORAGE
+
+
+def _cmd_analyse(args: argparse.Namespace) -> int:
     if args.playouts < 1:
-        print("trickledger analyse: --playouts must be at least 1", file=sys.stderr)
+        say("trickledger analyse: --playouts must be at least 1", error=True)
         return 2
     if not args.moves and (args.cluster is not None or args.engine != "python"):
-        print("trickledger analyse: --cluster and --engine apply to --moves only",
-              file=sys.stderr)
+        say("trickledger analyse: --cluster and --engine apply to --moves only", error=True)
         return 2
     if args.lake is not None:
         if args.moves:
-            print("trickledger analyse: --moves needs a database file (--db), not a lake",
-                  file=sys.stderr)
+            say("trickledger analyse: --moves needs a database file (--db), not a lake", error=True)
             return 2
         return _analyse_lake(args)
     path = db_path(args.db)
@@ -349,23 +369,23 @@ def cmd_analyse(args: argparse.Namespace) -> int:
 def _analyse_lake(args: argparse.Namespace) -> int:
     """`--lake DIR`: the same analyses, their tables committed into the lake."""
     if args.db is not None:
-        print("trickledger analyse: give --db or --lake, not both", file=sys.stderr)
+        say("trickledger analyse: give --db or --lake, not both", error=True)
         return 2
     from .lake import is_lake
 
     if not is_lake(args.lake):
-        print(f"trickledger analyse: {args.lake}: not a trickledger lake (make one with "
-              f"trickledger ingest SOURCE --lake {args.lake})", file=sys.stderr)
+        say(f"trickledger analyse: {args.lake}: not a trickledger lake (make one with "
+            f"trickledger ingest SOURCE --lake {args.lake})", error=True)
         return 2
     try:
         target = Analysis(args.lake)
     except LakeError as e:
-        print(f"trickledger analyse: {e}", file=sys.stderr)
+        say(f"trickledger analyse: {e}", error=True)
         return 2
     try:
         return _analyse(args, target)
     except LakeError as e:
-        print(f"trickledger analyse: {e}", file=sys.stderr)
+        say(f"trickledger analyse: {e}", error=True)
         return 2
     finally:
         target.close()
@@ -379,7 +399,7 @@ def _analyse(args: argparse.Namespace, path: Target) -> int:
             progress = Progress()
 
             def plan(p: Plan) -> None:
-                print(p.line(), file=sys.stderr, flush=True)
+                say(p.line(), error=True)
 
             try:
                 estimate_hands(path, args.playouts, args.seed, args.jobs, args.game or None,
@@ -387,10 +407,10 @@ def _analyse(args: argparse.Namespace, path: Target) -> int:
             finally:
                 progress.close()
     except DatabaseBusy as e:
-        print(f"trickledger analyse: {e}", file=sys.stderr)
+        say(f"trickledger analyse: {e}", error=True)
         return 2
     for line in summary.lines():
-        print(line)
+        say(terminal(line))
     if summary.interrupted:
         return 130
     return 1 if summary.failures else 0
@@ -408,12 +428,12 @@ def cmd_moves(args: argparse.Namespace, path: str) -> int:
     from .moves import judge_games
 
     if args.samples < 2:
-        print("trickledger analyse: --samples must be at least 2 (a standard error needs "
-              "two)", file=sys.stderr)
+        say("trickledger analyse: --samples must be at least 2 (a standard error needs "
+            "two)", error=True)
         return 2
     if args.engine not in engine_names():
-        print(f"trickledger analyse: no analysis engine {args.engine!r} (known: "
-              f"{', '.join(engine_names())})", file=sys.stderr)
+        say(f"trickledger analyse: no analysis engine {args.engine!r} (known: "
+            f"{', '.join(engine_names())})", error=True)
         return 2
     if args.cluster is not None:
         from .cluster import parse
@@ -421,27 +441,27 @@ def cmd_moves(args: argparse.Namespace, path: str) -> int:
         try:
             parse(args.cluster)
         except ClusterError as e:
-            print(f"trickledger analyse: {e}", file=sys.stderr)
+            say(f"trickledger analyse: {e}", error=True)
             return 2
     progress = Progress(unit="decision", what="decisions")
 
     def plan(p: MovesPlan) -> None:
-        print(p.line(), file=sys.stderr, flush=True)
+        say(p.line(), error=True)
 
     try:
         moves = judge_games(path, args.samples, args.seed, args.jobs, args.game or None,
                             args.limit, progress, plan, args.max_moves, args.cluster,
                             args.engine)
     except DatabaseBusy as e:
-        print(f"trickledger analyse: {e}", file=sys.stderr)
+        say(f"trickledger analyse: {e}", error=True)
         return 2
     except ClusterError as e:
-        print(f"trickledger analyse: {e}", file=sys.stderr)
+        say(f"trickledger analyse: {e}", error=True)
         return 2
     finally:
         progress.close()
     for line in moves.lines():
-        print(line)
+        say(terminal(line))
     if moves.interrupted:
         return 130
     return 1 if moves.failures or moves.broken else 0

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import stat
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +21,7 @@ import duckdb
 
 from . import schema
 from .analytics import DERIVED_TABLES
-from .db import STORAGE, open_db
+from .db import STORAGE, open_db, owner_of, owner_tag, process_gone, remove_tree
 from .transactions import transaction
 
 MANIFEST = "manifest.json"
@@ -121,49 +123,71 @@ def import_(folder: str, db: str) -> Report:
     if os.path.lexists(db):
         raise BackupError(f"{db} exists: import into a new database file")
     # Built under a name of its own and put in place only when whole: a killed import
-    # leaves no file at `db` (which would make a retry refuse), only its work file, which
-    # the next import into the same folder removes.
-    _remove_stale_work_files(db)
-    work = _work_file(db, os.getpid())
+    # leaves no file at `db` (which would make a retry refuse), only its work folder, which
+    # the next import into the same folder removes. The work file is in a folder made for
+    # this import alone (mode 0700, a name nobody can take first), never at a name in the
+    # database's folder, where anyone who may write there could have put a link to
+    # anywhere under the name this process would use.
+    folder, name = os.path.split(os.path.abspath(db))
+    _remove_stale_work(folder, name)
+    work_folder = tempfile.mkdtemp(prefix=f".{name}{_WORK}{owner_tag()}-", dir=folder)
+    work = os.path.join(work_folder, name)
     try:
         report = _build(src, work, manifest, version)
         _publish(work, db)
     finally:
-        for leftover in (work, work + ".wal"):
-            if os.path.lexists(leftover):
-                os.unlink(leftover)
+        _remove_entry(folder, os.path.basename(work_folder))
     return Report(db, report.version, report.rows)
 
 
 _WORK = ".importing-"
 
 
-def _work_file(db: str, pid: int) -> str:
-    folder, name = os.path.split(os.path.abspath(db))
-    return os.path.join(folder, f".{name}{_WORK}{pid}")
+def _remove_entry(folder: str, entry: str) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        remove_tree(entry, fd)
+    finally:
+        os.close(fd)
 
 
-def _remove_stale_work_files(db: str) -> None:
-    """The work files of imports into `db` that were killed (their process is gone)."""
-    folder, name = os.path.split(os.path.abspath(db))
+def _remove_stale_work(folder: str, name: str) -> None:
+    """The work folders of imports into `folder/name` that were killed (their process is
+    gone, or its id is another process's now), and an older trickledger's work files
+    (`.NAME.importing-PID`, `-PID.wal`) whose process is gone. Any other entry under that
+    prefix (a name with other digits, a link, a number beyond any process id) is not an
+    import's and is left alone."""
     prefix = f".{name}{_WORK}"
     try:
         entries = os.listdir(folder)
     except OSError:
         return
     for entry in entries:
-        pid_text = entry[len(prefix):].removesuffix(".wal")
-        if not entry.startswith(prefix) or not pid_text.isdigit():
+        if not entry.startswith(prefix):
+            continue
+        rest = entry[len(prefix):]
+        owner = owner_of(rest)
+        if owner is not None:
+            if process_gone(*owner):
+                _remove_entry(folder, entry)
+            continue
+        pid_text = rest.removesuffix(".wal")
+        if not (pid_text.isascii() and pid_text.isdigit() and len(pid_text) <= 7):
             continue
         try:
             os.kill(int(pid_text), 0)
             continue  # an import under way
         except ProcessLookupError:
             pass
-        except PermissionError:
-            continue  # alive, another user's
+        except (PermissionError, OverflowError, ValueError):
+            continue  # alive, another user's; or no process id
+        path = os.path.join(folder, entry)
         try:
-            os.unlink(os.path.join(folder, entry))
+            if stat.S_ISREG(os.lstat(path).st_mode):
+                os.unlink(path)
         except OSError:
             pass
 

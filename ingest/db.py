@@ -144,6 +144,70 @@ def owner_of(name: str) -> tuple[int, str] | None:
     return int(parts[0]), parts[1]
 
 
+TREE_MAX_DEPTH = 64  # what trickledger leaves beside a database is 2 or 3 folders deep
+TREE_MAX_ENTRIES = 100_000
+
+
+def remove_tree(name: str, dir_fd: int, max_depth: int = TREE_MAX_DEPTH,
+                max_entries: int = TREE_MAX_ENTRIES) -> bool:
+    """Remove the folder `name` of the folder open at `dir_fd` and everything in it, as a
+    dead run's leftovers beside the database are removed: by descriptors, never following
+    a link (a link is removed, not what it leads to), without recursion, and bounded,
+    since someone who may write there may have made the tree as deep and as big as they
+    like (shutil.rmtree recurses once per level: a tree 3,000 folders deep ended the ingest
+    in a RecursionError). A tree deeper than `max_depth` or of more than `max_entries`
+    entries is left as it is. Whether `name` is gone."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW | _CLOEXEC
+    try:
+        top = os.open(name, flags, dir_fd=dir_fd)
+    except OSError:
+        return False
+    # the folders open, each with its parent's descriptor, its name there and its inode
+    stack = [(top, dir_fd, name, os.fstat(top).st_ino)]
+    stuck: set[tuple[int, str]] = set()  # (folder's inode, name): entries that would not go
+    seen = 0
+    try:
+        while stack:
+            fd, parent, here, inode = stack[-1]
+            deeper = None
+            with os.scandir(fd) as entries:
+                for entry in entries:
+                    seen += 1
+                    if seen > max_entries:
+                        return False
+                    if (inode, entry.name) in stuck:
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        deeper = entry.name
+                        break
+                    try:
+                        os.unlink(entry.name, dir_fd=fd)
+                    except OSError:
+                        stuck.add((inode, entry.name))
+            if deeper is not None:
+                if len(stack) >= max_depth:
+                    return False
+                try:
+                    child = os.open(deeper, flags, dir_fd=fd)
+                except OSError:
+                    stuck.add((inode, deeper))
+                    continue
+                stack.append((child, fd, deeper, os.fstat(child).st_ino))
+                continue
+            stack.pop()
+            os.close(fd)
+            try:
+                os.rmdir(here, dir_fd=parent)
+            except OSError:
+                if not stack:
+                    return False
+                stuck.add((stack[-1][3], here))
+        return True
+    finally:
+        for fd, _, _, _ in stack:
+            os.close(fd)
+
+
 class Flag:
     """This process's flag for one wait: raised beside the database, touched while the
     wait lasts (a flag left untouched for FLAG_FRESH_S is stale to everyone else), raised
@@ -348,15 +412,21 @@ def _live_flag(flag: str, pid: int) -> bool:
     if alive and started == "" and _started(os.getpid()) is not None:
         alive = False  # this system tells start times, so every waiter wrote its own
     if alive:
-        try:
-            os.kill(pid, 0)
-            alive = not started or _started(pid) in (None, started)
-        except ProcessLookupError:
-            alive = False
-        except PermissionError:  # another user's live process
-            alive = True
-        except (OverflowError, OSError):
-            alive = False
+        # the process's start time, from /proc, which tells another user's processes too
+        # (os.kill may not: it refuses to say whether another user's process lives, and
+        # a flag naming one, with any start time, counted as a waiter)
+        now = _started(pid)
+        if now is not None:
+            alive = not started or now == started
+        else:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                alive = False
+            except PermissionError:  # another user's live process, its start time unknown
+                alive = True
+            except (OverflowError, OSError):
+                alive = False
     if not alive:
         try:
             if stat.S_ISREG(os.lstat(flag).st_mode):

@@ -23,7 +23,6 @@ from __future__ import annotations
 import datetime as dt
 import errno
 import os
-import shutil
 import signal
 import socket
 import stat
@@ -41,7 +40,16 @@ import pyarrow as pa
 from . import schema
 from .admin import Actor, record
 from .batch import STAGING, Done, Outcome, Recorded, Source, Task, to_arrow, write_parquet
-from .db import open_db, others_waiting, owner_of, owner_tag, process_gone, writing, yield_to_writers
+from .db import (
+    open_db,
+    others_waiting,
+    owner_of,
+    owner_tag,
+    process_gone,
+    remove_tree,
+    writing,
+    yield_to_writers,
+)
 from .lake import LOADED, LakeWriter, discard
 from .sources import expand
 from .transactions import transaction
@@ -462,7 +470,7 @@ class DatabaseWriter:
                     if (owner is not None and process_gone(*owner)) or \
                             (owner is None and now - os.stat(os.path.join(name, STAGING),
                                                               dir_fd=root).st_mtime > idle_s):
-                        shutil.rmtree(name, dir_fd=root, ignore_errors=True)
+                        remove_tree(name, root)  # bounded: a tree of any depth or size
                 except OSError:
                     pass
         finally:
@@ -554,7 +562,15 @@ class DatabaseWriter:
             self._watcher.join()
         with self._held:
             self._let_go(quietly=quietly)
-        shutil.rmtree(self.out, ignore_errors=True)
+        try:
+            root = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW)
+        except OSError:
+            pass
+        else:
+            try:
+                remove_tree(os.path.basename(self.out), root)
+            finally:
+                os.close(root)
         try:
             os.rmdir(self.root)  # only when no other run is using it
         except OSError:

@@ -250,7 +250,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         say(f"trickledger simulate: --out {args.out}: {e.strerror or e}", error=True)
         return 2
     dt = time.perf_counter() - t0
-    print(f"wrote {n} {args.game} games to {args.out} in {dt:.1f} s")
+    say(f"wrote {n} {terminal(args.game)} games to {terminal(args.out)} in {dt:.1f} s")
     return 0
 
 

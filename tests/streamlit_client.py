@@ -62,7 +62,7 @@ class Session:
     on its WebSocket's handshake (a Host, proxy headers, ...)."""
 
     def __init__(self, url: str, headers: dict[str, str] | None = None,
-                 max_size: int = 64 * 1024 * 1024) -> None:
+                 max_size: int = 64 * 1024 * 1024, resume: str | None = None) -> None:
         import socket
 
         where = url.removeprefix("http://")
@@ -70,24 +70,31 @@ class Session:
         extra = dict(headers or {})
         host = extra.pop("Host", where)  # the Host the request names; it goes to `url`
         sock = socket.create_connection((address, int(port)), timeout=60)
+        # a browser that reconnects names the session to resume as the third entry (the
+        # second is the XSRF token, which a request without an Origin is not asked for)
+        protocols = ["streamlit"] if resume is None else ["streamlit", "xsrf", resume]
         self._connecting = connect(
-            f"ws://{host}/_stcore/stream", sock=sock, subprotocols=["streamlit"],  # type: ignore[list-item]
+            f"ws://{host}/_stcore/stream", sock=sock, subprotocols=protocols,  # type: ignore[arg-type]
             additional_headers=extra, user_agent_header=None, proxy=None,
             compression=None, max_size=max_size, open_timeout=60, ping_interval=None)
         self.ws: ClientConnection = self._connecting.__enter__()
-        self.session_id: str | None = None
+        self.session_id: str | None = resume
 
-    def run(self, page: str = "", widgets: list[Any] | None = None,
-            query: str = "", limit_s: float = 300) -> PageRun:
-        """Run `page` (its url path: "verify", "sql"; "" the default page) with these widget
-        states (streamlit.proto WidgetState), and collect what it sends until it finishes.
-        `limit_s` only turns a hang into a failure: a run that finishes ends the wait."""
+    def send(self, page: str = "", widgets: list[Any] | None = None, query: str = "") -> None:
+        """Ask for a page run and do not wait for it."""
         msg = BackMsg()
         msg.rerun_script.query_string = query
         msg.rerun_script.page_name = page
         if widgets:
             msg.rerun_script.widget_states.widgets.extend(widgets)
         self.ws.send(msg.SerializeToString())
+
+    def run(self, page: str = "", widgets: list[Any] | None = None,
+            query: str = "", limit_s: float = 300) -> PageRun:
+        """Run `page` (its url path: "verify", "sql"; "" the default page) with these widget
+        states (streamlit.proto WidgetState), and collect what it sends until it finishes.
+        `limit_s` only turns a hang into a failure: a run that finishes ends the wait."""
+        self.send(page, widgets, query)
         run = PageRun()
         deadline = time.monotonic() + limit_s
         while run.finished is None:

@@ -258,3 +258,117 @@ def test_a_dead_runs_staged_files_go_and_a_link_among_them_is_not_followed(tmp_p
     assert run.returncode == 0, run.stdout + run.stderr
     assert not dead.parent.exists()
     assert (victim / "file").read_text() == "mine"
+
+
+def _nest(top: Path, depth: int) -> None:
+    """`depth` folders, one in the next, under `top` (made by descriptors: the path of the
+    deepest is longer than the system lets one call name)."""
+    top.mkdir(parents=True)
+    fd = os.open(top, os.O_RDONLY)
+    try:
+        for _ in range(depth):
+            os.mkdir("a", dir_fd=fd)
+            inner = os.open("a", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    finally:
+        os.close(fd)
+
+
+def _unnest(top: Path) -> None:
+    """Remove what `_nest` made, a level at a time from the top (pytest's own clean-up of
+    its temporary folders recurses once per level too)."""
+    spare = top.with_name(top.name + ".up")
+    while (top / "a").exists():
+        os.rename(top / "a", spare)
+        for entry in top.iterdir():
+            entry.unlink()
+        top.rmdir()
+        os.rename(spare, top)
+    for entry in top.iterdir():
+        entry.unlink()
+    top.rmdir()
+
+
+def test_a_tree_of_any_depth_or_size_beside_the_database_ends_no_ingest(tmp_path):
+    """Attack on issue 35's fix: someone who may write beside the database makes, in
+    `FILE.ingest`, a folder named like a dead run's that holds 3,000 folders one in the
+    next, and another of a few small ones. Before: the ingest removed the dead runs'
+    folders with shutil.rmtree, which recurses once per level, and ended in a
+    RecursionError traceback. A dead run's folder is removed by descriptors, without
+    recursion and bounded (docs/reliability.md): the shallow one goes, the one deeper than
+    the bound stays, and the ingest loads its log."""
+    db = tmp_path / "d.duckdb"
+    root = Path(f"{db}.ingest")
+    _nest(root / "999999-1-deep", 3000)
+    _nest(root / "999998-1-shallow", 5)
+    (root / "999998-1-shallow" / "a" / "file").write_text("x")
+    try:
+        run = subprocess.run([sys.executable, "-m", "trickledger", "ingest", str(LOGS[0]),
+                              "--db", str(db)], cwd=ROOT, capture_output=True, text=True,
+                             timeout=300)
+        assert "Traceback" not in run.stderr, run.stderr
+        assert run.returncode == 0, run.stdout + run.stderr
+        assert not (root / "999998-1-shallow").exists()
+        assert (root / "999999-1-deep").exists()  # deeper than the bound: left as it is
+    finally:
+        _unnest(root / "999999-1-deep")
+
+
+def test_removing_a_tree_is_bounded_and_follows_no_link(tmp_path):
+    """`remove_tree`: a tree within the bounds goes whole, its links removed and not
+    followed; past the bound on depth or on entries it stops, and says it did not remove."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "file").write_text("mine")
+    where = tmp_path / "beside"
+    _nest(where / "ok", 10)
+    (where / "ok" / "a" / "link").symlink_to(victim)
+    (where / "ok" / "a" / "fifo").parent.mkdir(exist_ok=True)
+    os.mkfifo(where / "ok" / "a" / "fifo")
+    _nest(where / "deep", 100)
+    (where / "wide").mkdir()
+    for i in range(50):
+        (where / "wide" / str(i)).write_text("")
+    fd = os.open(where, os.O_RDONLY)
+    try:
+        assert dbmod.remove_tree("ok", fd) is True
+        assert dbmod.remove_tree("deep", fd, max_depth=64) is False
+        assert dbmod.remove_tree("wide", fd, max_entries=20) is False
+        assert dbmod.remove_tree("nothing", fd) is False
+    finally:
+        os.close(fd)
+    assert not (where / "ok").exists()
+    assert (victim / "file").read_text() == "mine"
+    assert (where / "deep").exists() and (where / "wide").exists()
+    _unnest(where / "deep")
+
+
+def test_a_flag_naming_another_users_process_counts_only_with_its_start_time(
+        tmp_path, monkeypatch):
+    """Attack on issue 35's fix, a flag naming a live process of another user: a server
+    that does not run as root may not signal it, and `os.kill` says only "not permitted".
+    Before: such a flag counted as a waiter whatever start time it held (the start time was
+    compared only where the signal was permitted). The start time is read from /proc,
+    which tells any user's processes; the flag counts only with that process's. (The tests
+    run as root, so the refusal a server of another user meets is made here.)"""
+    db = tmp_path / "t.duckdb"
+    other = subprocess.Popen(["sleep", "600"])
+    real_kill = os.kill
+
+    def kill(pid: int, sig: int) -> None:
+        if pid == other.pid:
+            raise PermissionError(1, "Operation not permitted")
+        real_kill(pid, sig)
+
+    monkeypatch.setattr(dbmod.os, "kill", kill)
+    try:
+        flag = Path(f"{db}{WRITER_WAITING}{other.pid}.x")
+        flag.write_text("12345")  # not its start time
+        assert not writer_waiting(str(db)) and not flag.exists()
+        flag.write_text(dbmod._started(other.pid) or "")
+        assert writer_waiting(str(db))
+    finally:
+        monkeypatch.undo()
+        other.kill()
+        other.wait()

@@ -160,7 +160,10 @@ PROXY_HEADERS = ["X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host",
                  "X-True-IP", "X-Client-Addr", "X-Client-Address", "Client-Address",
                  "Cdn-Src-Ip", "X-Nf-Client-Connection-Ip", "X-Coming-From", "X_Real_IP",
                  "True_Client_IP", "CF_Connecting_IP", "Tailscale-User-Login",
-                 "X-Auth-Request-User", "Remote-User", "X-Remote-User", "X-Forwarded-User"]
+                 "X-Auth-Request-User", "Remote-User", "X-Remote-User", "X-Forwarded-User",
+                 # named with the prefix browsers use (issue 35's fix attacked: any Sec-*
+                 # header counted as a browser's, and a gateway may name its own so)
+                 "Sec-Forwarded-User", "Sec-User-Email", "Sec-Proxy-Id", "Sec-Auth-Token"]
 
 
 @pytest.mark.parametrize("header", PROXY_HEADERS)

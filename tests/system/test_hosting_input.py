@@ -84,3 +84,36 @@ def test_no_escape_code_reaches_the_terminal_from_sql_or_verify(tmp_path, capsys
     assert main(["verify", str(named)]) == 0
     out = capsys.readouterr().out
     assert "pwned" in out and _clean(out), out
+
+
+def test_analyse_dashboard_simulate_and_users_write_no_escape_code_to_the_terminal(
+        tmp_path, capsys):
+    """Attack on issue 35's fixes, 'terminal escapes through every command': the commands
+    the issue did not name printed what they were given raw. Before: `analyse --lake`
+    wrote the folder's name with its ESC, OSC, C1 and RLO to standard error, `dashboard`
+    its address and database path, `simulate` the folder it wrote to, and `users add`
+    the name in its password prompt (and, with nothing on standard input, ended in an
+    EOFError traceback)."""
+    import subprocess
+    import sys
+
+    evil = tmp_path / f"x{EVIL}"
+    assert main(["analyse", "--lake", str(evil)]) == 2
+    err = capsys.readouterr().err
+    assert "pwned" in err and _clean(err), err
+    assert main(["dashboard", "--address", f"127.0.0.1{EVIL}", "--port", "1",
+                 "--db", str(tmp_path / "d.duckdb")]) == 2
+    err = capsys.readouterr().err
+    assert "pwned" in err and _clean(err), err
+    assert main(["simulate", "--game", "rage", "--games", "1", "--out", str(evil)]) == 0
+    out = capsys.readouterr().out
+    assert "pwned" in out and _clean(out), out
+    users = subprocess.run(
+        [sys.executable, "-m", "trickledger", "users", "add", f"ann{EVIL}", "--users",
+         str(tmp_path / "users.toml")], stdin=subprocess.DEVNULL, capture_output=True,
+        text=True, start_new_session=True, timeout=120)  # no terminal: stdin is empty
+    assert users.returncode == 2, users.stdout + users.stderr
+    assert "Traceback" not in users.stderr, users.stderr
+    shown = users.stdout + users.stderr.replace("Warning: Password input may be echoed.", "")
+    assert _clean(shown), shown
+    assert "no password given" in users.stderr

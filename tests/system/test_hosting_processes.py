@@ -16,6 +16,7 @@ import pytest
 from helpers import pause_in_batch
 
 from trickledger import main
+from trickledger.ingest.db import reading
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "sample_logs" / "corpus"
@@ -117,6 +118,7 @@ def checksum(con, relation):
     time.sleep(3600)
 backup.checksum = checksum
 from trickledger import main
+from trickledger.ingest.db import reading
 raise SystemExit(main(sys.argv[2:]))
 """
 
@@ -135,6 +137,40 @@ def test_a_killed_import_leaves_nothing_that_blocks_a_retry(tmp_path, capsys):
     assert main(["import", str(tmp_path / "backup"), "--db", str(restored)]) == 0, \
         capsys.readouterr().err
     assert sorted(os.listdir(restored.parent)) == ["r.duckdb"]  # the killed run's work file too
+
+
+def test_an_import_writes_through_no_link_and_any_name_beside_it_is_refused_quietly(
+        tmp_path, capsys):
+    """Attack on issue 35's fixes, beside the database an import makes: someone who may
+    write in its folder plants, under the work file's name for the importing process (a
+    process id is easy to guess), a link to a file elsewhere, and work files named with
+    odd digits (`²`) and with a number beyond any process id. Before: the import built the
+    database through the link, wherever it led, and put a link at `--db`; the odd names
+    ended it in a traceback (ValueError, OverflowError). The import builds in a folder of
+    its own that nobody else may write, and an entry it did not make is left alone."""
+    db = tmp_path / "t.duckdb"
+    assert main(["ingest", "--db", str(db), str(GAME)]) == 0
+    assert main(["export", str(tmp_path / "backup"), "--db", str(db)]) == 0
+    folder, elsewhere = tmp_path / "restored", tmp_path / "elsewhere"
+    folder.mkdir()
+    elsewhere.mkdir()
+    restored = folder / "r.duckdb"
+    planted = folder / f".r.duckdb.importing-{os.getpid()}"
+    planted.symlink_to(elsewhere / "planted.duckdb")
+    odd = [folder / ".r.duckdb.importing-\u00b2",
+           folder / ".r.duckdb.importing-99999999999999999999999"]
+    for path in odd:
+        path.write_text("")
+    capsys.readouterr()
+    assert main(["import", str(tmp_path / "backup"), "--db", str(restored)]) == 0, \
+        capsys.readouterr().err
+    assert not (elsewhere / "planted.duckdb").exists()
+    assert restored.is_file() and not restored.is_symlink()
+    with reading(str(restored)) as con:
+        assert con.execute("SELECT count(*) FROM logs").fetchall() == [(1,)]
+    assert all(path.exists() for path in odd)  # not ours: left alone
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [restored.name, planted.name] + [p.name for p in odd])
 
 
 def test_a_console_leaves_no_temporary_folder(tmp_path, monkeypatch):

@@ -71,6 +71,8 @@ ADDED_BY_A_PROXY = [
     "Akamai-Origin-Hop", "X-Akamai-Edgescape", "CDN-Loop", "X-Varnish", "Surrogate-Capability",
     # names nobody can list in advance
     "X-Some-Proxy-Of-Tomorrow", "X-Club-Gateway-User", "Sec_Fetch_Mode",
+    # the prefix browsers use, on a name no browser sends
+    "Sec-Forwarded-User", "Sec-User-Email",
 ]
 
 # What browsers send by themselves when they open the app's WebSocket (Chromium, Firefox).
@@ -263,3 +265,73 @@ def test_what_visitors_send_is_capped_for_every_session_together_and_goes_with_t
         f"{before:.0f} MB before the sessions, {rss_mb(proc.pid):.0f} MB after they closed"
     print(f"server's memory: {before:.0f} MB before, {during:.0f} MB with 37 sessions "
           f"({pasted.count('checked')} pastes checked), {rss_mb(proc.pid):.0f} MB after")
+
+
+def _paste_then_resume(url: str, text: str, how: str) -> tuple[bool, bool]:
+    """A visitor pastes `text` into the Verify page and, before the page run it asked for
+    can tell the session not to wait for a reconnection, resumes the session on a second
+    connection (as a browser does when its connection drops) and drops the first. `how`:
+    "after a run" (the Verify page run once first), "first" (the paste is the first thing
+    the connection sends: the visitor learns the session's id from the run it starts), or
+    "late" (the session is resumed first, and the old connection, which Streamlit still
+    reads into it, sends the paste then). Whether the second connection got the same
+    session, and whether that session held the paste."""
+    a = Session(url)
+    b: Session | None = None
+    try:
+        if how == "late":
+            box_id = a.run("verify").widget("text_area", "Log lines").id
+            b = Session(url, resume=a.session_id)
+            a.send("verify", [text_value(box_id, text)])
+            time.sleep(2)  # for the old connection's message to be read into the session
+        elif how == "first":
+            page = Session(url)
+            try:
+                box_id = page.run("verify").widget("text_area", "Log lines").id
+            finally:
+                page.close()
+            a.send("verify", [text_value(box_id, text)])
+            from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+            while a.session_id is None:  # the run's first message names the session
+                fwd = ForwardMsg()
+                fwd.ParseFromString(a.ws.recv(timeout=120))
+                if fwd.WhichOneof("type") == "new_session":
+                    a.session_id = fwd.new_session.initialize.session_id
+        else:
+            box_id = a.run("verify").widget("text_area", "Log lines").id
+            a.send("verify", [text_value(box_id, text)])
+        if b is None:
+            b = Session(url, resume=a.session_id)
+    finally:
+        a.close()
+    with b:
+        run = b.run("verify")  # no widget values: the session's own, if it kept them
+    same = b.session_id == a.session_id
+    # the paste's verdict (the page's own text says "illegal" and "unreadable" too)
+    return same, same and any("pasted.jsonl` is unreadable" in t for t in run.texts())
+
+
+def test_a_paste_is_not_kept_by_resuming_its_session_on_a_new_connection(server):
+    """Attack on issue 35's fix: the server counted a paste against its connection and
+    told Streamlit not to keep the session for reconnecting only at the session's next page
+    run. A visitor who pasted and at once resumed the session on a new connection kept
+    the paste in the server's memory while the new connection counted nothing, and the
+    old one's count went two minutes later (2 of 10 tries kept their paste, each time
+    uncounted, so tries over time hold as much as they like). The server learns each connection's session from
+    the first message Streamlit sends on it, before the visitor can, so a counted message
+    ends its session with its connection at once: resuming gets a new session. And once a
+    session is resumed elsewhere, its old connection (which Streamlit still reads into
+    it) has its big values taken out."""
+    url, _ = server
+    line = '{"type": "play", "player": "Ann", "card": "' + "x" * 80 + '"}\n'
+    big = line * (MIB // len(line))
+    tries = [_paste_then_resume(url, big, how) for how in ("after a run", "first", "late") * 3]
+    assert not any(kept for _, kept in tries), tries
+    # a session without a counted message is still kept for its visitor's return
+    with Session(url) as a:
+        a.run("verify")
+        sid = a.session_id
+    with Session(url, resume=sid) as b:
+        b.run("verify")
+        assert b.session_id == sid

@@ -87,3 +87,39 @@ def test_a_full_disk_names_the_file_system_exits_3_and_keeps_whole_batches(tmp_p
     assert again.returncode == 0, again.stderr[-3000:]
     assert f"already loaded {loaded}," in again.stdout
     assert rows(copy, "SELECT count(*), count(DISTINCT sha256) FROM logs") == [(total, total)]
+
+
+@pytest.mark.skipif(not namespace_tmpfs_works(),
+                    reason="this kernel lets no unprivileged user mount a tmpfs (user "
+                           "namespaces are off)")
+@pytest.mark.parametrize("step", [[], ["--moves", "--limit", "2"]], ids=["analyse", "moves"])
+def test_a_full_disk_during_analyse_names_the_file_system_and_exits_3(tmp_path, step):
+    """Attack on issue 35's fix (item 6) beyond ingest: `trickledger analyse` (ratings and
+    hand estimates, or --moves) on a database whose file system is full. Before: a
+    22-line traceback ending in DuckDB's TransactionException 'No space left on device',
+    exit 1 (the status of an illegal move). Now the one line and the exit status of
+    `ingest`'s full disk."""
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    db = mnt / "games.duckdb"
+    logs = [str(ROOT / "sample_logs" / game) for game in ("rage", "plotters")]
+    ingest = [sys.executable, "-m", "trickledger", "ingest", *logs, "--db", str(db)]
+    analyse = [sys.executable, "-m", "trickledger", "analyse", "--db", str(db),
+               "--playouts", "2", *step]
+    q = shlex.quote
+    # inside the namespace: mount, load, fill what is left, analyse (its output kept outside)
+    inner = (f"mount -t tmpfs -o size={SIZE} tmpfs {q(str(mnt))} && "
+             f"{shlex.join(ingest)} > /dev/null 2>&1 && "
+             f"(dd if=/dev/zero of={q(str(mnt / 'fill'))} bs=64k 2>/dev/null; true) && "
+             f"{shlex.join(analyse)} > {q(str(tmp_path / 'out'))} "
+             f"2> {q(str(tmp_path / 'err'))}; echo $? > {q(str(tmp_path / 'rc'))}")
+    done = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", inner],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    rc = int((tmp_path / "rc").read_text())
+    err = (tmp_path / "err").read_text()
+    assert "Traceback" not in err, err
+    assert rc == EXIT_STORAGE, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"trickledger analyse: the file system at {mnt} (which holds "
+                           f"{db}) is full") and "run the same command again" in last, err

@@ -11,8 +11,12 @@ from pathlib import Path
 
 DASHBOARD = Path(__file__).resolve().parents[2] / "dashboard"
 # every file that draws: the pages and the frame, the sidebar and the shared furniture
-SOURCES = sorted((DASHBOARD / "views").glob("*.py")) + [
-    DASHBOARD / name for name in ("app.py", "ui.py", "auth.py", "tables.py", "pastes.py")]
+# (the games' own pages and page parts, and the frame that loads them, included: the check
+# left them out, and game_parts.py put an import error's message in a warning unescaped)
+SOURCES = sorted((DASHBOARD / "views").glob("*.py")) + sorted(
+    (DASHBOARD / "games").glob("*.py")) + [
+    DASHBOARD / name for name in ("app.py", "ui.py", "auth.py", "tables.py", "pastes.py",
+                                  "game_parts.py")]
 
 # Streamlit's elements whose text is rendered as markdown, and where that text goes: the
 # positions of the arguments that are text (None: every one), and the keywords
