@@ -468,7 +468,9 @@ class GameState(ABC):
         if copies > 1:
             return (f"the deck holds {copies} {card}, and all were seen this round"
                     + (f" ({'; '.join(places)})" if places else ""))
-        return f"{card} was seen already this round: {places[0] if places else 'shown'}"
+        if places:
+            return f"{card} was seen already this round: {places[0]}"
+        return f"{card} is listed twice"
 
     def cards_left(self, seat: int) -> int:
         """In a plays-only round: how many cards `seat` still holds (dealt, minus played)."""
