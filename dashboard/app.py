@@ -37,6 +37,8 @@ PAGES = [
     st.Page("views/upload.py", title="Upload", icon=":material/upload:", url_path="upload"),
     st.Page("views/sheet.py", title="Score sheet", icon=":material/edit_note:",
             url_path="sheet"),
+    st.Page("views/record.py", title="Record a game", icon=":material/stylus_note:",
+            url_path="record"),
     st.Page("views/sql.py", title="SQL", icon=":material/terminal:", url_path="sql"),
 ]
 ADMIN = st.Page("views/admin.py", title="Admin", icon=":material/admin_panel_settings:",

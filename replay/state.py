@@ -92,6 +92,10 @@ class GameState(ABC):
         self.live: LiveRound | None = None
         self.unknown: dict[int, tuple[str, ...]] | None = None
         self.inferring = False
+        # a table's recording goes on past a rule that needed the hands (the cards were
+        # played): a settle then keeps the round as its plays had it and notes the error
+        self.keep_going = False
+        self.violations: list[EarlierLineError] = []
 
     # -- what every game declares
     @classmethod
@@ -174,6 +178,9 @@ class GameState(ABC):
             new.live = live.copy()
         if self.unknown is not None:
             new.unknown = dict(self.unknown)
+        if self.keep_going:
+            new.keep_going = True
+            new.violations = self.violations.copy()
         self.clone_into(new)
         return new
 
@@ -528,14 +535,41 @@ class GameState(ABC):
         last move, as plotters' early end, ends it here)."""
         return None
 
+    def why_unscored(self) -> str | None:
+        """Why the plays-only round being settled has no score without its replay with the
+        hands (color_stacks scores the hands left), or None when its plays scored it."""
+        return None
+
+    def could_hold(self) -> list[Card]:
+        """In a plays-only round: every card nobody has shown yet (as often as the deck
+        holds it more), in deck order: what a player could still hold."""
+        live = self.live
+        assert live is not None
+        out: list[Card] = []
+        for c in self.info.cards.deck_order:
+            left = self.copies(c) - live.seen.get(c, 0)
+            if left > 0:
+                out.append(c)
+        return out
+
+    def parts_to_show(self) -> dict[str, int]:
+        """In a plays-only round whose last move is in: the parts of the deal beside the
+        hands not shown yet, with how many cards a `shown` from each lists (a game's own)."""
+        return {}
+
+    def ends_if_shown(self) -> str | None:
+        """In a plays-only round: when the player to move showing their hand would end the
+        round here (plotters: they hold only the fourth colour), why, in words; else None."""
+        return None
+
     def parts_left(self) -> dict[str, list[Card]]:
         """In a round dealt with its hands: what is left of each part of the deal beside the
         hands that a `shown` may show (`shown_parts`), by part."""
         return {}
 
     def parts_unshown(self) -> bool:
-        """Whether a part of the deal beside the hands may still be shown (a game's own)."""
-        return False
+        """Whether a part of the deal beside the hands may still be shown."""
+        return bool(self.parts_to_show())
 
     def why_unsettled(self) -> str | None:
         """Why the plays-only round cannot be scored yet (what must be shown first), or None."""
@@ -584,10 +618,20 @@ class GameState(ABC):
         snap, failure = self._replay_inferred(live, None)
         if failure is None and snap.in_round and snap.round_no == live.round:
             failure = self.not_ended(snap, live)
+        if failure is not None and self.keep_going and not self.why_unscored():
+            # the round as its plays had it (scored already): the error is noted
+            self.violations.append(failure)
+            self.live = None
+            return
+        violations = self.violations
         self.adopt(snap)
+        self.violations = violations
         if notes:
             self.unknown = {**(self.unknown or {}), live.round: tuple(notes)}
         if failure is not None:
+            if self.keep_going:
+                self.violations.append(failure)
+                return
             raise failure
 
     def earlier_violation(self, line: int | None) -> EarlierLineError | None:
@@ -717,7 +761,7 @@ class GameState(ABC):
 _CORE_ATTRIBUTES: Final = frozenset({
     "header", "players", "n", "seat", "rounds_total", "round_no", "dealer", "rounds",
     "totals", "claims", "facts", "over", "in_round", "dispatch", "live", "unknown",
-    "inferring"})
+    "inferring", "keep_going", "violations"})
 
 
 class LiveRound:

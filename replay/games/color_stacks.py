@@ -467,14 +467,21 @@ class ColorStacksState(GameState):
                     self.pile_left if part == "pile" else 1)
         self.live_show(seat, part, cards, line, expected)
 
-    def parts_left(self) -> dict[str, list[Card]]:
-        return {k: v for k, v in (("pile", self.pile), ("aside", self.aside)) if v}
-
-    def parts_unshown(self) -> bool:
+    def parts_to_show(self) -> dict[str, int]:
         live = self.live
         assert live is not None
-        return (self.pile_left > 0 and "pile" not in live.parts
-                or self.n == 4 and "aside" not in live.parts)
+        out: dict[str, int] = {}
+        if self.pile_left and "pile" not in live.parts:
+            out["pile"] = self.pile_left
+        if self.n == 4 and "aside" not in live.parts:
+            out["aside"] = 1
+        return out
+
+    def why_unscored(self) -> str | None:
+        return "the hands left score the round"
+
+    def parts_left(self) -> dict[str, list[Card]]:
+        return {k: v for k, v in (("pile", self.pile), ("aside", self.aside)) if v}
 
     def why_unsettled(self) -> str | None:
         live = self.live

@@ -580,6 +580,13 @@ class PlottersState(GameState):
             f"{', '.join(shown)}, so {name} could play it (a round ends early only when the "
             f"player to play holds nothing but the fourth colour)"))
 
+    def ends_if_shown(self) -> str | None:
+        if self.live is None or self.phase is not Phase.PLAY or len(self.trick_colors) != 3:
+            return None
+        fourth = next(c for c in COLORS if c not in self.trick_colors)
+        return (f"{self.players[self.turn]} holds only {COLOR_NAMES[fourth]} (the fourth "
+                f"colour): the round ends early")
+
     def claim_ends_round(self) -> None:
         if self.phase is Phase.PLAY and len(self.trick_colors) == 3:
             self._live_early_end()

@@ -503,10 +503,12 @@ class UnderTheRadarState(GameState):
     def parts_left(self) -> dict[str, list[Card]]:
         return {"removed": list(self.removed)} if self.removed else {}
 
-    def parts_unshown(self) -> bool:
+    def parts_to_show(self) -> dict[str, int]:
         live = self.live
         assert live is not None
-        return self.removed_count > 0 and "removed" not in live.parts
+        if self.removed_count and "removed" not in live.parts:
+            return {"removed": self.removed_count}
+        return {}
 
     def inferred_deal(self, live: LiveRound, upto: int | None) -> dict[str, Any]:
         data = GameState.inferred_deal(self, live, upto)
