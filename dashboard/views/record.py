@@ -51,12 +51,17 @@ GROUP_NAMES = {"B": "Blue", "G": "Green", "R": "Red", "Y": "Yellow", "P": "Purpl
 
 def _css() -> str:
     """Phone first: big targets, each card button in its card's colour, little margin."""
-    rules = [f'[class*="st-key-card-{_token(c)}-"] button {{ background: {css}; color: #fff; '
-             f'border-color: {css}; }}' for c, css in ui.COLOR_CSS.items()]
-    rules.append(f'[class*="st-key-card-none-"] button {{ background: {ui.NO_COLOR_CSS}; '
-                 f'color: #fff; }}')
+    # hover and focus keep the card's colour: on a phone the button under the finger after
+    # a tap would otherwise look pale, like a card that cannot be played
+    rules = [f'[class*="st-key-card-{_token(c)}-"] button, [class*="st-key-card-{_token(c)}-"] '
+             f'button:hover, [class*="st-key-card-{_token(c)}-"] button:focus:not(:active) '
+             f'{{ background: {css}; color: #fff; border-color: {css}; }}'
+             for c, css in ui.COLOR_CSS.items()]
+    rules.append(f'[class*="st-key-card-none-"] button, [class*="st-key-card-none-"] '
+                 f'button:hover {{ background: {ui.NO_COLOR_CSS}; color: #fff; }}')
     return "<style>" + "\n".join(rules) + """
-[class*="st-key-card-"] button, [class*="st-key-big-"] button {
+[class*="st-key-card-"] button, [class*="st-key-big-"] button,
+.st-key-record-bar [data-testid="stPopoverButton"] {
   min-height: 52px; font-size: 1.05rem; font-weight: 700; padding: 4px 6px; width: 100%; }
 [class*="st-key-card-"].picked button { outline: 4px solid #111; }
 [class*="st-key-card-"] button p { font-size: 1.05rem; line-height: 1.15; }
