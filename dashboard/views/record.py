@@ -718,7 +718,8 @@ def _show_step(ctx: _Ctx) -> None:
         return
     _turn(f"Round {live.round} is over",
           "Each hand left must be shown: the cards left score the round." if needed else
-          "Cards still held may be shown: the rules that need them are then checked too.")
+          "Cards still held may be shown: the rules that need them are then checked too."
+          if holding or parts else "Every card of the round is known.")
     grid = st.grid(2, min_column_width=150, key=f"show-{ctx.seq}")
     for p in holding:
         left = st_.cards_left(st_.seat[p])
@@ -735,7 +736,8 @@ def _show_step(ctx: _Ctx) -> None:
     if needed:
         return
     if st_.round_no >= st_.rounds_total:
-        st.caption("That was the last round: load the game below when the cards are shown.")
+        st.caption("That was the last round: load the game below" + (
+            " when the cards are shown." if holding or parts else "."))
         return
     if st.button(f"Next round ({st_.round_no + 1})", key="big-next", type="primary",
                  width="stretch", icon=":material/skip_next:"):
