@@ -64,7 +64,8 @@ def _css() -> str:
 .st-key-record-bar [data-testid="stPopoverButton"] {
   min-height: 52px; font-size: 1.05rem; font-weight: 700; padding: 4px 6px; width: 100%; }
 [class*="st-key-card-"].picked button { outline: 4px solid #111; }
-[class*="st-key-card-"] button p { font-size: 1.05rem; line-height: 1.15; }
+[class*="st-key-card-"] button p, [class*="st-key-chosen-"] button p { font-size: 1.05rem;
+  line-height: 1.15; white-space: normal; overflow: visible; text-overflow: clip; }
 [class*="st-key-chosen-"] button { outline: 4px solid #111; outline-offset: -4px;
   box-shadow: inset 0 0 0 3px #fff; }
 .st-key-record-turn h3 { margin: 0; padding: 0; }
@@ -578,7 +579,9 @@ def _card_picker(ctx: _Ctx, cards: list[Card],
         format_func=lambda g: f"{GROUP_NAMES.get(g, g)} ({len(groups[g])})")
     if group is None:
         group = start
-    grid = st.grid(5, min_column_width=60, gap="small", key=f"grid-{ctx.seq}")
+    # long names (under_the_radar's Completes) get three columns and wrap at their words
+    wide = any(len(_label(c)) > 4 for c in groups[group])
+    grid = st.grid(3 if wide else 5, min_column_width=60, gap="small", key=f"grid-{ctx.seq}")
     for c in groups[group]:
         picked = chosen is not None and c.name in chosen
         grid.button(_label(c), key=f"{'chosen' if picked else 'card'}-{_token(str(c.color))}-"
