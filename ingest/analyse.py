@@ -2,8 +2,9 @@
 
 - ratings (`rating_history`, ingest/ratings.py): recomputed whole when the complete
   games changed, else left alone;
-- hand estimates (`hand_estimates`, ingest/hands.py): one Monte-Carlo per settled bid
-  that has none yet for this method, seed and number of playouts. Results are keyed by
+- hand estimates (`hand_estimates`, ingest/hands.py): one Monte-Carlo per hand a game
+  declares worth it (`GameInfo.estimated_hands`: a settled bid) that has none yet for this
+  method, seed and number of playouts. Results are keyed by
   the log's SHA-256 and written a few rounds at a time, so an interrupted run keeps
   what it finished and a second run only does the rest.
 """
@@ -25,14 +26,15 @@ from trickledger.replay.judge import DEFAULT_SAMPLES as DEFAULT_SAMPLES_MOVES
 
 from . import ratings
 from .db import DatabaseBusy, db_path, log_texts, reading, writing
-from .hands import DEFAULT_PLAYOUTS, METHOD, HandEstimate, estimate_round
+from .hands import DEFAULT_PLAYOUTS, METHOD, HandEstimate, estimable, estimate_round
 from .lake import Analysis, LakeError
 from .transactions import transaction
 
-# the settled bids without an estimate for (method, seed, playouts)
+# the hands worth an estimate (the games' declarations, `{hands}`) without one for (method,
+# seed, playouts)
 MISSING_SQL = """
     SELECT g.sha256, g.game_id, b.round, list(b.player ORDER BY b.player) AS players
-    FROM bids b JOIN games g USING (game_id)
+    FROM ({hands}) b JOIN games g USING (game_id)
     WHERE NOT EXISTS (SELECT 1 FROM hand_estimates h WHERE h.sha256 = g.sha256
                       AND h.round = b.round AND h.player = b.player AND h.method = ?
                       AND h.seed = ? AND h.playouts = ?)
@@ -117,7 +119,8 @@ def _duration(seconds: float) -> str:
 def missing_rounds(path: Target, playouts: int, seed: int,
                    game_ids: list[str] | None = None) -> list[RoundTask]:
     with _reading(path) as con:
-        rows = con.execute(MISSING_SQL, [METHOD, seed, playouts, game_ids is None,
+        rows = con.execute(MISSING_SQL.format(hands=estimable()),
+                           [METHOD, seed, playouts, game_ids is None,
                                          game_ids or [""]]).fetchall()
     return [RoundTask(sha, gid, rnd, tuple(players)) for sha, gid, rnd, players in rows]
 

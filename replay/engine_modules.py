@@ -22,6 +22,7 @@ ENGINE_CORE: Final[tuple[str, ...]] = (
     "replay/errors.py",
     "replay/events.py",
     "replay/cards.py",
+    "replay/tables.py",
     "replay/facts.py",
     "replay/state.py",
     "replay/info.py",

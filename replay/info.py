@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from .cards import Card, CardTable
 from .state import Move
+from .tables import Column, SharedColumns
 
 if TYPE_CHECKING:
     from .rows import RowSink
@@ -41,8 +42,11 @@ class GameInfo:
       whose integers count (read exactly even beyond 64 bits, as claims are);
     - `injectable`: the move types `simulate --illegal` may change (player or card) to
       break a rule;
-    - `tables`: the game's own database tables, by name, as (column, SQL type) pairs; the
-      schema creates them beside the shared ones (ingest.schema);
+    - `tables`: the game's own database tables, by name, each a tuple of `Column`s starting
+      with `game_id`, and `columns`: its own columns in the shared tables, as
+      `SharedColumns` placed among the core's (replay.tables; only a game shipped with
+      trickledger has those); the schema is made from them (ingest.schema), and so are the
+      typed writers its projections fill them through (replay.rowgen);
     - `deck`: every card of the game with its number of copies, and `trick_winner`: the
       seat that won the trick a fact closes, or None for any other fact (the hand
       estimates of bidding games, ingest.hands, need both);
@@ -51,7 +55,24 @@ class GameInfo:
       of that variant writes them there half of the time (`replay.simulate`);
     - `seen_after_deal`: the chance event types that may follow a deal and show their
       `card` to every player before anyone moves (rage's turned `trump`): ingest.hands
-      counts those cards as seen.
+      counts those cards as seen;
+    - `face_down`: the fields of a `deal` event that no player sees (cards dealt aside):
+      the judge does not let a sampled hand know them;
+    - `bands`: the judge's scale in the game's points (replay.judge): the certain part of
+      a decision's cost from which it is an inaccuracy, a mistake, a blunder;
+    - `colors`: by a card's `color`, the colour the dashboard paints its chip (CSS);
+    - `pages`: the dashboard's pages about the game (`GamePage`s), and `dashboard`: the
+      module (`package.module`, "" for none) of its parts of the core's pages, which may
+      define `player_section(filters, player)` (the Player page) and
+      `round_section(game_id, round)` (the game viewer's round);
+    - `analytics`: the game's SQL objects, each (kind "view" or "macro", name, body),
+      created after the core's in the database (ingest.analytics), in this order;
+    - `examples`: (question, SQL) pairs the SQL console offers beside the core's;
+    - `estimated_hands`: SQL selecting the hands `trickledger analyse` estimates (columns
+      game_id, round, player and won, the tricks taken: a bidding game's settled bids), ""
+      for none (ingest.analyse, ingest.hands);
+    - `step_rows`: the table holding one row per step with its `stacks`, and the column
+      that numbers the steps there (the viewer shows the stacks after a step).
     """
 
     name: str
@@ -76,10 +97,33 @@ class GameInfo:
     events: tuple[str, ...] = ()
     exact_numbers: tuple[str, ...] = ()
     injectable: tuple[str, ...] = ()
-    tables: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    tables: Mapping[str, tuple[Column, ...]] = field(default_factory=dict)
+    columns: tuple[SharedColumns, ...] = ()
     deck: Mapping[Card, int] | None = None
     trick_winner: Callable[[Any], int | None] | None = None
     deferrable: Mapping[str, str] = field(default_factory=dict)
     seen_after_deal: tuple[str, ...] = ()
+    face_down: tuple[str, ...] = ()
+    bands: tuple[float, float, float] = (1.0, 2.0, 4.0)
+    colors: Mapping[str, str] = field(default_factory=dict)
+    pages: tuple[GamePage, ...] = ()
+    dashboard: str = ""
+    analytics: tuple[tuple[str, str, str], ...] = ()
+    examples: tuple[tuple[str, str], ...] = ()
+    estimated_hands: str = ""
+    step_rows: tuple[str, str] = ("tricks", "trick")
+
+
+@dataclass(frozen=True)
+class GamePage:
+    """A dashboard page about one game: its title in the navigation, the Streamlit script
+    that draws it (`script`, a module name: `package.module`, run as a page, never
+    imported by the engine), its icon (a Streamlit icon such as ":material/call_split:")
+    and its address (`url_path`)."""
+
+    title: str
+    script: str
+    icon: str
+    url_path: str
 
 

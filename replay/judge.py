@@ -26,7 +26,7 @@ that player's information at that moment:
 
 Bands (`band_of`): `best` when the cost is within one standard error of the best (the
 accuracy count), otherwise the lower end of the cost's 95 % interval (cost − 2 SE) against
-the game's thresholds in points (`THRESHOLDS`): `good`, `inaccuracy`, `mistake`, `blunder`.
+the game's thresholds in points (`GameInfo.bands`): `good`, `inaccuracy`, `mistake`, `blunder`.
 Noise cannot make a blunder: a cost that is not at least two standard errors above the
 blunder threshold is not one, and a decision with a single fitting sample (no error to
 measure; `cost_se` is NaN) is never called worse than `good`.
@@ -61,21 +61,6 @@ MAX_MOVES: Final = 100_000  # a playout that does not end is a bug, not a hang
 ENDGAME_BUDGET: Final = 400  # positions: a rest of the round this small is searched
 REJECTIONS: Final = 40  # attempts per wanted sample before settling for fewer
 BANDS: Final = ("best", "good", "inaccuracy", "mistake", "blunder")
-
-# Per game, the certain part of a cost (cost − 2 SE, in the game's points) from which a
-# decision is an inaccuracy, a mistake, a blunder. Scaled to each game's round score:
-# rage scores a round at about -5..+20 (a missed bid costs 15), plotters 0..40 (a product
-# of two stacks), color_stacks a hand's value of a few tens, under_the_radar a count of
-# tricks taken in the low single digits (lower is better).
-THRESHOLDS: Final[dict[str, tuple[float, float, float]]] = {
-    "rage": (2.0, 5.0, 10.0),
-    "plotters": (2.0, 4.0, 8.0),
-    "color_stacks": (2.0, 4.0, 8.0),
-    "under_the_radar": (0.5, 1.0, 2.0),
-}
-# (not Final: mypyc left a Final tuple of floats unset at import, issue 31)
-DEFAULT_THRESHOLDS: tuple[float, float, float] = (1.0, 2.0, 4.0)
-FACE_DOWN: Final = ("aside", "removed")  # deal fields the players do not see
 
 
 @dataclass(init=False, eq=True, unsafe_hash=True)
@@ -142,7 +127,8 @@ def band_of(game: str, cost: float, cost_se: float, made_best: bool) -> str:
     """The verdict band of a decision (see the module's doc)."""
     if made_best or cost <= cost_se:
         return "best"
-    inaccuracy, mistake, blunder = THRESHOLDS.get(game, DEFAULT_THRESHOLDS)
+    # the certain part of the cost (cost − 2 SE) against the game's scale (GameInfo.bands)
+    inaccuracy, mistake, blunder = registry()[game].bands
     sure = cost - 2 * cost_se
     if sure >= blunder:
         return "blunder"
@@ -290,7 +276,8 @@ def sample_states(d: Decision, samples: int, rng: random.Random) -> list[GameSta
         keep[p] = dealt[p] - still
         hidden[p] = sum(still.values())
         pool += still
-    face_down = {f: list(deal[f]) for f in FACE_DOWN if isinstance(deal.get(f), list)}
+    face_down = {f: list(deal[f]) for f in d.round.before_deal.info.face_down
+                 if isinstance(deal.get(f), list)}
     for cards in face_down.values():
         pool.update(cards)
     game = d.round.before_deal.info.name

@@ -2,19 +2,22 @@
 
 import streamlit as st
 
-from trickledger.dashboard import data, tables, ui
+from trickledger.dashboard import data, game_parts, tables, ui
 
 ui.page("Decisions")
+LOW = game_parts.lowest_wins()
 f = ui.filters()
 st.caption("Every decision of a complete game — each play, bid, trump, pick, keep, placement "
            "— judged against its legal alternatives: the hidden cards are dealt again many "
            "times in ways that fit what the player had seen, and the greedy bot plays the "
            "round out after each alternative. **Accuracy** is the share of decisions within "
            "one standard error of the best; **average cost** is how many of the game's "
-           "points a decision gave away on average (tricks taken in under_the_radar, where "
-           "fewer is better). A blunder costs a lot for sure, not by chance. Computed by "
+           "points a decision gave away on average"
+           + (f" (in {LOW}, where fewer points are better, a cost is the points taken more)"
+              if LOW else "")
+           + ". A blunder costs a lot for sure, not by chance. Computed by "
            "`trickledger analyse --moves`; the judge is the project's greedy bot, not a "
-           "perfect player (see docs/analytics.md). " + f.counted(tricks=True))
+           "perfect player (see docs/analytics.md). " + ui.md(f.counted(tricks=True)))
 
 
 def render() -> None:
@@ -32,14 +35,14 @@ def render() -> None:
     min_games = ui.minimum("Minimum games judged", most, key="decisions_min_games") \
         if most > 1 else 1
     games = sorted(board["game"].unique())
-    for game, tab in zip(games, st.tabs([data.game_title(g) for g in games])):
+    for game, tab in zip(games, st.tabs([ui.md(data.game_title(g)) for g in games])):
         with tab:
             shown = board[(board["game"] == game) & (board["games"] >= min_games)]
             if shown.empty:
                 st.info(f"Nobody has {ui.count(min_games, 'judged game')} here yet.")
                 continue
             top = shown.iloc[0]
-            st.metric(f"Most accurate in {data.game_title(game)}", top["player"],
+            ui.metric(st, f"Most accurate in {data.game_title(game)}", top["player"],
                       f"{top['accuracy']:.0%} of {ui.count(int(top['decisions']), 'decision')}",
                       delta_color="off", delta_arrow="off")
             tables.show(shown, {"player": "player", "accuracy": "accuracy",

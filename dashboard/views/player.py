@@ -1,11 +1,12 @@
-"""One player across every game: rating, form, results, head-to-head, splits, early ends,
-bidding (and whether the bid or the play cost them), disputes. Opened by `?player=`."""
+"""One player across every game: rating, form, results, head-to-head, each game's own part
+(its declaration's `player_section`: plotters' splits and early ends, rage's bidding),
+decisions, disputes. Opened by `?player=`."""
 
 import plotly.express as px
-import plotly.graph_objects as go
 import streamlit as st
 
-from trickledger.dashboard import data, tables, ui
+from trickledger.dashboard import data, game_parts, tables, ui
+from trickledger.replay.lookalike import lookalike_letters, seen_as
 
 ui.page("Player")
 f = ui.filters()
@@ -26,14 +27,16 @@ def render() -> None:
     player = st.selectbox("Player", people, key="player_pick")
     if st.query_params.get("player") != player:
         st.query_params["player"] = player
-    st.caption(f.counted() + " Ratings count every complete game. Splits, early ends and "
-               "bidding come from move logs only (a score sheet has no tricks).")
+    st.caption(ui.md(f.counted()) + " Ratings count every complete game. A game's own "
+               "figures (its tricks, bids, ...) come from move logs only (a score sheet has "
+               "none).")
+    _lookalikes(player, people)
     _summary(player)
     _ratings(player)
     _form(player)
     _head_to_head(player)
-    _splits_and_early_ends(player)
-    _bidding(player)
+    for section in game_parts.player_sections():  # each game's own part
+        section(f, player)
     _decisions(player)
     _disputes(player)
 
@@ -58,10 +61,22 @@ def _summary(player: str) -> None:
                     decimals={"expected_wins": 2, "vs_baseline": 2, "win_share": 2})
 
 
+def _lookalikes(player: str, people: list[str]) -> None:
+    """Another player whose name looks the same, spelt with letters of another script
+    (Cyrillic А for Latin A): two players to the database, one to the eye."""
+    seen = seen_as(player)
+    twins = [p for p in people if p != player and seen_as(p) == seen]
+    if twins:
+        letters = [c for name in (player, *twins) for c in lookalike_letters(name)]
+        st.warning(f"{ui.md(player)} looks like {ui.md(', '.join(twins))}, spelt with other "
+                   f"letters: {ui.md('; '.join(letters))}. They count as different players; "
+                   f"check that they are not one person.")
+
+
 def _ratings(player: str) -> None:
     note = data.ensure_ratings()
     if note:
-        st.warning(note)
+        st.warning(ui.md(note))
     rated = data.player_ratings(player)
     st.subheader("Rating")
     if rated.empty:
@@ -122,76 +137,6 @@ def _head_to_head(player: str) -> None:
     tables.show(pairs, {"opponent": "opponent", "title": "game", "games": "games together",
                         "ahead": f"{player} ahead", "behind": f"{player} behind",
                         "tied": "tied"}, players=("opponent",))
-
-
-def _splits_and_early_ends(player: str) -> None:
-    split = data.player_splits(f, player)
-    early = data.player_early_ends(f, player)
-    if split.empty and early.empty:
-        return
-    st.subheader("Splits and early ends")
-    left, right = st.columns(2)
-    if len(split):
-        s = split.iloc[0]
-        left.metric("Picks first", f"{s['first_share']:.1%} of tricks",
-                    f"chance {s['first_baseline']:.1%}", delta_color="off", delta_arrow="off")
-        if s["splits_played"]:
-            left.metric("Gets the rest", f"{s['second_share']:.1%} of splits",
-                        f"chance {s['second_baseline']:.1%}", delta_color="off", delta_arrow="off")
-        left.metric("Cards kept (that scored)",
-                    f"{int(s['first_kept'] + s['second_kept']):,} of "
-                    f"{int(s['first_cards'] + s['second_cards']):,} taken")
-    if len(early):
-        e = early.iloc[0]
-        right.metric("Could not play (ended the round)", f"{int(e['could_not_play'])}",
-                     f"by chance {e['expected_each']:.1f}", delta_color="off", delta_arrow="off")
-        right.metric("Caused an early end (played the last card)", f"{int(e['caused'])}",
-                     f"by chance {e['expected_each']:.1f}", delta_color="off", delta_arrow="off")
-        if e["early_rounds"] and e["mean_when_full"] == e["mean_when_full"]:
-            right.metric("Points lost per early end", f"{e['points_lost']:.1f}",
-                         help="Mean round score in full rounds minus in rounds that ended "
-                              "early; below 0: they scored more when rounds ended early.")
-
-
-def _bidding(player: str) -> None:
-    acc = data.player_bid_accuracy(f, player)
-    if acc.empty:
-        return
-    st.subheader("Bidding")
-    a = acc.iloc[0]
-    c1, c2, c3 = st.columns(3)
-    c1.metric("Exact bids", f"{a['exact_rate']:.0%}",
-              f"{int(a['exact'])} of {ui.count(int(a['rounds']), 'round')}",
-              delta_color="off", delta_arrow="off")
-    c2.metric("Mean won − bid", f"{a['mean_bid_error']:+.2f}",
-              help="Below 0: they win fewer tricks than they bid.")
-    hands = data.player_bids_against_hands(f, player)
-    n = int(hands["bids"].iloc[0])
-    if not n:
-        c3.metric("Bids judged against the hand", "none yet",
-                  help="`trickledger analyse` estimates what each hand could take.")
-        return
-    h = hands.iloc[0]
-    c3.metric("Bids judged against the hand", f"{n:,}")
-    verdict = ("the bids" if h["abs_bidding"] > h["abs_play"] else "the play")
-    def side(x: float, more: str, fewer: str) -> str:
-        return f"**{abs(x):.2f}** tricks a round {more if x >= 0 else fewer}"
-
-    st.markdown(f"Against what their hands could be expected to take, {ui.md(player)} bid "
-                f"{side(h['bidding'], 'more', 'fewer')} (bid − expected) and took "
-                f"{side(h['play'], 'more', 'fewer')} (won − expected), on average over "
-                f"{ui.count(n, 'bid')} judged. The larger miss is in **{verdict}** "
-                f"({h['abs_bidding']:.2f} against {h['abs_play']:.2f} tricks a round, "
-                f"whichever the direction).")
-    fig = go.Figure()
-    fig.add_bar(x=["bidding: bid − expected", "play: won − expected"],
-                y=[h["bidding"], h["play"]], name="mean per round")
-    fig.add_bar(x=["bidding: bid − expected", "play: won − expected"],
-                y=[h["abs_bidding"], h["abs_play"]], name="mean size of the miss")
-    fig.add_hline(y=0, line_dash="dot")
-    fig.update_layout(barmode="group", yaxis_title="tricks per round",
-                      title="The bid or the play?")
-    ui.chart(st, fig, width="stretch")
 
 
 def _disputes(player: str) -> None:

@@ -4,7 +4,8 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from trickledger.dashboard import data, ui
+from trickledger.dashboard import data, game_parts, ui
+from trickledger.replay.info import GameInfo
 from trickledger.replay.timeline import Step, Timeline
 
 ui.page("Game viewer")
@@ -46,7 +47,7 @@ def render() -> None:
     g = games.set_index("game_id").loc[gid]
     if gid != st.query_params.get("game"):
         st.query_params["game"] = gid
-    info = data.game_info(g["game"])
+    info = data.game_declaration(g["game"])
     step_word = info.step if info else "trick"
     status = str(g["status"]) + (", disputed" if int(g["claims_mismatched"] or 0) else "")
     st.caption(ui.plain(f"{info.title if info else g['game']} · {int(g['n_players'])} players · "
@@ -91,15 +92,15 @@ def render() -> None:
     sheet = tl.replay.state is not None and tl.replay.state.is_sheet
     if sheet:
         st.info(f"Entered as a score sheet: what lay on the table at the end of each round, "
-                f"with no {step_word}s to step through. Results and totals count it; "
-                f"{step_word}-level figures cannot.")
+                f"with no {ui.md(step_word)}s to step through. Results and totals count "
+                f"it; {ui.md(step_word)}-level figures cannot.")
         st.code("\n".join(tl.round_lines.get(rnd, [])), language=None)
-        _scores(gid, rnd)
+        _scores(gid, rnd, info)
         return
     _round_notes(tl, rnd)
     if not steps:
-        st.info(f"No {step_word} was played in round {rnd}.")
-        _scores(gid, rnd)
+        st.info(f"No {ui.md(step_word)} was played in round {ui.md(rnd)}.")
+        _scores(gid, rnd, info)
         return
     numbers = [s.number for s in steps]
     key = f"step_{gid}_{rnd}"
@@ -122,13 +123,13 @@ def render() -> None:
     nxt.button("next ▶", key=f"next_{key}", on_click=_move, args=(tl, gid, rnd, 1, param),
                disabled=at >= len(steps) - 1 and rnd == rounds[-1])
     step = steps[min(st.session_state[key], len(steps) - 1)]
-    label.markdown(f"**Round {rnd}, {step.label[:1].lower() + step.label[1:]}** "
-                   f"({step.number} of {len(steps)})")
+    label.markdown(f"**Round {ui.md(rnd)}, {ui.md(step.label[:1].lower() + step.label[1:])}** "
+                   f"({ui.md(step.number)} of {len(steps)})")
     st.query_params["round"] = str(rnd)
     st.query_params[param] = str(step.number)
     _show_step(step, g, gid, step_word)
     _judged(gid, rnd, step, step_word)
-    _scores(gid, rnd)
+    _scores(gid, rnd, info)
 
 
 def _move(tl: Timeline, gid: str, rnd: int, delta: int, param: str) -> None:
@@ -165,7 +166,8 @@ def _move(tl: Timeline, gid: str, rnd: int, delta: int, param: str) -> None:
 def _round_notes(tl: Timeline, rnd: int) -> None:
     lines = tl.round_lines.get(rnd)
     if lines:
-        with st.expander(f"Round {rnd}: the deal, bids and scores as the engine replayed them"):
+        with st.expander(f"Round {ui.md(rnd)}: the deal, what was declared and the scores, "
+                         f"as the engine replayed them"):
             st.code("\n".join(lines), language=None)
 
 
@@ -183,17 +185,18 @@ def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
     if step.lines:
         st.code("\n".join(step.lines), language=None)
     elif not step.finished and step.error is None:
-        st.info(f"This {step_word} was not finished (the round ended early or the log stops "
+        st.info(f"This {ui.md(step_word)} was not finished (the round ended early or the log stops "
                 f"here).")
     movers = {m.player: m for m in step.moves if m.from_hand}
-    with st.expander(f"Hands before this {step_word}, and what was legal to play", expanded=True):
+    with st.expander(f"Hands before this {ui.md(step_word)}, and what was legal to play",
+                     expanded=True):
         for player, hand in step.hands_before.items():
             mover = movers.get(player)
             st.markdown(f"**{ui.md(player)}**" + (" — played " + ui.md(" ".join(mover.cards))
                                                   if mover else ""))
             ui.hand_row(g["game"], hand, mover.legal if mover else None,
                         played=mover.cards if mover else ())
-    stacks = data.step_stacks(gid, step.round, step.number, step_word)
+    stacks = data.step_stacks(str(g["game"]), gid, step.round, step.number)
     if stacks is not None and len(stacks):
         frame = pd.DataFrame(list(stacks))
         if frame["player"].isna().all():
@@ -203,7 +206,7 @@ def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
         else:
             table = frame.pivot_table(index="player", columns="stack", values="cards",
                                       sort=False).reset_index()
-            st.markdown(f"**Stacks after this {step_word}** (open colours and face-down cards)")
+            st.markdown(f"**Stacks after this {ui.md(step_word)}** (open colours and face-down cards)")
             st.dataframe(table, hide_index=True, width="stretch")
 
 
@@ -226,20 +229,19 @@ def _judged(gid: str, rnd: int, step: Step, step_word: str) -> None:
                "value": "expected score", "best_value": "best's expected score"}
     here = judged[judged["line"].isin([m.line for m in step.moves])]
     if not here.empty:
-        st.markdown(f"**The judge on this {step_word}** (cost: the round points the move "
+        st.markdown(f"**The judge on this {ui.md(step_word)}** (cost: the round points the move "
                     f"gave away against the best alternative, with the greedy bot playing on)")
         st.dataframe(here[list(columns)].rename(columns=columns), hide_index=True,
                      width="stretch")
-    with st.expander(f"Every judged decision of round {rnd} ({len(judged)})"):
+    with st.expander(f"Every judged decision of round {ui.md(rnd)} ({len(judged)})"):
         st.dataframe(judged[list(columns)].rename(columns=columns), hide_index=True,
                      width="stretch")
 
 
-def _scores(gid: str, rnd: int) -> None:
-    bids = data.round_bids(gid, rnd)
-    if not bids.empty:
-        st.subheader("Bids against tricks")
-        st.dataframe(bids, hide_index=True, width="stretch")
+def _scores(gid: str, rnd: int, info: GameInfo | None) -> None:
+    own = game_parts.round_section(info)  # the game's own part (rage: bids against tricks)
+    if own is not None:
+        own(gid, rnd)
     scores = data.running_scores(gid)
     claims = data.disputed_claims(gid)
     wide = {"derivation": st.column_config.TextColumn("derivation", width="large")}

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +24,14 @@ import duckdb
 import orjson
 import pytest
 
-from trickledger.ingest.load import Source, ingest
 from trickledger.replay.engine import replay_path, verdict
 from trickledger.sample_logs import SAMPLES
 
+# an ingest's audit row ends with how long it took
+TIMING = re.compile(r"; [0-9,]+ events in [0-9.]+ s \([0-9,]+ events/s\)$")
 GOLDEN = Path(__file__).resolve().parent / "golden.json"
-# written when a row is loaded or a cache computed: not part of what the samples say
-VOLATILE = {"ingested_at", "recorded_at", "applied_at", "computed_at", "happened_at", "seconds"}
+# written when a row is loaded or a cache computed, or by whom: not part of what the samples say
+VOLATILE = {"actor", "ingested_at", "recorded_at", "applied_at", "computed_at", "happened_at", "seconds"}
 
 
 def digest(data: bytes) -> str:
@@ -57,7 +61,7 @@ def canonical(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: canonical(v) for k, v in value.items()}
     if isinstance(value, str):
-        return value.replace(str(SAMPLES), "<samples>")
+        return TIMING.sub("", value.replace(str(SAMPLES), "<samples>"))
     return value if value is None or isinstance(value, bool | int) else str(value)
 
 
@@ -87,8 +91,15 @@ def tables(db: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def loaded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("golden") / "golden.duckdb"
-    files = sample_files()
-    ingest([Source(str(p), path=str(p)) for p in files], str(db), jobs=1)
+    # In a process of its own: the schema is built from the registry, and a test that
+    # registers a game of its own (the toy game) must not add its tables to the snapshot.
+    # Named relative to the samples' folder, so that no row (the audit row's list of files
+    # is cut at 500 characters) depends on where the checkout is.
+    files = [p.relative_to(SAMPLES).as_posix() for p in sample_files()]
+    done = subprocess.run([sys.executable, "-m", "trickledger", "ingest", *files, "--db", str(db),
+                           "--jobs", "1"], capture_output=True, text=True, check=False,
+                          cwd=SAMPLES)
+    assert done.returncode in (0, 1), done.stderr  # 1: some samples are disputed on purpose
     return db
 
 

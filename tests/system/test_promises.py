@@ -70,19 +70,17 @@ def held(tmp_path) -> Iterator[str]:
 # ------------------------------------------------------------ every input gets a verdict
 
 
-def test_a_bug_of_ours_while_replaying_is_an_illegal_verdict_not_a_traceback():
+def test_a_bug_of_ours_while_replaying_is_an_illegal_verdict_not_a_traceback(register_game):
     # a game whose handler has a bug (an interpreted game on the engine as installed: a
     # compiled engine cannot be patched from here, and its catch is what is tested)
     import dataclasses
 
-    import toy_game
+    import toy_high_card
 
-    from trickledger.replay import registry
     from trickledger.replay.engine import replay_bytes, verdict
     from trickledger.replay.events import Event
-    from trickledger.replay.registry import register
 
-    class Buggy(toy_game.ToyState):
+    class Buggy(toy_high_card.ToyState):
         def on_play(self, ev: Event) -> None:
             if self.plays_seen == 2:
                 raise ZeroDivisionError("a bug of ours")
@@ -91,12 +89,9 @@ def test_a_bug_of_ours_while_replaying_is_an_illegal_verdict_not_a_traceback():
 
         plays_seen = 0
 
-    register(dataclasses.replace(toy_game.INFO, name="toy_buggy", state_class=Buggy,
-                                 sheet_state=None, tables={}))
-    try:
-        v = verdict(replay_bytes(BUGGY_LOG, "bug.jsonl"))
-    finally:  # the registry is the process's: the buggy game leaves it with this test
-        registry._REGISTRY.pop("toy_buggy")
+    register_game(dataclasses.replace(toy_high_card.INFO, name="toy_buggy", state_class=Buggy,
+                                      sheet_state=None, tables={}))
+    v = verdict(replay_bytes(BUGGY_LOG, "bug.jsonl"))
     assert v["status"] == "illegal"
     assert v["error"]["line"] == 5
     assert "internal error" in v["error"]["message"]

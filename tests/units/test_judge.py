@@ -15,7 +15,6 @@ from helpers import header
 
 from trickledger.replay.bots import GreedyBot
 from trickledger.replay.judge import (
-    THRESHOLDS,
     Decision,
     band_of,
     decisions,
@@ -24,6 +23,7 @@ from trickledger.replay.judge import (
     move_label,
     sample_states,
 )
+from trickledger.replay.registry import registry
 from trickledger.replay.simulate import play_game
 from trickledger.replay.writer import dump_lines
 
@@ -39,7 +39,7 @@ def held(d: Decision, state: Any, seat: int) -> Counter[str]:
 
 
 def test_bands_follow_the_thresholds_and_noise_never_makes_a_blunder():
-    inacc, mistake, blunder = THRESHOLDS["rage"]
+    inacc, mistake, blunder = registry()["rage"].bands  # the game's declared scale
     assert band_of("rage", 0.0, 0.0, True) == "best"
     assert band_of("rage", 0.4, 0.5, False) == "best"  # within one standard error
     assert band_of("rage", 1.0, 0.1, False) == "good"
