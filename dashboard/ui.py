@@ -370,6 +370,21 @@ def chip_color(game: str, card: str) -> str:
     return paint or NO_COLOR_CSS
 
 
+def paint_card_buttons(game: str, prefix: str = "card") -> None:
+    """Paint each button keyed `{prefix}-{colour}-...` in the game's paint for that card
+    colour (`GameInfo.colors`), and `{prefix}-none-...` (a card without a colour) grey, with
+    white text; hover and focus keep the colour: on a phone the button under the finger after
+    a tap would otherwise look pale, like one that cannot be tapped."""
+    info = data.game_declaration(game)
+    paints = {**(info.colors if info is not None else {}), "none": NO_COLOR_CSS}
+    rules = []
+    for color, css in paints.items():
+        at = f'[class*="st-key-{prefix}-{color}-"] button'
+        rules.append(f"{at}, {at}:hover, {at}:focus:not(:active) {{ background: {css}; "
+                     f"color: #fff; border-color: {css}; }}")
+    st.html("<style>" + "\n".join(rules) + "</style>")
+
+
 def card_color(game: str, card: str) -> str:
     """The colour of the card written `card` in `game`, asked of the game's card table; ""
     for a card without one, and for a name the game lacks (an illegal move may write any)."""

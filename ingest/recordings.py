@@ -360,7 +360,7 @@ class Recorder:
 
 def cmd_recordings(args: Any) -> int:
     """`trickledger recordings [list]` and `trickledger recordings export ID`."""
-    from trickledger.replay.commands import say, terminal
+    from trickledger.terminal import say, terminal
 
     from .arguments import refuse_database
     from .db import DatabaseBusy, NoDatabase, db_path, must_exist
@@ -418,7 +418,7 @@ def add_command(sub: Any) -> None:
 
 def _checked(args: Any) -> int:
     if args.what == "export" and not args.recording:
-        from trickledger.replay.commands import say
+        from trickledger.terminal import say
 
         say("trickledger recordings export: give the recording's id (trickledger recordings "
             "lists them)", error=True)

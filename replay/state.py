@@ -104,6 +104,12 @@ class GameState(ABC):
         """Validate the game's own header keys; return the number of rounds (ValueError)."""
 
     @classmethod
+    def most_rounds(cls) -> int | None:
+        """The most rounds a header may ask for (a game whose deck deals a fixed number of
+        rounds), or None when any number may be played."""
+        return None
+
+    @classmethod
     def random_setup(cls, rng: Random, players: int) -> dict[str, Any]:
         """Header keys a simulated game of this many players needs beyond the generic ones."""
         return {}
@@ -556,6 +562,16 @@ class GameState(ABC):
         """In a plays-only round whose last move is in: the parts of the deal beside the
         hands not shown yet, with how many cards a `shown` from each lists (a game's own)."""
         return {}
+
+    def leader_elected(self) -> bool:
+        """Whether the deal due next may name any player as the leader of its first trick
+        (its `leader`: a game's table may elect one), rather than the one the rules give."""
+        return False
+
+    def names_for(self, card: Card) -> list[str]:
+        """What a play of `card` must name in its `as` (a card that stands for a colour of
+        the player's choice), each value it may take; [] when it names nothing."""
+        return []
 
     def ends_if_shown(self) -> str | None:
         """In a plays-only round: when the player to move showing their hand would end the

@@ -34,7 +34,7 @@ from trickledger.replay.engine import Replay, new_state, replay_bytes, verdict
 from trickledger.replay.errors import FormatError, RuleError, UnreadableLog
 from trickledger.replay.events import Event
 from trickledger.replay.reader import parse_header
-from trickledger.replay.registry import GameInfo, game_info, registry
+from trickledger.replay.registry import GameInfo, lookup_game, registry
 from trickledger.replay.render import render as render_facts
 from trickledger.replay.state import GameState
 
@@ -42,24 +42,11 @@ PLATFORM = "trickledger dashboard: record"
 MESSAGE = "record_message"  # what the last tap did, said on the next run
 SELECTED = "record_selected"  # the cards (or colours) picked so far for a move of several
 SHOWING = "record_showing"  # the player whose hand is being shown
-JOKER_AS = "record_joker"  # a card picked that needs a colour named (rage's JOKER)
+NAMING = "record_naming"  # a card picked whose play names a value (`as`: GameState.names_for)
 
-GROUP_NAMES = {"B": "Blue", "G": "Green", "R": "Red", "Y": "Yellow", "P": "Purple",
-               "O": "Orange", "K": "Black", "W": "White", "red": "Red", "green": "Green",
-               "blue": "Blue", "": "Others"}
-
-
-def _css() -> str:
-    """Phone first: big targets, each card button in its card's colour, little margin."""
-    # hover and focus keep the card's colour: on a phone the button under the finger after
-    # a tap would otherwise look pale, like a card that cannot be played
-    rules = [f'[class*="st-key-card-{_token(c)}-"] button, [class*="st-key-card-{_token(c)}-"] '
-             f'button:hover, [class*="st-key-card-{_token(c)}-"] button:focus:not(:active) '
-             f'{{ background: {css}; color: #fff; border-color: {css}; }}'
-             for c, css in ui.COLOR_CSS.items()]
-    rules.append(f'[class*="st-key-card-none-"] button, [class*="st-key-card-none-"] '
-                 f'button:hover {{ background: {ui.NO_COLOR_CSS}; color: #fff; }}')
-    return "<style>" + "\n".join(rules) + """
+# Phone first: big targets, little margin; each card button is painted in its card's colour
+# by the game's declaration once the game is known (ui.paint_card_buttons)
+CSS = """<style>
 [class*="st-key-card-"] button, [class*="st-key-big-"] button,
 .st-key-record-bar [data-testid="stPopoverButton"] {
   min-height: 52px; font-size: 1.05rem; font-weight: 700; padding: 4px 6px; width: 100%; }
@@ -82,7 +69,12 @@ def _token(color: str) -> str:
     return color or "none"
 
 
-st.html(_css())
+def _colour_name(info: GameInfo, color: str) -> str:
+    """A card colour's name in words (the game's `color_names`), "Others" for no colour."""
+    return info.color_names.get(color, color).capitalize() if color else "Others"
+
+
+st.html(CSS)
 ui.page("Record a game")
 
 
@@ -115,7 +107,7 @@ def _home(me: auth.Visitor) -> None:
             when = f"{r.updated_at:%d %b %H:%M}"
             label = (f"{data.game_title(r.game)} · {', '.join(r.players)} · {r.taps} taps · "
                      f"{when} UTC")
-            if st.button(label, key=f"resume-{r.recording_id}", width="stretch",
+            if st.button(ui.md(label), key=f"resume-{r.recording_id}", width="stretch",
                          icon=":material/play_arrow:"):
                 _open(r.recording_id)
     with st.container(border=True):
@@ -124,7 +116,7 @@ def _home(me: auth.Visitor) -> None:
 
 
 def _open(rid: str) -> None:
-    for key in (MESSAGE, SELECTED, SHOWING, JOKER_AS):
+    for key in (MESSAGE, SELECTED, SHOWING, NAMING):
         st.session_state.pop(key, None)
     st.query_params["rec"] = rid
     st.rerun()
@@ -141,7 +133,7 @@ def _setup(me: auth.Visitor) -> None:
                          help="Separated by commas; the first dealer is picked below.")
     players = [p.strip() for p in text.split(",") if p.strip()]
     if not players:
-        st.caption(f"{info.title}: {info.min_players} to {info.max_players} players.")
+        st.caption(f"{ui.md(info.title)}: {info.min_players:d} to {info.max_players:d} players.")
         return
     if not info.min_players <= len(players) <= info.max_players:
         st.warning(ui.md(f"{info.title} is for {info.min_players} to {info.max_players} "
@@ -163,15 +155,16 @@ def _setup(me: auth.Visitor) -> None:
     if "suits" in setup:
         letters = list(dict.fromkeys(c.color for c in info.cards if c.color))
         k = len(setup["suits"])
-        raw["suits"] = st.multiselect(f"Suits in play ({k})", letters, default=letters[:k],
+        raw["suits"] = st.multiselect(f"Suits in play ({k:d})", letters, default=letters[:k],
                                       key=f"rec_suits_{name}_{k}")
     try:
         standard = parse_header("the game", 1, orjson.dumps(raw), "record")
     except UnreadableLog as e:
         st.error(ui.md(e.message))
         return
-    rounds = st.number_input("Rounds", min_value=1, max_value=standard.rounds if name == "rage"
-                             else 99, step=1, value=standard.rounds, key=f"rec_rounds_{name}",
+    most = info.state_class.most_rounds()
+    rounds = st.number_input("Rounds", min_value=1, max_value=99 if most is None else most,
+                             step=1, value=standard.rounds, key=f"rec_rounds_{name}",
                              help="Fewer rounds make a shorter game.")
     if rounds != standard.rounds:
         raw["rounds"] = int(rounds)
@@ -218,8 +211,9 @@ def _recording(rid: str, me: auth.Visitor) -> None:
         if st.button("All recordings", key="rec_home"):
             _leave()
         return
-    info = game_info(str(rec.header.get("game")))
+    info = lookup_game(str(rec.header.get("game")))
     assert info is not None
+    ui.paint_card_buttons(info.name)
     events = rec.events()
     state, broken = _fold(rec.header, events)
     log = rec.log()
@@ -235,8 +229,8 @@ def _recording(rid: str, me: auth.Visitor) -> None:
     if broken is not None:
         st.error(ui.md(broken))
     _violations(state, result)
-    closed = rec.status == LOADED
-    if closed:
+    is_loaded = rec.status == LOADED
+    if is_loaded:
         st.success(ui.md(f"This game was loaded into the database as {rec.game_id}: the "
                          f"recording is closed."))
         ui.viewer_link({"game": str(rec.game_id)}, "Open it in the game viewer")
@@ -244,11 +238,11 @@ def _recording(rid: str, me: auth.Visitor) -> None:
         step = _step(state, info, events)
         step(_Ctx(rid, rec, state, info, events, me))
     _round_result(result, state, info)
-    _bottom(rec, log, name, result, me, closed, state)
+    _bottom(rec, log, name, result, me, is_loaded, state)
 
 
 def _leave() -> None:
-    for key in (MESSAGE, SELECTED, SHOWING, JOKER_AS):
+    for key in (MESSAGE, SELECTED, SHOWING, NAMING):
         st.session_state.pop(key, None)
     st.query_params.pop("rec", None)
     st.rerun()
@@ -329,7 +323,8 @@ def _top(rec: Recording, info: GameInfo, state: GameState, result: Replay) -> No
     last = _said(events[-1]) if events else ""
     if left.button("Undo", key="big-undo", icon=":material/undo:", width="stretch",
                    disabled=not events or rec.status == LOADED,
-                   help=f"Take back the last entry: {last}" if last else "Nothing to undo"):
+                   help=ui.md(f"Take back the last entry: {last}") if last
+                   else "Nothing to undo"):
         _store(rec.recording_id, rec.seq, UNDO, None, f"Undone: {last}")
         st.rerun()  # the page drawn so far shows the entry taken back
     with mid.popover("Scores", icon=":material/table_chart:", width="stretch"):
@@ -352,7 +347,7 @@ def _said(ev: dict[str, Any]) -> str:
         return f"{who} keeps {' '.join(ev.get('colors', []))}"
     if t == "bid":
         return f"{who} bid {ev.get('bid')}"
-    if t == "trump":
+    if "card" in ev and not who:  # a chance card, turned up for everybody
         return f"turned up {ev.get('card')}"
     if t == "deal":
         return "the cards are dealt"
@@ -399,7 +394,7 @@ def _store(rid: str, seq: int, kind: str, event: dict[str, Any] | None, said: st
         st.session_state[MESSAGE] = ("error", str(e))
         return
     st.session_state.pop(SELECTED, None)
-    st.session_state.pop(JOKER_AS, None)
+    st.session_state.pop(NAMING, None)
     if kind == UNDO or (event is not None and event.get("type") == "shown"):
         st.session_state.pop(SHOWING, None)
     st.session_state[MESSAGE] = ("info", said)
@@ -455,10 +450,10 @@ def _deal_step(ctx: _Ctx) -> None:
     dealer = st_.players[st_.dealer if st_.round_no == 0 else st_.left_of(st_.dealer)]
     _turn(f"Round {r}: {dealer} deals")
     event: dict[str, Any] = {"type": "deal"}
-    if st_.round_no == 0 and st_.header.edition == "plotters-inc":
+    if st_.leader_elected():
         left = st_.players[st_.left_of(st_.dealer)]
-        leader = st.selectbox("Who leads the first trick? (plotters-inc: the table elects "
-                              "one)", st_.players, index=st_.players.index(left),
+        leader = st.selectbox("Who leads the first trick? (the table elects one)",
+                              st_.players, index=st_.players.index(left),
                               key=f"rec_leader_{ctx.rid}")
         if leader != left:
             event["leader"] = leader
@@ -470,7 +465,7 @@ def _deal_step(ctx: _Ctx) -> None:
 
 
 def _chance_step(ctx: _Ctx) -> None:
-    """A card turned up from the pile (rage's trump)."""
+    """A card turned up from the pile (a game's chance event, such as a trump turned)."""
     chance = ctx.state.next_chance() or ""
     _turn(f"Turn up the {chance}: which card is it?")
     _card_picker(ctx, ctx.state.could_hold(), lambda c: {"type": chance, "card": c.name},
@@ -506,24 +501,24 @@ def _play_step(ctx: _Ctx) -> None:
     if trick:
         ui.chips_row(ctx.info.name, [(str(ev["player"]), str(ev["card"])) for ev in trick])
     _turn(f"{who} to play")
-    pending = st.session_state.get(JOKER_AS)
+    pending = st.session_state.get(NAMING)
     if pending is not None:
-        _joker_colour(ctx, who, pending)
+        _naming(ctx, who, pending)
         return
     led = _led(ctx, trick)
     offered = st_.could_hold() if st_.live is not None else st_.hand(st_.seat[who])
 
     def event(c: Card) -> dict[str, Any] | None:
-        if c.name == "JOKER" and ctx.info.name == "rage":
-            st.session_state[JOKER_AS] = c.name
+        if st_.names_for(c):  # the play names a value too: asked next
+            st.session_state[NAMING] = c.name
             return None
         return {"type": "play", "player": who, "card": c.name}
 
     _card_picker(ctx, offered, event, default=led)
     why = st_.ends_if_shown()
     if why is not None:
-        if st.button(f"{who} cannot play", key="big-early", width="stretch",
-                     icon=":material/block:", help=why):
+        if st.button(ui.md(f"{who} cannot play"), key="big-early", width="stretch",
+                     icon=":material/block:", help=ui.md(why)):
             st.session_state[SHOWING] = who
             st.rerun()
         st.caption(ui.md(f"If {why}: tap “{who} cannot play” and enter the cards {who} "
@@ -541,16 +536,18 @@ def _led(ctx: _Ctx, trick: list[dict[str, Any]]) -> str | None:
     return None
 
 
-def _joker_colour(ctx: _Ctx, who: str, card: str) -> None:
-    st.markdown(ui.md(f"**{who} plays the {card}: as which colour?**"))
-    colours = list(dict.fromkeys(c.color for c in ctx.info.cards if c.color))
-    cols = st.grid(3, min_column_width=90, key="joker-grid")
-    for col in colours:
-        cols.button(GROUP_NAMES.get(col, col), key=f"card-{_token(col)}-as-{col}-{ctx.seq}",
+def _naming(ctx: _Ctx, who: str, card: str) -> None:
+    """A card whose play names a value (a colour it stands for): one button each."""
+    st.markdown(f"**{ui.md(f'{who} plays the {card}: as which colour?')}**")
+    values = ctx.state.names_for(ctx.info.cards.parse(card))
+    cols = st.grid(3, min_column_width=90, key="naming-grid")
+    for value in values:
+        cols.button(ui.md(_colour_name(ctx.info, value)),
+                    key=f"card-{_token(value)}-as-{value}-{ctx.seq}",
                     width="stretch", on_click=_tap,
-                    args=(ctx, {"type": "play", "player": who, "card": card, "as": col}))
-    if st.button("Not the joker", key="big-nojoker"):
-        st.session_state.pop(JOKER_AS, None)
+                    args=(ctx, {"type": "play", "player": who, "card": card, "as": value}))
+    if st.button(ui.md(f"Not the {card}"), key="big-nonaming"):
+        st.session_state.pop(NAMING, None)
         st.rerun()
 
 
@@ -576,21 +573,21 @@ def _card_picker(ctx: _Ctx, cards: list[Card],
     start = default if default in groups else names[0]
     group = st.segmented_control(
         "Colour", names, default=start, key=key, required=True,
-        format_func=lambda g: f"{GROUP_NAMES.get(g, g)} ({len(groups[g])})")
+        format_func=lambda g: f"{ui.md(_colour_name(ctx.info, g))} ({len(groups[g])})")
     if group is None:
         group = start
-    # long names (under_the_radar's Completes) get three columns and wrap at their words
+    # long names (a card named by its features) get three columns and wrap at their words
     wide = any(len(_label(c)) > 4 for c in groups[group])
     grid = st.grid(3 if wide else 5, min_column_width=60, gap="small", key=f"grid-{ctx.seq}")
     for c in groups[group]:
         picked = chosen is not None and c.name in chosen
-        grid.button(_label(c), key=f"{'chosen' if picked else 'card'}-{_token(str(c.color))}-"
+        grid.button(ui.md(_label(c)), key=f"{'chosen' if picked else 'card'}-{_token(str(c.color))}-"
                                    f"{c.index}-{ctx.seq}",
                     width="stretch", on_click=_picked, args=(ctx, event, c))
 
 
 def _label(c: Card) -> str:
-    """A card's name on its button (under_the_radar's Completes wrap at their words)."""
+    """A card's name on its button (a name of words joined by hyphens wraps at them)."""
     return c.name.replace("-", " ") if c.name[:1].isalpha() else c.name
 
 
@@ -610,7 +607,7 @@ def _bid_step(ctx: _Ctx) -> None:
     _turn(f"{who} bids")
     grid = st.grid(6, min_column_width=52, gap="small", key=f"bids-{ctx.seq}")
     for b in range(most + 1):
-        grid.button(str(b), key=f"big-bid-{b}-{ctx.seq}", width="stretch", on_click=_tap,
+        grid.button(f"{b:d}", key=f"big-bid-{b}-{ctx.seq}", width="stretch", on_click=_tap,
                     args=(ctx, {"type": "bid", "player": who, "bid": b}))
 
 
@@ -625,9 +622,9 @@ def _several_step(ctx: _Ctx) -> None:
     need = len(moves[0][field])
     chosen: list[str] = list(st.session_state.get(SELECTED, {}).get(ctx.seq, []))
     words = {"take": f"{who} takes {need} cards of the trick",
-             "keep": f"{who} keeps two colours",
-             "place": f"{who} places two cards",
-             "draw": "Turn up the pile's top two cards (top first)"}[kind]
+             "keep": f"{who} keeps {need} colours",
+             "place": f"{who} places {need} cards",
+             "draw": f"Turn up the pile's top {need} cards (top first)"}[kind]
     trick = _current_trick(ctx)
     if trick and kind == "take":
         ui.chips_row(ctx.info.name, [(str(ev["player"]), str(ev["card"])) for ev in trick])
@@ -648,7 +645,7 @@ def _several_step(ctx: _Ctx) -> None:
         colours = sorted({c for m in moves for c in m["colors"]})
         grid = st.grid(4, min_column_width=70, key=f"keep-{ctx.seq}")
         for col in colours:
-            grid.button(GROUP_NAMES.get(col, col),
+            grid.button(ui.md(_colour_name(ctx.info, col)),
                         key=f"{'chosen' if col in chosen else 'card'}-{_token(col)}-keep-{col}-"
                             f"{ctx.seq}",
                         width="stretch", on_click=pick, args=(col,))
@@ -668,7 +665,7 @@ PART = "from:"  # SHOWING holds a player's name, or this and a part of the deal 
 def _early_end_step(ctx: _Ctx) -> None:
     who = str(st.session_state.get(SHOWING))
     _hand_picker(ctx, who, f"{who} cannot play: the cards {who} shows")
-    if st.button(f"{who} can play after all", key="big-noearly"):
+    if st.button(ui.md(f"{who} can play after all"), key="big-noearly"):
         st.session_state.pop(SHOWING, None)
         st.rerun()
 
@@ -694,7 +691,7 @@ def _hand_picker(ctx: _Ctx, who: str, title: str) -> None:
         st.session_state[SELECTED] = {ctx.seq: now}
 
     _card_picker(ctx, st_.could_hold(), pick, default=None, chosen=chosen)
-    if st.button(f"Show {what}", key="big-show", type="primary", width="stretch",
+    if st.button(ui.md(f"Show {what}"), key="big-show", type="primary", width="stretch",
                  disabled=len(chosen) != need):
         _tap(ctx, {**event, "cards": chosen})
         st.rerun()
@@ -726,12 +723,12 @@ def _show_step(ctx: _Ctx) -> None:
     grid = st.grid(2, min_column_width=150, key=f"show-{ctx.seq}")
     for p in holding:
         left = st_.cards_left(st_.seat[p])
-        if grid.button(f"Show {p}'s {left} cards", key=f"big-show-{p}-{ctx.seq}",
+        if grid.button(ui.md(f"Show {p}'s {left} cards"), key=f"big-show-{p}-{ctx.seq}",
                        width="stretch", icon=":material/visibility:"):
             st.session_state[SHOWING] = p
             st.rerun()
     for part, k in parts.items():
-        if grid.button(f"Show the {part}'s {k} card{'s' if k != 1 else ''}",
+        if grid.button(ui.md(f"Show the {part}'s {k} card{'s' if k != 1 else ''}"),
                        key=f"big-part-{part}-{ctx.seq}", width="stretch",
                        icon=":material/visibility:"):
             st.session_state[SHOWING] = PART + part
@@ -742,7 +739,7 @@ def _show_step(ctx: _Ctx) -> None:
         st.caption("That was the last round: load the game below" + (
             " when the cards are shown." if holding or parts else "."))
         return
-    if st.button(f"Next round ({st_.round_no + 1})", key="big-next", type="primary",
+    if st.button(f"Next round ({st_.round_no + 1:d})", key="big-next", type="primary",
                  width="stretch", icon=":material/skip_next:"):
         _tap(ctx, {"type": "deal"})
         st.rerun()
@@ -766,7 +763,7 @@ def _round_so_far(state: GameState, info: GameInfo) -> None:
         return
     lines = render_facts(info, facts[start + 1:], state.players)
     if lines:
-        with st.expander(f"Round {state.round_no} so far"):
+        with st.expander(f"Round {state.round_no:d} so far"):
             st.code("\n".join(lines), language=None, wrap_lines=True)
 
 
@@ -780,9 +777,9 @@ def _round_result(result: Replay, state: GameState, info: GameInfo) -> None:
     st_ = result.state
     assert st_ is not None
     scored = st_.rounds[-1]
-    with st.expander(f"Round {last['round']}: scores", expanded=state.live is not None
+    with st.expander(f"Round {int(last['round']):d}: scores", expanded=state.live is not None
                      and state.live.over or state.next_chance() == "deal"):
-        st.markdown("\n".join(f"- **{ui.md(p)} {scored.scores[s]}** · "
+        st.markdown("\n".join(f"- **{ui.md(p)} {scored.scores[s]:d}** · "
                               f"{ui.md(scored.derivations[s])}"
                               for s, p in enumerate(st_.players)))
         if "unknown" in last:
@@ -790,7 +787,7 @@ def _round_result(result: Replay, state: GameState, info: GameInfo) -> None:
 
 
 def _bottom(rec: Recording, log: bytes, name: str, result: Replay, me: auth.Visitor,
-            closed: bool, state: GameState) -> None:
+            is_loaded: bool, state: GameState) -> None:
     st.divider()
     finished = result.status == "complete" or (
         result.status == "illegal" and state.is_over() and not (
@@ -799,7 +796,7 @@ def _bottom(rec: Recording, log: bytes, name: str, result: Replay, me: auth.Visi
     left.download_button("Download the log", log, file_name=name, mime="application/jsonl",
                          key="rec_download", width="stretch", icon=":material/download:",
                          help="The plays-only log: `trickledger verify` checks it anywhere.")
-    if closed:
+    if is_loaded:
         return
     if right.button("Load into the database", key="rec_load", width="stretch",
                     type="primary" if finished else "secondary",

@@ -934,6 +934,7 @@ INFO = register(GameInfo(
     tables=TABLES, columns=COLUMNS, step_rows=("turns", "seq"),
     bands=(2.0, 4.0, 8.0),  # a hand is worth a few tens
     colors={c: CHIP_COLORS[name] for c, name in SUIT_COLORS.items()},
+    color_names=SUIT_COLORS,
     face_down=("aside",),  # the card set aside at the deal: nobody sees it
     examples=EXAMPLES,
 ))

@@ -304,7 +304,7 @@ class PlottersState(GameState):
         named = self.named_leader(ev)
         if named is not None:
             leader = named
-            elected = self.header.edition == "plotters-inc" and self.round_no == 1
+            elected = self._elected(self.round_no)
             if leader != default_leader and not elected:
                 why = ("only the first round of plotters-inc may be led by an elected player"
                        if self.header.edition == "plotters-inc"
@@ -581,6 +581,14 @@ class PlottersState(GameState):
             f"the round cannot end early here: {name} shows {fits}, and the trick holds "
             f"{', '.join(shown)}, so {name} could play it (a round ends early only when the "
             f"player to play holds nothing but the fourth colour)"))
+
+    def _elected(self, round_no: int) -> bool:
+        """Whether round `round_no` may be led by a player the table elects (plotters-inc's
+        first round)."""
+        return self.header.edition == "plotters-inc" and round_no == 1
+
+    def leader_elected(self) -> bool:
+        return self.next_chance() == "deal" and self._elected(self.round_no + 1)
 
     def ends_if_shown(self) -> str | None:
         if self.live is None or self.phase is not Phase.PLAY or len(self.trick_colors) != 3:
@@ -1436,5 +1444,6 @@ INFO = register(GameInfo(
     dashboard="trickledger.dashboard.games.plotters",
     bands=(2.0, 4.0, 8.0),  # a round scores 0..40 (a product of two stacks)
     colors={c: CHIP_COLORS[name] for c, name in COLOR_NAMES.items()},
+    color_names=COLOR_NAMES,
     examples=EXAMPLES,
 ))

@@ -304,6 +304,13 @@ class RageState(GameState):
     def check_header(cls, header: Header) -> int:
         return check_rounds(header, default=MAX_ROUNDS, maximum=MAX_ROUNDS)
 
+    @classmethod
+    def most_rounds(cls) -> int | None:
+        return MAX_ROUNDS  # a round deals one card fewer than the one before
+
+    def names_for(self, card: Card) -> list[str]:
+        return list(COLORS) if card is JOKER else []  # a JOKER is played as a colour named
+
     def __init__(self, header: Header) -> None:
         super().__init__(header)
         v = header.variants
@@ -1362,5 +1369,6 @@ INFO = register(GameInfo(
     # a round scores about -5..+20 (a missed bid costs 15)
     bands=(2.0, 5.0, 10.0),
     colors={c: CHIP_COLORS[name] for c, name in COLOR_NAMES.items()},
+    color_names=COLOR_NAMES,
     examples=EXAMPLES,
 ))

@@ -848,6 +848,7 @@ INFO = register(GameInfo(
     # a round scores the tricks taken, in the low single digits (lower is better)
     bands=(0.5, 1.0, 2.0),
     colors={v: CHIP_COLORS[v] for v in VALUES[1]},  # the colour words
+    color_names={v: v for v in VALUES[1]},
     face_down=("removed",),  # the Completes taken out before the deal: nobody sees them
     examples=EXAMPLES,
 ))

@@ -72,10 +72,11 @@ class Phone:
         try:
             self.page.wait_for_function(
                 "(w) => { const m = document.querySelector(\"[data-testid='stMain']\");"
-                " return m !== null && m.innerText.includes(w); }", arg=words,
+                " return m !== null && m.innerText.replaceAll('\\u2060', '').includes(w); }",
+                arg=words,
                 timeout=PATIENCE)
         except Timeout:
-            text = self.page.locator("[data-testid='stMain']").inner_text()
+            text = self.text()
             raise AssertionError(f"the page never said {words!r}; it says:\n{text}") from None
 
     def settled(self) -> None:
@@ -87,7 +88,9 @@ class Phone:
             timeout=PATIENCE)
 
     def text(self) -> str:
-        return str(self.page.locator("[data-testid='stMain']").inner_text())
+        """The page's main part as it reads: without the invisible word joiners that ui.md
+        puts before a '.' or ':' of a text from data (so that it is never made a link)."""
+        return str(self.page.locator("[data-testid='stMain']").inner_text()).replace("\u2060", "")
 
     def entries(self) -> int:
         m = re.search(r"· (\d+) entr(?:y|ies)", self.text())
