@@ -28,6 +28,8 @@ from . import ratings
 from .db import DatabaseBusy, db_path, log_texts, reading, writing
 from .hands import DEFAULT_PLAYOUTS, METHOD, HandEstimate, estimable, estimate_round
 from .lake import Analysis, LakeError
+from .moves import DEFAULT_MAX_MOVES
+from .moves import Plan as MovesPlan
 from .transactions import transaction
 
 # the hands worth an estimate (the games' declarations, `{hands}`) without one for (method,
@@ -276,7 +278,10 @@ def _write(path: Target, done: list[tuple[RoundTask, list[HandEstimate]]], seed:
 
 
 def refresh_ratings(path: Target) -> ratings.RatingsRun:
+    from .summaries import refresh
+
     with _writing(path) as con:
+        refresh(con)  # the per-game summaries first: the ratings read the finishing orders
         return ratings.refresh(con)
 
 
@@ -284,14 +289,16 @@ def refresh_ratings(path: Target) -> ratings.RatingsRun:
 
 
 class Progress:
-    """Hand estimates done so far: a bar on a terminal, else a line to standard error at
-    most every `every_s` seconds (a log or a pipe sees the run move too)."""
+    """Work done so far (hands estimated, decisions judged): a bar on a terminal, else a
+    line to standard error at most every `every_s` seconds (a log or a pipe sees the run
+    move too)."""
 
-    def __init__(self, every_s: float = 30.0) -> None:
+    def __init__(self, every_s: float = 30.0, unit: str = "hand", what: str = "hands") -> None:
         from tqdm import tqdm
 
         self.tty = sys.stderr.isatty()
-        self.bar = tqdm(unit="hand", desc="hands", disable=not self.tty)
+        self.what = what
+        self.bar = tqdm(unit=unit, desc=what, disable=not self.tty)
         self.every_s = every_s
         self.started = time.monotonic()
         self.last = self.started
@@ -307,7 +314,8 @@ class Progress:
         self.last = now
         spent = now - self.started
         left = f", about {_duration(spent / done * (total - done))} left" if done else ""
-        print(f"hands: {done:,} of {total:,} ({done / total:.0%}) in {_duration(spent)}"
+        share = f" ({done / total:.0%})" if total else ""
+        print(f"{self.what}: {done:,} of {total:,}{share} in {_duration(spent)}"
               f"{left}", file=sys.stderr, flush=True)
 
     def close(self) -> None:
@@ -317,6 +325,10 @@ class Progress:
 def cmd_analyse(args: argparse.Namespace) -> int:
     if args.playouts < 1:
         print("trickledger analyse: --playouts must be at least 1", file=sys.stderr)
+        return 2
+    if not args.moves and (args.cluster is not None or args.engine != "python"):
+        print("trickledger analyse: --cluster and --engine apply to --moves only",
+              file=sys.stderr)
         return 2
     if args.lake is not None:
         if args.moves:
@@ -390,31 +402,49 @@ def positive_int(text: str) -> int:
     return int(positive(int)(text))
 def cmd_moves(args: argparse.Namespace, path: str) -> int:
     """`trickledger analyse --moves`: that step alone (ingest/moves.py)."""
-    from tqdm import tqdm
+    from trickledger.replay.judge import engine_names
 
+    from .cluster import ClusterError
     from .moves import judge_games
 
     if args.samples < 2:
         print("trickledger analyse: --samples must be at least 2 (a standard error needs "
               "two)", file=sys.stderr)
         return 2
-    bar = tqdm(unit="game", desc="moves", disable=not sys.stderr.isatty())
+    if args.engine not in engine_names():
+        print(f"trickledger analyse: no analysis engine {args.engine!r} (known: "
+              f"{', '.join(engine_names())})", file=sys.stderr)
+        return 2
+    if args.cluster is not None:
+        from .cluster import parse
 
-    def progress(done: int, total: int) -> None:
-        bar.total = total
-        bar.update(done - bar.n)
+        try:
+            parse(args.cluster)
+        except ClusterError as e:
+            print(f"trickledger analyse: {e}", file=sys.stderr)
+            return 2
+    progress = Progress(unit="decision", what="decisions")
+
+    def plan(p: MovesPlan) -> None:
+        print(p.line(), file=sys.stderr, flush=True)
 
     try:
         moves = judge_games(path, args.samples, args.seed, args.jobs, args.game or None,
-                            args.limit, progress)
+                            args.limit, progress, plan, args.max_moves, args.cluster,
+                            args.engine)
     except DatabaseBusy as e:
         print(f"trickledger analyse: {e}", file=sys.stderr)
         return 2
+    except ClusterError as e:
+        print(f"trickledger analyse: {e}", file=sys.stderr)
+        return 2
     finally:
-        bar.close()
+        progress.close()
     for line in moves.lines():
         print(line)
-    return 1 if moves.failures else 0
+    if moves.interrupted:
+        return 130
+    return 1 if moves.failures or moves.broken else 0
 
 
 def add_command(sub: Any) -> None:
@@ -449,8 +479,23 @@ def add_command(sub: Any) -> None:
     a.add_argument("--no-hands", action="store_true", help="ratings only")
     a.add_argument("--moves", action="store_true",
                    help="only judge every decision of the complete games (move_quality; "
-                        "--game, --limit in games, --seed, --jobs and --samples apply)")
+                        "--game, --limit in games, --seed, --jobs, --samples, --max-moves, "
+                        "--cluster and --engine apply): it says how many decisions and about "
+                        "how long before it starts, commits round by round (Ctrl-C keeps "
+                        "every finished round, exit status 130), and a later run does the "
+                        "rest")
     a.add_argument("--samples", type=int, default=DEFAULT_SAMPLES_MOVES,
                    help=f"--moves: samples of the hidden cards per decision (default "
                         f"{DEFAULT_SAMPLES_MOVES})")
+    a.add_argument("--max-moves", type=positive_int, default=DEFAULT_MAX_MOVES, metavar="N",
+                   help=f"--moves: judge at most the first N moves of a log, in whole rounds "
+                        f"(default {DEFAULT_MAX_MOVES:,}); its later rounds are left "
+                        f"unjudged and named in the output")
+    a.add_argument("--cluster", default=None, metavar="ADDRESS",
+                   help="--moves: judge the rounds on a Dask cluster: local:N starts N "
+                        "worker processes here, tcp://HOST:PORT uses a running scheduler "
+                        "(pip install 'trickledger[cluster]')")
+    a.add_argument("--engine", default="python", metavar="NAME",
+                   help="--moves: the analysis engine that values each sample (default "
+                        "python, the reference)")
     a.set_defaults(fn=cmd_analyse)

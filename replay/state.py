@@ -144,6 +144,22 @@ class GameState(ABC):
     def draw_chance(self, rng: Random) -> Move:
         """The chance event due now, drawn from `rng` (a shuffled deal, a turned card)."""
 
+    def chance_outcomes(self) -> list[tuple[Move, int]]:
+        """Every outcome of the chance event due now that is not a `deal`, each with its
+        weight (its number of copies among the cards not yet seen): what the perfect-
+        information search averages over (replay/search.py). [] when the game does not
+        list them (then a search that meets the event stops: `Unsearchable`)."""
+        return []
+
+    def rules_out(self, move: Move) -> frozenset[str]:
+        """Called just before `move` (a legal move of the player to move): the names of the
+        cards that player shows the table they do not hold, by this game's rules (rage: no
+        card of the led colour when they do not follow it). Read from the public state
+        only. The judge deals its samples of the hidden hands around them
+        (replay/judge.py); the default, nothing, leaves any such rule to the judge's
+        replay of every sample."""
+        return frozenset()
+
     def close(self) -> None:
         """The log ended here (complete, incomplete or at an illegal line): emit facts for
         what is still open, such as the cards of an unfinished trick."""

@@ -2,6 +2,8 @@
 (its declaration's `player_section`: plotters' splits and early ends, rage's bidding),
 decisions, disputes. Opened by `?player=`."""
 
+from urllib.parse import quote
+
 import plotly.express as px
 import streamlit as st
 
@@ -47,7 +49,7 @@ def _summary(player: str) -> None:
     c1, c2, c3 = st.columns(3)
     c1.metric("Games under this filter", f"{played:,}")
     if len(res):
-        c2.metric("Wins (ties shared)", f"{res['win_share'].sum():g}",
+        c2.metric("Wins (ties shared)", f"{res['win_share'].sum():,.1f}",
                   f"{res['win_share'].sum() / res['expected_wins'].sum():.2f}× chance",
                   delta_color="off", delta_arrow="off")
         c3.metric("Finished games", f"{int(res['games'].sum()):,}")
@@ -83,7 +85,8 @@ def _ratings(player: str) -> None:
         st.info("No complete game rated yet.")
         return
     rated["title"] = [data.game_title(g) for g in rated["game"]]
-    rated["standing"] = [f"{int(p)} of {int(n)}" for p, n in zip(rated["place"], rated["rated"])]
+    rated["standing"] = [f"{int(p):,} of {int(n):,}"
+                         for p, n in zip(rated["place"], rated["rated"])]
     tables.show(rated, {"title": "game", "ordinal": "rating (μ − 3σ)", "mu": "skill μ",
                         "sigma": "uncertainty σ", "games": "games rated",
                         "standing": "place among rated players"},
@@ -159,6 +162,9 @@ def _disputes(player: str) -> None:
 
 
 def _decisions(player: str) -> None:
+    """The player's game reviews: accuracy and average cost in each judged game, over
+    time, and their key moments (their costliest decisions), each a link to the viewer
+    at that decision."""
     st.subheader("Decisions")
     per_game = data.player_decisions(f, player)
     if per_game.empty:
@@ -166,26 +172,44 @@ def _decisions(player: str) -> None:
                    "(`trickledger analyse --moves` judges them; see the Decisions page).")
         return
     per_game["n"] = range(1, len(per_game) + 1)
-    per_game["game"] = [data.game_title(g) for g in per_game["game"]]
-    ui.chart(st, px.line(per_game, x="n", y="accuracy", color="game", markers=True,
+    per_game["title"] = [data.game_title(g) for g in per_game["game"]]
+    ui.chart(st, px.line(per_game, x="n", y="accuracy", color="title", markers=True,
                          hover_data=["game_id", "played_on", "decisions", "avg_cost",
                                      "blunders"],
                          labels={"n": "judged games, in played order",
-                                 "accuracy": "accuracy (share within 1 SE of the best)",
-                                 "game": "game"},
-                         title="Accuracy over time"), width="stretch")
+                                 "accuracy": "accuracy (share of best moves)",
+                                 "title": "game"},
+                         title="Accuracy, game by game").update_yaxes(tickformat=".0%"),
+             width="stretch")  # percent, as the tables beside it
+    st.markdown("**Game reviews** — each judged game: open it for the whole table's review")
+    tables.show(per_game.iloc[::-1], {"game_id": "game", "title": "kind",
+                                      "played_on": "played on", "accuracy": "accuracy",
+                                      "avg_cost": "average cost (points)",
+                                      "decisions": "decisions", "goods": "good",
+                                      "inaccuracies": "inaccuracies", "mistakes": "mistakes",
+                                      "blunders": "blunders"},
+                games=("game_id",), percent=("accuracy",), decimals={"avg_cost": 2},
+                height=min(400, 38 + 35 * len(per_game)), key="player_reviews")
     worst = data.player_costliest_moves(f, player)
     if worst.empty:
-        st.caption("Every judged decision was within one standard error of the best.")
+        st.caption("Key moments: none — every judged decision was a best move.")
         return
-    worst["open"] = [tables.viewer_url(g, int(r), text=f"round {int(r)}")
-                     for g, r in zip(worst["game_id"], worst["round"])]
-    st.caption("The ten costliest decisions (cost in the game's points, ± one standard "
-               "error; the best move is the judge's, with the greedy bot playing on).")
-    tables.show(worst, {"game_id": "game", "open": "round", "move": "played",
-                        "best_move": "best", "cost": "cost", "cost_se": "± SE",
-                        "band": "verdict"},
-                games=("game_id",), links=("open",), decimals={"cost": 2, "cost_se": 2})
+    worst["open"] = [
+        f"viewer?game={quote(str(g), safe='')}&round={int(r)}&line={int(ln)}"
+        f"#{g}, round {int(r)}"
+        for g, r, ln in zip(worst["game_id"], worst["round"], worst["line"])]
+    worst["verdict"] = [VERDICTS.get(b, b) for b in worst["band"]]
+    worst["cost_text"] = [f"{c:.1f} ± {e:.1f}" if e == e else f"{c:.1f}"
+                          for c, e in zip(worst["cost"], worst["cost_se"])]
+    st.markdown("**Key moments** — the ten costliest decisions (cost in the game's points, "
+                "± one standard error), each opening the viewer at that decision")
+    tables.show(worst, {"open": "decision", "move": "played", "best_move": "better move",
+                        "cost_text": "cost (points)", "verdict": "verdict"},
+                links=("open",), key="player_moments")
+
+
+VERDICTS = {"good": "good", "inaccuracy": "?! inaccuracy", "mistake": "? mistake",
+            "blunder": "?? blunder"}
 
 
 ui.guarded(render)

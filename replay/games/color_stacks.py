@@ -935,6 +935,8 @@ INFO = register(GameInfo(
     bands=(2.0, 4.0, 8.0),  # a hand is worth a few tens
     colors={c: CHIP_COLORS[name] for c, name in SUIT_COLORS.items()},
     color_names=SUIT_COLORS,
-    face_down=("aside",),  # the card set aside at the deal: nobody sees it
+    # the card set aside at the deal (4 players) and the 2-player pile below its drawn top:
+    # nobody sees them (a drawn card of the pile is seen from its draw on)
+    face_down=("aside", "pile"),
     examples=EXAMPLES,
 ))

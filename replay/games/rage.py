@@ -774,6 +774,30 @@ class RageState(GameState):
             out.extend([c] * (k - self.used.get(c, 0)))
         return out
 
+    def chance_outcomes(self) -> list[tuple[Move, int]]:
+        """A trump turned inside the round: each colour card of the pile, weighted by its
+        copies there. Cards are turned uniformly from the pile (as `draw_chance` turns
+        them) and an action card turned up is set aside, so the first colour card turned
+        is each colour card with probability copies / colour cards in the pile; the action
+        cards set aside change no value (they score nothing, and a later turn's first
+        colour card has the same law whichever left the pile), so they are left out."""
+        if self.phase is not Phase.TRUMP or self.over:
+            return []
+        used = self.used
+        return [({"type": "trump", "card": c.name}, k - used.get(c, 0))
+                for c, k in DECK.items() if c.color and k > used.get(c, 0)]
+
+    def rules_out(self, move: Move) -> frozenset[str]:
+        """A play that does not follow the led colour (an action card or another colour)
+        shows that the player holds no card of it (`may_play`)."""
+        led = self.led
+        if move.get("type") != "play" or led is None or self.phase is not Phase.PLAY:
+            return frozenset()
+        card = CARDS.parse(str(move.get("card")))
+        if card.color == led:
+            return frozenset()
+        return frozenset(c.name for c in DECK if c.color == led)
+
     def draw_chance(self, rng: Random) -> Move:
         if self.phase is Phase.TRUMP:
             # rng.choice(self.pile()), without making the pile: the r-th card of it
@@ -1106,13 +1130,15 @@ def _project_settled(f: BidSettled, sink: RowSink) -> None:
 # rage's statistics in the database: every settled bid with how it was bid, its accuracy, and
 # the bid against what the hand could take (the hand estimates of `trickledger analyse`).
 # Created after the core's analytics objects, whose macros (`ratio`, `wilson_low`,
-# `counted_ids`, ...) they use (GameInfo.analytics; ingest.analytics).
+# `counted_ids`, ...) they use (GameInfo.analytics; ingest.analytics). The bids with how they
+# were bid are a "summary", made once per game into the table `bid_round_rows`
+# (ingest.summaries).
 
 ANALYTICS: Final = (
     # ---------------------------------------------------------------- bids
     # every settled bid with how it was bid: `bidding` is open (in turn, seeing the
     # earlier bids), hidden or secret; `bid_position` 1 bids first (the dealer's left)
-    ("macro", "bid_rounds_of(ids)", """
+    ("summary", "bid_round_rows", """
         SELECT b.*, g.n_players,
                CASE WHEN list_contains(g.variants, 'secret_bid') THEN 'secret'
                     WHEN list_contains(g.variants, 'hidden_bid') THEN 'hidden'
@@ -1124,6 +1150,8 @@ ANALYTICS: Final = (
         JOIN players ps ON ps.game_id = b.game_id AND ps.player = b.player
         JOIN players pd ON pd.game_id = b.game_id AND pd.player = r.dealer
         WHERE b.game_id IN (SELECT unnest(ids))"""),
+    ("macro", "bid_rounds_of(ids)", """
+        SELECT * FROM bid_round_rows WHERE game_id IN (SELECT unnest(ids))"""),
     ("view", "bid_rounds", "SELECT * FROM bid_rounds_of(counted_ids())"),
     ("macro", "bid_accuracy_of(ids)", """
         SELECT player, count(*) AS rounds, count(*) FILTER (WHERE exact) AS exact,

@@ -478,6 +478,16 @@ class UnderTheRadarState(GameState):
                  or acceptable_cards(hand, self.trick, False))
         return [{"type": "play", "player": p, "card": c.name} for c in cards]
 
+    def rules_out(self, move: Move) -> frozenset[str]:
+        """A card played that does not continue the trick shows that the player holds no
+        card that would (`why_unacceptable`): they took the trick because they had to."""
+        if move.get("type") != "play" or self.phase is not Phase.PLAY or not self.trick_cards:
+            return frozenset()
+        trick = self.trick
+        if why_unacceptable(CARDS.parse(str(move.get("card"))), trick) is None:
+            return frozenset()
+        return frozenset(c.name for c in FULL_DECK if why_unacceptable(c, trick) is None)
+
     def next_chance(self) -> str | None:
         return "deal" if self.phase is Phase.DEAL and not self.over else None
 
