@@ -8,13 +8,18 @@ it played: each hand still held, and what is left of the pile. `with_shown(data)
 those `shown` events to the full log (a full round accepts them and checks them against its
 hands), so that both logs have the same lines. The tests compare the two; the docs' examples
 are made with it.
+
+`settled_events` reads a log the other way, for the analyses that need the hands (the
+judge, the bid estimates): each deal without hands replaced by the one its round was settled
+with.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .engine import new_state
+from .engine import new_state, replay_bytes
+from .errors import FormatError, RuleError
 from .events import SHEET_EVENT, Event
 from .reader import iter_events, read_bytes
 from .writer import dump_lines
@@ -71,3 +76,44 @@ def plays_only(data: bytes, name: str = "log.jsonl", shown: bool = True) -> byte
     stripped = [{k: v for k, v in ev.items() if k not in DEAL_PARTS} if ev["type"] == "deal"
                 else ev for ev in events]
     return dump_lines(head, stripped)
+
+
+def settled_events(header_line: bytes, events: list[tuple[int, dict[str, Any]]], name: str
+                   ) -> tuple[list[tuple[int, dict[str, Any]]], set[int]]:
+    """A log's events (after its header line, each with its line number) as an analysis that
+    needs the hands reads them, and the rounds whose hands stay partly unknown. A deal
+    without hands (a plays-only round) is replaced by the deal its round was settled with:
+    the hands the cards played and shown gave, so that a decision or a bid is judged from the
+    hand its player held, as in a full log. A round some of whose cards were never played
+    nor shown keeps its deal without hands, and is in the set returned: an analysis leaves
+    it out rather than guess those cards. A log with every hand dealt is returned as it is.
+    ValueError (with the file and line) for a log that does not replay."""
+    if not any(ev.get("type") == "deal" and "hands" not in ev for _, ev in events):
+        return events, set()
+    start = replay_bytes(header_line, name)
+    state = start.state
+    if state is None:
+        raise ValueError(f"{name}: the header does not replay: {start.error}")
+    line = 0
+    try:
+        for line, ev in events:
+            state.apply(Event(line, str(ev.get("type")), ev))
+        state.log_ended()
+    except (RuleError, FormatError) as e:
+        raise ValueError(f"{name}:{line}: {e}") from None
+    inferred = state.inferred or {}
+    unknown = state.unknown or {}
+    out: list[tuple[int, dict[str, Any]]] = []
+    partial: set[int] = set()
+    number = 0
+    for line, ev in events:
+        if ev.get("type") == "deal":
+            number += 1
+            if "hands" not in ev:
+                deal = inferred.get(number)
+                if deal is None or number in unknown:
+                    partial.add(number)
+                else:
+                    ev = deal
+        out.append((line, ev))
+    return out, partial

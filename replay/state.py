@@ -91,6 +91,9 @@ class GameState(ABC):
         # whether the deal being applied gives hands inferred from the plays (some partial)
         self.live: LiveRound | None = None
         self.unknown: dict[int, tuple[str, ...]] | None = None
+        # the deal each settled plays-only round was replayed with, by round: its hands as
+        # the plays and shown cards gave them (what the judge deals its samples around)
+        self.inferred: dict[int, dict[str, Any]] | None = None
         self.inferring = False
         # a table's recording goes on past a rule that needed the hands (the cards were
         # played): a settle then keeps the round as its plays had it and notes the error
@@ -200,6 +203,8 @@ class GameState(ABC):
             new.live = live.copy()
         if self.unknown is not None:
             new.unknown = dict(self.unknown)
+        if self.inferred is not None:
+            new.inferred = dict(self.inferred)
         if self.keep_going:
             new.keep_going = True
             new.violations = self.violations.copy()
@@ -220,6 +225,7 @@ class GameState(ABC):
         self.in_round = other.in_round
         self.live = other.live
         self.unknown = other.unknown
+        self.inferred = other.inferred
         other.clone_into(self)
 
     def clone_into(self, new: Any) -> None:
@@ -696,7 +702,10 @@ class GameState(ABC):
     def _replay_inferred(self, live: LiveRound, upto: int | None
                          ) -> tuple[GameState, EarlierLineError | None]:
         snap = live.snapshot.clone()
-        ev = Event(live.deal_line, "deal", self.inferred_deal(live, upto))
+        deal = self.inferred_deal(live, upto)
+        if upto is None:
+            snap.inferred = {**(snap.inferred or {}), live.round: deal}
+        ev = Event(live.deal_line, "deal", deal)
         try:
             snap.inferring = True
             snap.apply(ev)
@@ -793,6 +802,7 @@ class GameState(ABC):
 _CORE_ATTRIBUTES: Final = frozenset({
     "header", "players", "n", "seat", "rounds_total", "round_no", "dealer", "rounds",
     "totals", "claims", "facts", "over", "in_round", "dispatch", "live", "unknown",
+    "inferred",
     "inferring", "keep_going", "violations"})
 
 

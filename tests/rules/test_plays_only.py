@@ -412,3 +412,28 @@ def test_a_legal_plays_only_game_applied_move_by_move_offers_every_card_played()
             state.apply(Event(line, ev["type"], ev))
         state.log_ended()
         assert state.is_over(), game
+
+
+def test_a_plays_only_rage_game_bids_are_estimated_from_the_hands_inferred() -> None:
+    """`trickledger analyse` estimates a rage bid against the hand its player held: in a
+    plays-only log, the hand the cards played gave (it failed with KeyError 'hands'
+    before), the same estimate as the full log's."""
+    from trickledger.ingest.hands import estimate_round
+
+    _, data, _ = simulate_one(SimOptions("rage", 1, (4, 4), rounds=2, seed=11), 0)
+    full, po = with_shown(data), plays_only(data)
+    for round_no in (1, 2):
+        want = estimate_round(full, round_no, None, playouts=4, seed=1, sha256="x")
+        got = estimate_round(po, round_no, None, playouts=4, seed=1, sha256="x")
+        assert [(e.player, e.tricks_seen) for e in got] == [(e.player, e.tricks_seen) for e in want]
+
+
+def test_a_round_with_cards_nobody_saw_is_not_estimated() -> None:
+    """A plotters round that ended early and whose hands were not shown: its hands are not
+    guessed for an estimate; the error says why (the analysis reports it, and goes on)."""
+    from trickledger.ingest.hands import estimate_round
+
+    _, data, _ = simulate_one(SimOptions("plotters", 12, (4, 4), seed=3), 1)
+    po = plays_only(data, shown=False)
+    with pytest.raises(ValueError, match="round 2 was recorded without its hands"):
+        estimate_round(po, 2, None, playouts=2, seed=1)
