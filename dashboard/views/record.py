@@ -672,29 +672,30 @@ def _early_end_step(ctx: _Ctx) -> None:
 
 def _hand_picker(ctx: _Ctx, who: str, title: str) -> None:
     """The cards a player (or a part of the deal, `from:pile`) shows, all of them: picked
-    one by one, then stored."""
+    one by one, stored with the last."""
     st_ = ctx.state
     part = who[len(PART):] if who.startswith(PART) else None
     if part is not None:
         need = st_.parts_to_show().get(part, 0)
-        what = f"the {part}'s {need} cards"
         event: dict[str, Any] = {"type": "shown", "from": part}
     else:
         need = st_.cards_left(st_.seat[who])
-        what = f"{who}'s {need} cards"
         event = {"type": "shown", "player": who}
     chosen: list[str] = list(st.session_state.get(SELECTED, {}).get(ctx.seq, []))
-    _turn(title, f"{len(chosen)} of {need} picked" + (f": {' '.join(chosen)}" if chosen else ""))
+    _turn(title, f"{len(chosen)} of {need} picked" + (f": {' '.join(chosen)}" if chosen else
+                                                       " (the last one stores them)"))
 
-    def pick(c: Card) -> None:
+    def pick(c: Card) -> dict[str, Any] | None:
+        # the last card stores them all, as a move of several cards does: no button to
+        # confirm that turns tappable only once the page has drawn the last pick (a tap on
+        # it while the page still drew was lost); a wrong one is undone
         now = [*chosen, c.name] if c.name not in chosen else [x for x in chosen if x != c.name]
+        if len(now) == need:
+            return {**event, "cards": now}
         st.session_state[SELECTED] = {ctx.seq: now}
+        return None
 
     _card_picker(ctx, st_.could_hold(), pick, default=None, chosen=chosen)
-    if st.button(ui.md(f"Show {what}"), key="big-show", type="primary", width="stretch",
-                 disabled=len(chosen) != need):
-        _tap(ctx, {**event, "cards": chosen})
-        st.rerun()
 
 
 def _show_step(ctx: _Ctx) -> None:

@@ -101,6 +101,7 @@ class Phone:
         return self.page.get_by_role("button", name=name, exact=True)
 
     def tap(self, name: str) -> None:
+        self.settled()  # a tap while the page still draws may land on a button being redrawn
         self.button(name).first.click(timeout=PATIENCE)
 
     def open(self, path: str) -> None:
@@ -198,8 +199,8 @@ class Phone:
             self.says(f"0 of {n} picked")
             for k, c in enumerate(ev["cards"]):
                 self.pick(c, info)
-                self.says(f"{k + 1} of {n} picked")
-            self.page.locator(".st-key-big-show button").click()
+                if k + 1 < n:  # the last card stores them all
+                    self.says(f"{k + 1} of {n} picked")
         else:
             raise AssertionError(f"the page does not enter {t} events")
         self.says(f"· {before + 1} entr")
