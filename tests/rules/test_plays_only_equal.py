@@ -59,9 +59,9 @@ def cases() -> list[tuple[str, int, tuple[str, ...], str | None]]:
 def _rows(r: Replay) -> dict[str, Any]:
     st = r.state
     assert st is not None and r.header is not None
-    from trickledger.ingest.schema import COLUMNS
+    from trickledger.ingest.schema import FACT_TABLES
 
-    sink = RowSink(COLUMNS)
+    sink = RowSink(FACT_TABLES)
     sink.begin(r.header.id, st.players)
     project(st.info, st.facts, sink)
     return {t: h.python(0, n) for t, h in sink.tables().items() if (n := h.rows())}

@@ -235,3 +235,52 @@ def test_a_visitor_who_may_not_write_is_told_and_nothing_is_stored(db, monkeypat
     at = ok(AppTest.from_file(str(PAGE), default_timeout=90))
     assert "Recording a game needs an account" in said(at)
     assert not [b for b in at.button if b.key == "rec_start"]
+
+
+def test_a_revoke_the_cards_shown_at_the_rounds_end_prove_is_shown_with_both_cards(db):
+    """under_the_radar: Dan's play in trick 7 is legal as far as the plays tell; the hand he
+    shows when the last trick is taken holds a card that trick would have taken. The page
+    says so the moment his cards are in, on the play's line, naming both cards."""
+    from helpers import log_bytes
+
+    from trickledger.dashboard import data
+    from trickledger.ingest.recordings import new_id
+    from trickledger.replay.playsonly import with_shown
+    from trickledger.replay.registry import registry
+    from trickledger.replay.simulate import SimOptions, simulate_one
+
+    opts = SimOptions(game="under_the_radar", games=1, players=(3, 3), seed=13, rounds=1,
+                      bots=("random", "greedy"))
+    lines = [orjson.loads(x) for x in with_shown(simulate_one(opts, 0)[1]).splitlines()]
+    head, events = lines[0], lines[1:]
+    # a card of Lou's hand left (jb) swapped with Dan's first one (ja): Dan now held it
+    ja, jb = len(events) - 1, len(events) - 2
+    assert events[ja]["player"] == "Dan" and events[jb]["player"] == "Lou"
+    x, z = "hollow-red-triangle", events[ja]["cards"][0]
+    events[ja] = {**events[ja], "cards": [x, *events[ja]["cards"][1:]]}
+    events[jb] = {**events[jb], "cards": [z if c == x else c for c in events[jb]["cards"]]}
+    events = [{"type": "deal"} if e["type"] == "deal" else e for e in events]
+    # the full log of the swap names the same line: the revoke is the rules', not the page's
+    whole = verdict(replay_bytes(log_bytes(head, events), "swapped"))
+    assert whole["status"] == "illegal" and whole["error"]["line"] == 52, whole["error"]
+    rid = new_id()
+    who = {"user": None, "via": "test", "address": None}
+    data.record_start({k: v for k, v in head.items() if k != "meta"}, who, rid)
+    for seq, ev in enumerate(events[:ja]):
+        data.record_tap(rid, seq, "event", ev, who)
+    at = AppTest.from_file(str(PAGE), default_timeout=90)
+    at.query_params["rec"] = rid
+    ok(at)
+    assert "Round 1 is over" in said(at) and "revoke" not in said(at)
+    tap(at, "big-show-Dan-")
+    info = registry()["under_the_radar"]
+    for c in events[ja]["cards"]:
+        colour = str(info.cards.parse(c).color)
+        card(at, c.replace("-", " ") if c[:1].isalpha() else c, colour)
+    words = said(at)
+    assert entries(at) == ja + 1
+    assert ("Line 52: Dan played filled-red-circle, which trick 7 does not take" in words
+            ), words
+    assert ("while holding hollow-red-triangle (Dan showed hollow-red-triangle at the "
+            "round's end, line 59)") in words, words
+    assert read_recording(db, rid).events() == events
