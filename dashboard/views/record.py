@@ -56,6 +56,13 @@ CSS = """<style>
 [class*="st-key-chosen-"] button { outline: 4px solid #111; outline-offset: -4px;
   box-shadow: inset 0 0 0 3px #fff; }
 .st-key-record-turn h3 { margin: 0; padding: 0; }
+/* a touch screen keeps :hover on the button last tapped: the next player's bid or card at
+   that place would look chosen already */
+@media (hover: none) {
+  [class*="st-key-big-"] button[data-testid="stBaseButton-secondary"]:hover,
+  [class*="st-key-big-"] button[data-testid="stBaseButton-secondary"]:focus:not(:active) {
+    background-color: transparent; border-color: rgba(49, 51, 63, 0.2); color: inherit; }
+}
 [data-testid="stElementToolbar"] { display: none; }
 @media (max-width: 640px) {
   [data-testid="stMainBlockContainer"] { padding-top: 56px; padding-left: 10px;
@@ -224,6 +231,7 @@ def _recording(rid: str, me: auth.Visitor) -> None:
     said = st.session_state.pop(MESSAGE, None)
     if said is not None:
         kind, text = said
+        text = text[:1].upper() + text[1:]  # "the pile shows ...": a sentence
         {"error": st.error, "warning": st.warning, "success": st.success}.get(
             kind, st.info)(ui.md(text))
     if broken is not None:
@@ -236,9 +244,15 @@ def _recording(rid: str, me: auth.Visitor) -> None:
         ui.viewer_link({"game": str(rec.game_id)}, "Open it in the game viewer")
     else:
         step = _step(state, info, events)
-        step(_Ctx(rid, rec, state, info, events, me))
+        step(_Ctx(rid, rec, state, info, events, me, result))
+    finished = result.status == "complete" or (
+        result.status == "illegal" and state.is_over() and not (
+            state.live is not None and state.why_unsettled() is not None))
+    if finished:  # what is left to do, under the thumb: load it (or download it)
+        _bottom(rec, log, name, me, is_loaded, finished)
     _round_result(result, state, info)
-    _bottom(rec, log, name, result, me, is_loaded, state)
+    if not finished:
+        _bottom(rec, log, name, me, is_loaded, finished)
 
 
 def _leave() -> None:
@@ -292,8 +306,9 @@ class _Ctx:
     """What a step needs: the recording, its state and who is tapping."""
 
     def __init__(self, rid: str, rec: Recording, state: GameState, info: GameInfo,
-                 events: list[dict[str, Any]], me: auth.Visitor) -> None:
+                 events: list[dict[str, Any]], me: auth.Visitor, result: Replay) -> None:
         self.rid = rid
+        self.result = result  # the recording's log replayed (verdict, scores)
         self.rec = rec
         self.state = state
         self.info = info
@@ -356,16 +371,19 @@ def _said(ev: dict[str, Any]) -> str:
 
 def _sheet(result: Replay) -> None:
     """The running score sheet: every finished round, the totals, the winners."""
-    import pandas as pd
-
     v = verdict(result)
     if not v["rounds"]:
         st.caption("No round finished yet.")
         return
-    table = pd.DataFrame({f"R{x['round']}": pd.Series(x["scores"]) for x in v["rounds"]})
-    table["total"] = pd.Series(v["totals"])
-    table.index.name = "player"
-    st.dataframe(table.reset_index(), hide_index=True, width="stretch")
+    # the total first, so that a phone shows it however many rounds follow; a markdown table
+    # sizes to its figures (a data grid in the narrow popover cut the total off at 390 px)
+    done = v["rounds"]
+    st.markdown("\n".join(
+        ["| player | total | " + "".join(f"R{int(x['round']):d} | " for x in done),
+         "|:--|--:|" + "".join("--:|" for _ in done)]
+        + [f"| {ui.md(p)} | **{int(total):d}** | "
+           + "".join(f"{int(x['scores'][p]):d} | " for x in done)
+           for p, total in v["totals"].items()]))
     if v["winners"]:
         st.success(ui.md(("Winners: " if len(v["winners"]) > 1 else "Winner: ")
                          + ", ".join(v["winners"])))
@@ -709,6 +727,9 @@ def _show_step(ctx: _Ctx) -> None:
     parts = st_.parts_to_show()
     needed = st_.why_unsettled()
     showing = st.session_state.get(SHOWING)
+    if not holding and not parts and needed is None and st_.round_no >= st_.rounds_total:
+        _over_step(ctx)  # the last round, every card known: nothing is left to enter
+        return
     if showing in holding or str(showing).removeprefix(PART) in parts:
         title = (f"The cards {showing} holds" if showing in holding else
                  f"The cards of the {str(showing).removeprefix(PART)}")
@@ -749,6 +770,7 @@ def _show_step(ctx: _Ctx) -> None:
 def _over_step(ctx: _Ctx) -> None:
     _turn("The game is over", "Load it into the database so that it counts everywhere, or "
                               "download its log.")
+    _sheet(ctx.result)
 
 
 # ----------------------------------------------------------------- the round's verdict
@@ -779,7 +801,7 @@ def _round_result(result: Replay, state: GameState, info: GameInfo) -> None:
     assert st_ is not None
     scored = st_.rounds[-1]
     with st.expander(f"Round {int(last['round']):d}: scores", expanded=state.live is not None
-                     and state.live.over or state.next_chance() == "deal"):
+                     and state.live.over or state.next_chance() == "deal" or state.is_over()):
         st.markdown("\n".join(f"- **{ui.md(p)} {scored.scores[s]:d}** · "
                               f"{ui.md(scored.derivations[s])}"
                               for s, p in enumerate(st_.players)))
@@ -787,12 +809,11 @@ def _round_result(result: Replay, state: GameState, info: GameInfo) -> None:
             st.caption(ui.md("Not known: " + "; ".join(last["unknown"])))
 
 
-def _bottom(rec: Recording, log: bytes, name: str, result: Replay, me: auth.Visitor,
-            is_loaded: bool, state: GameState) -> None:
-    st.divider()
-    finished = result.status == "complete" or (
-        result.status == "illegal" and state.is_over() and not (
-            state.live is not None and state.why_unsettled() is not None))
+def _bottom(rec: Recording, log: bytes, name: str, me: auth.Visitor, is_loaded: bool,
+            finished: bool) -> None:
+    """Download and Load: right under the step once the game is over, else at the foot."""
+    if not finished:
+        st.divider()
     left, right = st.columns(2)
     left.download_button("Download the log", log, file_name=name, mime="application/jsonl",
                          key="rec_download", width="stretch", icon=":material/download:",

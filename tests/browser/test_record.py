@@ -267,6 +267,11 @@ def test_a_whole_game_entered_on_a_phone(server, browser, game, players, rounds,
             if i == 3:
                 phone.shot(f"{game}-early")
         phone.shot(f"{game}-end")
+        # the game's end says so, with the standings (before: color_stacks said "Round 1 is
+        # over", and no game showed its winner but in the Scores popover)
+        phone.says("The game is over")
+        won = verdict(replay_bytes(full, "sim"))["winners"]
+        phone.says(("Winners: " if len(won) > 1 else "Winner: ") + ", ".join(won))
         # the log as the page's download gives it is the one stored, and the one entered
         with phone.page.expect_download(timeout=PATIENCE) as got:
             phone.tap("Download the log")
