@@ -49,7 +49,7 @@ CORE_PATHS = {"home", "overview", "admin", *(p.url_path for p in CORE)}
 PAGES = [HOME, *game_parts.pages(CORE_PATHS), *CORE]
 page = st.navigation(PAGES + [OVERVIEW_ALIAS] + ([ADMIN] if auth.visitor().is_admin else []))
 # the pages that count games draw the sidebar filter; the others keep it for them
-UNFILTERED = {"verify", "upload", "sheet", "sql", "admin"}
+UNFILTERED = {"verify", "upload", "sheet", "sql", "admin", "record"}
 if page.url_path in UNFILTERED:
     ui.keep_filters()
 else:

@@ -8,7 +8,7 @@ import math
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import pandas as pd
@@ -17,6 +17,9 @@ import streamlit as st
 from trickledger.replay.errors import FormatError
 
 from . import data
+
+if TYPE_CHECKING:
+    from trickledger.replay.registry import GameInfo
 
 _log = logging.getLogger("trickledger.dashboard")
 
@@ -552,3 +555,20 @@ def empty(df: pd.DataFrame, what: str) -> bool:
         st.info(f"No {md(what)} for this filter yet.")
         return True
     return False
+
+
+def suits_in_play(info: GameInfo, players: int, key: str) -> list[str] | None:
+    """The suits a game that names them in its header (`suits`: color_stacks) plays with at
+    this many players, picked on a setup form (the deck's first ones by default); None for
+    a game that names none, or a table size it does not allow."""
+    import random
+
+    if not info.min_players <= players <= info.max_players:
+        return None
+    setup = info.state_class.random_setup(random.Random(0), players)
+    if "suits" not in setup:
+        return None
+    letters = list(dict.fromkeys(c.color for c in info.cards if c.color))
+    k = len(setup["suits"])
+    return list(st.multiselect(f"Suits in play ({k:d})", letters, default=letters[:k],
+                               key=f"{key}_{k}"))

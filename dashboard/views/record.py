@@ -12,7 +12,6 @@ undone by a tap. The page never works out a rule: it asks the engine's state.
 from __future__ import annotations
 
 import datetime as dt
-import random
 from collections.abc import Callable
 from typing import Any
 
@@ -158,12 +157,9 @@ def _setup(me: auth.Visitor) -> None:
                                   format_func=lambda v: v.replace("_", " "))
         if variants:
             raw["variants"] = variants
-    setup = info.state_class.random_setup(random.Random(0), len(players))
-    if "suits" in setup:
-        letters = list(dict.fromkeys(c.color for c in info.cards if c.color))
-        k = len(setup["suits"])
-        raw["suits"] = st.multiselect(f"Suits in play ({k:d})", letters, default=letters[:k],
-                                      key=f"rec_suits_{name}_{k}")
+    suits = ui.suits_in_play(info, len(players), f"rec_suits_{name}")
+    if suits is not None:
+        raw["suits"] = suits
     try:
         standard = parse_header("the game", 1, orjson.dumps(raw), "record")
     except UnreadableLog as e:
