@@ -135,13 +135,18 @@ class Phone:
             main.get_by_test_id("stSelectbox").nth(2).click()
             page.get_by_role("option", name=edition.replace("-", " "), exact=True).click()
         if suits is not None:
+            # the defaults cleared at once, then each suit picked once the page has drawn
+            # the change (a chip's Remove tapped one by one opened the list instead, and the
+            # suits asked for were added to the defaults)
+            self.settled()
             box = main.get_by_test_id("stMultiSelect").last
-            while box.get_by_role("button", name=re.compile("^Remove")).count():
-                box.get_by_role("button", name=re.compile("^Remove")).first.click()
+            box.locator("[aria-label='Clear all']").click()
             for s in suits:
+                self.settled()
                 box.locator("input").first.click()
                 page.get_by_role("option", name=s, exact=True).click()
             page.keyboard.press("Escape")
+            self.settled()
         if rounds is not None:
             box = page.get_by_role("spinbutton", name="Rounds")
             box.fill(str(rounds))
