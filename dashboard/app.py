@@ -34,6 +34,8 @@ CORE = [
     st.Page("views/upload.py", title="Upload", icon=":material/upload:", url_path="upload"),
     st.Page("views/sheet.py", title="Score sheet", icon=":material/edit_note:",
             url_path="sheet"),
+    st.Page("views/record.py", title="Record a game", icon=":material/stylus_note:",
+            url_path="record"),
     st.Page("views/sql.py", title="SQL", icon=":material/terminal:", url_path="sql"),
 ]
 ADMIN = st.Page("views/admin.py", title="Admin", icon=":material/admin_panel_settings:",
@@ -47,7 +49,7 @@ CORE_PATHS = {"home", "overview", "admin", *(p.url_path for p in CORE)}
 PAGES = [HOME, *game_parts.pages(CORE_PATHS), *CORE]
 page = st.navigation(PAGES + [OVERVIEW_ALIAS] + ([ADMIN] if auth.visitor().is_admin else []))
 # the pages that count games draw the sidebar filter; the others keep it for them
-UNFILTERED = {"verify", "upload", "sheet", "sql", "admin"}
+UNFILTERED = {"verify", "upload", "sheet", "sql", "admin", "record"}
 if page.url_path in UNFILTERED:
     ui.keep_filters()
 else:

@@ -8,7 +8,7 @@ import math
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import pandas as pd
@@ -20,6 +20,9 @@ from . import game_parts
 from .data.access import Busy, WriteFailed
 from .data.analyses import ensure_summaries
 from .data.filters import DEFAULT_STATUSES, NO_VARIANT, STATUS_LABELS, STATUSES, Filters, options
+
+if TYPE_CHECKING:
+    from trickledger.replay.registry import GameInfo
 
 _log = logging.getLogger("trickledger.dashboard")
 
@@ -462,6 +465,21 @@ def chip_color(game: str, card: str) -> str:
     return paint or NO_COLOR_CSS
 
 
+def paint_card_buttons(game: str, prefix: str = "card") -> None:
+    """Paint each button keyed `{prefix}-{colour}-...` in the game's paint for that card
+    colour (`GameInfo.colors`), and `{prefix}-none-...` (a card without a colour) grey, with
+    white text; hover and focus keep the colour: on a phone the button under the finger after
+    a tap would otherwise look pale, like one that cannot be tapped."""
+    info = game_parts.game_declaration(game)
+    paints = {**(info.colors if info is not None else {}), "none": NO_COLOR_CSS}
+    rules = []
+    for color, css in paints.items():
+        at = f'[class*="st-key-{prefix}-{color}-"] button'
+        rules.append(f"{at}, {at}:hover, {at}:focus:not(:active) {{ background: {css}; "
+                     f"color: #fff; border-color: {css}; }}")
+    st.html("<style>" + "\n".join(rules) + "</style>")
+
+
 def card_color(game: str, card: str) -> str:
     """The colour of the card written `card` in `game`, asked of the game's card table; ""
     for a card without one, and for a name the game lacks (an illegal move may write any)."""
@@ -540,3 +558,20 @@ def empty(df: pd.DataFrame, what: str) -> bool:
         st.info(f"No {md(what)} for this filter yet.")
         return True
     return False
+
+
+def suits_in_play(info: GameInfo, players: int, key: str) -> list[str] | None:
+    """The suits a game that names them in its header (`suits`: color_stacks) plays with at
+    this many players, picked on a setup form (the deck's first ones by default); None for
+    a game that names none, or a table size it does not allow."""
+    import random
+
+    if not info.min_players <= players <= info.max_players:
+        return None
+    setup = info.state_class.random_setup(random.Random(0), players)
+    if "suits" not in setup:
+        return None
+    letters = list(dict.fromkeys(c.color for c in info.cards if c.color))
+    k = len(setup["suits"])
+    return list(st.multiselect(f"Suits in play ({k:d})", letters, default=letters[:k],
+                               key=f"{key}_{k}"))

@@ -35,7 +35,7 @@ from .db import writing
 from .transactions import transaction
 
 QUARANTINED = "quarantined"
-ACTIONS = ("upload", "save", "ingest", "quarantine", "delete")
+ACTIONS = ("upload", "save", "ingest", "quarantine", "delete", "record")
 
 
 class AdminError(ValueError):

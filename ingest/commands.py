@@ -462,6 +462,9 @@ def register_commands(sub: Any) -> None:
     from trickledger.ingest.analyse import add_command  # `trickledger analyse` (issue 18)
 
     add_command(sub)
+    from trickledger.ingest.recordings import add_command as add_recordings  # (issue 34)
+
+    add_recordings(sub)
     e = sub.add_parser("export", help="back up the database: one Parquet file per table",
                        description="Write every table of the database to FOLDER (new or "
                                    "empty) as zstd Parquet, with manifest.json: the schema "

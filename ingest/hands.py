@@ -44,6 +44,7 @@ from trickledger.replay.cards import deal_hands, shuffle
 from trickledger.replay.engine import replay_bytes
 from trickledger.replay.events import Event
 from trickledger.replay.judge import play_round_out
+from trickledger.replay.playsonly import settled_events
 from trickledger.replay.registry import GameInfo, registry
 from trickledger.replay.state import GameState
 
@@ -128,9 +129,14 @@ def estimate_round(raw: bytes, round_no: int, players: list[str] | None = None,
     """The Monte-Carlo estimate of every (or the named) player's hand in round `round_no`
     of the log `raw` (whose SHA-256 seeds the random streams)."""
     log = ParsedLog.parse(raw)
+    # a plays-only round: the hands its cards played and shown gave (replay/playsonly.py)
+    log.events, partial = settled_events(log.header_line, log.events, "<log>")
     deals = log.deals()
     if not 1 <= round_no <= len(deals):
         raise ValueError(f"the log has no round {round_no}")
+    if round_no in partial:
+        raise ValueError(f"round {round_no} was recorded without its hands and some of its "
+                         f"cards were never played nor shown: its hands cannot be estimated")
     at = deals[round_no - 1]
     deal_line, deal = log.events[at]
     game = str(log.header["game"])

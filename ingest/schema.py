@@ -107,6 +107,19 @@ ADMIN_TABLES: dict[str, list[tuple[str, str]]] = {
         ("action", "VARCHAR"), ("file_name", "VARCHAR"), ("sha256", "VARCHAR"),
         ("game_id", "VARCHAR"), ("result", "VARCHAR"), ("detail", "VARCHAR"),
     ],
+    # games recorded at a table tap by tap (the Record page, ingest.recordings): made on an
+    # existing database of this version too, at its first write
+    "recordings": [
+        ("recording_id", "VARCHAR PRIMARY KEY"), ("created_at", "TIMESTAMP"),
+        ("created_by", "VARCHAR"), ("via", "VARCHAR"), ("address", "VARCHAR"),
+        ("header", "VARCHAR"), ("status", "VARCHAR"), ("taps", "INTEGER"),
+        ("updated_at", "TIMESTAMP"), ("sha256", "VARCHAR"), ("game_id", "VARCHAR"),
+    ],
+    "recording_taps": [
+        ("recording_id", "VARCHAR"), ("seq", "INTEGER"), ("happened_at", "TIMESTAMP"),
+        ("actor", "VARCHAR"), ("via", "VARCHAR"), ("address", "VARCHAR"), ("kind", "VARCHAR"),
+        ("event", "VARCHAR"),
+    ],
 }
 
 
@@ -131,8 +144,8 @@ def create(con: duckdb.DuckDBPyConnection) -> None:
         stale = not analytics.is_current(con)
         if missing or stale:
             with transaction(con):
-                for name in missing:  # a game added since the database was made
-                    _create_table(con, name, TABLES[name])
+                for name in missing:  # a game (or a recordings table) added since
+                    _create_table(con, name, TABLES.get(name) or ADMIN_TABLES[name])
                 if stale:
                     _install_analytics(con)
         return
@@ -163,12 +176,12 @@ def _create_table(con: duckdb.DuckDBPyConnection, name: str, cols: list[tuple[st
 
 
 def _missing_game_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
-    if not GAME_TABLES:
-        return []
+    """A game's own tables, and the admin tables added within this version (the
+    recordings), that the database lacks."""
     have = {name for (name,) in con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
     ).fetchall()}
-    return [name for name in GAME_TABLES if name not in have]
+    return [name for name in (*GAME_TABLES, *ADMIN_TABLES) if name not in have]
 
 
 def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:

@@ -13,7 +13,7 @@ from typing import Any, Final
 
 import orjson
 
-from .errors import FormatError, IllegalLine, LogError, RuleError, UnreadableLog
+from .errors import EarlierLineError, FormatError, IllegalLine, LogError, RuleError, UnreadableLog
 from .events import Event, Header, Status
 from .facts import ClaimChecked, Fact
 from .reader import Log, decompress, event_object, read_file, read_text
@@ -96,10 +96,12 @@ def replay_log(log: Log, watcher: FoldWatcher | None = None) -> Replay:
             if watcher is not None:
                 watcher.after(state, ev)
             count += 1
+        line = None
+        state.log_ended()  # a plays-only round is settled, or checked as far as it went
     except (RuleError, FormatError) as rule:
-        error = IllegalLine(name, line, str(rule))
+        error = _illegal(state, name, line, rule)
     except IllegalLine as bad_line:
-        error = bad_line
+        error = _earlier(state, name, bad_line.line) or bad_line
     except Exception as bug:  # a bug of ours must still give a verdict, not a traceback
         error = IllegalLine(name, line, f"internal error while replaying this line "
                                         f"({type(bug).__name__}: {bug}); please report it")
@@ -109,6 +111,26 @@ def replay_log(log: Log, watcher: FoldWatcher | None = None) -> Replay:
                       len(lines))
     status: Status = "complete" if state.is_over() else "incomplete"
     return Replay(name, log.sha256, log.header, state, status, None, count, len(lines))
+
+
+def _illegal(state: GameState, name: str, line: int | None,
+             rule: RuleError | FormatError) -> IllegalLine:
+    """The error of a rule broken on `line`, or on an earlier line: a plays-only round's rule
+    that needed the hands (its error names its own line), or one that the cards played
+    before `line` show broken (the first violation is the one reported)."""
+    if isinstance(rule, EarlierLineError):
+        return IllegalLine(name, rule.line, str(rule))
+    return _earlier(state, name, line) or IllegalLine(name, line, str(rule))
+
+
+def _earlier(state: GameState, name: str, line: int | None) -> IllegalLine | None:
+    if state.live is None or line is None:
+        return None
+    try:
+        found = state.earlier_violation(line)
+    except Exception:  # the error of this line stands
+        return None
+    return IllegalLine(name, found.line, str(found)) if found is not None else None
 
 
 def replay_bytes(data: bytes, name: str, max_bytes: int | None = None) -> Replay:
@@ -167,10 +189,13 @@ def verdict(r: Replay) -> dict[str, Any]:
     totals: dict[str, int] = {}
     if st is not None:
         players = st.players
+        unknown = st.unknown or {}
         for rs in st.rounds:
             entry: dict[str, Any] = {"round": rs.round, "dealer": players[rs.dealer]}
             entry.update(rs.outcome.summary(players))
             entry["scores"] = dict(zip(players, rs.scores))
+            if rs.round in unknown:  # a plays-only round: what no card played or shown told
+                entry["unknown"] = list(unknown[rs.round])
             rounds.append(entry)
         totals = st.scores()
         claims = [{"round": c.round, "player": players[c.player], "claimed": c.claimed,

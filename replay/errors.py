@@ -22,6 +22,30 @@ class RuleError(TrickledgerError):
     """A well-formed event breaks a rule of the game."""
 
 
+class HandRuleError(RuleError):
+    """A move broke a rule that needs the mover's hand: they held a card that made it
+    illegal (a revoke). The message is the one for a log with the hands; a plays-only round
+    (docs/format.md) finds it only once the hands are inferred, and words it from the parts:
+    "`name` `deed` while holding `held` (where `held` was seen) — `verdict`"."""
+
+    def __init__(self, message: str, seat: int, held: str, deed: str, verdict: str) -> None:
+        super().__init__(message)
+        self.seat = seat
+        self.held = held  # the card's name
+        self.deed = deed  # "played G5 on a red lead"
+        self.verdict = verdict  # "a revoke"
+
+
+class EarlierLineError(RuleError):
+    """A rule broken on an earlier line than the one being applied: a plays-only round
+    checks the rules that need the hands when its hands are known, and the error belongs to
+    the line of the move that broke one (the engine reports it there)."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+
+
 class LogError(TrickledgerError):
     """An error tied to a file and, where one is to blame, a line."""
 

@@ -14,14 +14,17 @@ from .errors import FormatError
 
 Status = Literal["complete", "incomplete", "illegal", "unreadable"]
 
-# The event types of the format itself: every log may hold claims, and a score sheet holds
-# `sheet` events (and claims), never moves (replay.sheet). Every other type is a game's own,
+# The event types of the format itself: every log may hold claims, a move log `shown` events
+# (its plays-only rounds' hands), and a score sheet holds `sheet` events (and claims), never
+# moves (replay.sheet). Every other type is a game's own,
 # declared in its `GameInfo.events`.
 CLAIM_EVENT: Final[str] = "claim"
 SHEET_EVENT: Final[str] = "sheet"
+# cards shown at a plays-only round's end that were never played (docs/format.md)
+SHOWN_EVENT: Final[str] = "shown"
 # Every event type known so far: the format's, and those of every game registered (the
 # registry adds them), so that an error can tell "not part of this game" from "unknown".
-EVENT_TYPES: Final[set[str]] = {CLAIM_EVENT, SHEET_EVENT}
+EVENT_TYPES: Final[set[str]] = {CLAIM_EVENT, SHEET_EVENT, SHOWN_EVENT}
 # The event types whose integers count and are read exactly even beyond 64 bits: claims,
 # score sheets' counts, and those a game declares (`GameInfo.exact_numbers`; the registry
 # adds them).

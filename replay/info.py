@@ -60,7 +60,9 @@ class GameInfo:
       the judge does not let a sampled hand know them;
     - `bands`: the judge's scale in the game's points (replay.judge): the certain part of
       a decision's cost from which it is an inaccuracy, a mistake, a blunder;
-    - `colors`: by a card's `color`, the colour the dashboard paints its chip (CSS);
+    - `colors`: by a card's `color`, the colour the dashboard paints its chip (CSS), and
+      `color_names`: by a card's `color`, that colour's name in words (the Record page's
+      labels of a group of cards);
     - `pages`: the dashboard's pages about the game (`GamePage`s), and `dashboard`: the
       module (`package.module`, "" for none) of its parts of the core's pages, which may
       define `player_section(filters, player)` (the Player page) and
@@ -108,6 +110,7 @@ class GameInfo:
     face_down: tuple[str, ...] = ()
     bands: tuple[float, float, float] = (1.0, 2.0, 4.0)
     colors: Mapping[str, str] = field(default_factory=dict)
+    color_names: Mapping[str, str] = field(default_factory=dict)
     pages: tuple[GamePage, ...] = ()
     dashboard: str = ""
     analytics: tuple[tuple[str, str, str], ...] = ()

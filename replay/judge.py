@@ -70,7 +70,8 @@ from .bots import GreedyBot
 from .cards import randbelow, shuffle
 from .engine import replay_bytes
 from .errors import FormatError, RuleError
-from .events import Event
+from .events import SHOWN_EVENT, Event
+from .playsonly import settled_events
 from .registry import registry
 from .search import TIE, BudgetExceeded, Unsearchable, exact_values
 from .state import GameState, Move
@@ -238,6 +239,7 @@ def decisions(raw: bytes, name: str = "<log>",
     state = start.state
     if state is None:
         raise ValueError(f"{name}: the header does not replay: {start.error}")
+    events, unjudged = settled_events(header_line, events, name)
     public_header = _public_header(header_line)
     current: _Round | None = None
     prefix: list[tuple[int, dict[str, Any]]] = []
@@ -249,11 +251,12 @@ def decisions(raw: bytes, name: str = "<log>",
         who = ev.get("player")
         if kind == "deal":
             number = state.round_no + 1
-            wanted = rounds is None or number in rounds
+            wanted = (rounds is None or number in rounds) and number not in unjudged
             earlier = [list(r.scores) for r in state.rounds]
             current = _Round(number, state.clone() if wanted else state, line, ev, earlier)
             prefix, step, ruled = [], 0, {}
-        elif current is not None and isinstance(who, str) and who in state.seat:
+        elif (current is not None and kind != SHOWN_EVENT and isinstance(who, str)
+              and who in state.seat):
             step += 1
             if wanted:
                 seat = state.seat[who]
@@ -282,6 +285,7 @@ def count_decisions(raw: bytes, name: str = "<log>", rounds: set[int] | None = N
     state = replay_bytes(header_line, name).state
     if state is None:
         raise ValueError(f"{name}: the header does not replay")
+    events, unjudged = settled_events(header_line, events, name)
     out: dict[int, int] = {}
     last = max(rounds) if rounds else None
     number = 0
@@ -292,9 +296,10 @@ def count_decisions(raw: bytes, name: str = "<log>", rounds: set[int] | None = N
             number = state.round_no + 1
             if last is not None and number > last:
                 break
-            if rounds is None or number in rounds:
+            if (rounds is None or number in rounds) and number not in unjudged:
                 out[number] = 0
-        elif number in out and isinstance(who, str) and who in state.seat:
+        elif (number in out and kind != SHOWN_EVENT and isinstance(who, str)
+              and who in state.seat):
             mine = [m for m in state.legal_moves() if m.get("player") == who]
             if len(mine) > 1 and len(_distinct(mine, ev)) > 1:
                 out[number] += 1
@@ -315,7 +320,7 @@ def round_moves(raw: bytes, name: str = "<log>") -> dict[int, int]:
         if ev.get("type") == "deal":
             number += 1
             out[number] = 0
-        elif number and isinstance(ev.get("player"), str):
+        elif number and ev.get("type") != SHOWN_EVENT and isinstance(ev.get("player"), str):
             out[number] += 1
     return out
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
-from .events import CLAIM_EVENT, EVENT_TYPES, EXACT_NUMBER_EVENTS, SHEET_EVENT
+from .events import CLAIM_EVENT, EVENT_TYPES, EXACT_NUMBER_EVENTS, SHEET_EVENT, SHOWN_EVENT
 from .facts import Fact
 from .info import GameInfo
 from .state import GameState, Move, handled_types, handler_table
@@ -42,6 +42,8 @@ _FORMAT_EVENTS = frozenset(EVENT_TYPES)
 _FORMAT_EXACT = frozenset(EXACT_NUMBER_EVENTS)
 GAMES_PACKAGE = f"{__package__}.games"
 GAMES_PATH = Path(__file__).resolve().parent / "games"
+# the event types a score sheet's state handles (a `shown` there is refused with its reason)
+SHEET_TYPES = (SHEET_EVENT, CLAIM_EVENT, SHOWN_EVENT)
 
 
 def register(info: GameInfo) -> GameInfo:
@@ -66,7 +68,7 @@ def register(info: GameInfo) -> GameInfo:
         if (old.__module__, old.__qualname__) != (info.state_class.__module__,
                                                   info.state_class.__qualname__):
             raise ValueError(f"two games are registered as {info.name!r}")
-    types = (*info.events, CLAIM_EVENT)
+    types = (*info.events, CLAIM_EVENT, SHOWN_EVENT)
     check_handlers(info, info.state_class, types)
     for what, named in (("exact_numbers", info.exact_numbers), ("injectable", info.injectable),
                         ("deferrable", tuple(info.deferrable.values())),
@@ -84,7 +86,7 @@ def register(info: GameInfo) -> GameInfo:
     if info.sheet_state is not None:
         if not getattr(info.sheet_state, "is_sheet", False):
             raise TypeError(f"game {info.name!r}: sheet_state must be a replay.sheet.SheetState")
-        check_handlers(info, info.sheet_state, (SHEET_EVENT, CLAIM_EVENT))
+        check_handlers(info, info.sheet_state, SHEET_TYPES)
     _REGISTRY[info.name] = info
     for alias in info.aliases:
         _ALIASES[alias] = info.name
@@ -94,7 +96,7 @@ def register(info: GameInfo) -> GameInfo:
     info.state_class.handlers = handler_table(info.state_class, types)
     if info.sheet_state is not None:
         info.sheet_state.info = info
-        info.sheet_state.handlers = handler_table(info.sheet_state, (SHEET_EVENT, CLAIM_EVENT))
+        info.sheet_state.handlers = handler_table(info.sheet_state, SHEET_TYPES)
     for listener in _LISTENERS:
         listener(info)
     return info

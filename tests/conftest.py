@@ -186,6 +186,10 @@ def _release_cached_consoles() -> None:
     clear = getattr(getattr(console, "server_console", None), "clear", None)
     if callable(clear):
         clear()
+    recordings = sys.modules.get("trickledger.dashboard.data.recordings")
+    recorder = getattr(recordings, "_recorder", None)  # the Record page's writer worker
+    if recorder is not None:
+        recorder.clear()
     if "streamlit" in sys.modules:
         import streamlit as st
 

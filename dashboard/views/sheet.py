@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import random
 from typing import Any
 
 import pandas as pd
@@ -154,13 +153,9 @@ def _setup() -> tuple[Header, dict[str, Any], GameInfo] | None:
             variants = st.multiselect("Variants", list(info.variants), key=f"sheet_v_{name}")
             if variants:
                 raw["variants"] = variants
-        defaults = info.state_class.random_setup(random.Random(0), len(players)) \
-            if info.min_players <= len(players) <= info.max_players else {}
-        if "suits" in defaults:
-            letters = list(dict.fromkeys(c.color for c in info.cards if c.color))
-            k = len(defaults["suits"])
-            raw["suits"] = st.multiselect(f"Suits in play ({k:d})", letters, default=letters[:k],
-                                          key=f"sheet_suits_{name}_{k}")
+        suits = ui.suits_in_play(info, len(players), f"sheet_suits_{name}")
+        if suits is not None:
+            raw["suits"] = suits
         try:
             standard = parse_header("the sheet", 1, _json(raw), "sheet")
         except UnreadableLog as e:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from itertools import combinations
+from itertools import combinations, permutations
 from random import Random
 from typing import Any, ClassVar, Final
 
@@ -30,7 +30,7 @@ from ..sheet import (
     sheet_head,
     table_lines,
 )
-from ..state import GameState, check_rounds
+from ..state import GameState, LiveRound, check_rounds
 from ..tables import STACKS, Column, SharedColumns
 
 # Module constants are Final: compiled, they are read as C statics, not looked up by name.
@@ -63,9 +63,9 @@ def ends_game(stacks: dict[str, int], cards: list[Card]) -> bool:
     return any(stacks[c.color] >= END_AT for c in cards)
 
 
-def draw_due(players: int, turns: int, pile: list[Card]) -> bool:
+def draw_due(players: int, turns: int, pile_cards: int) -> bool:
     """Two players: after every pair of turns the top two pile cards go onto the stacks."""
-    return players == 2 and turns % 2 == 0 and bool(pile)
+    return players == 2 and turns % 2 == 0 and pile_cards > 0
 
 
 def hand_value(hand: list[Card], stacks: dict[str, int], suits: tuple[str, ...],
@@ -184,6 +184,9 @@ class Phase(Enum):
 
 
 class ColorStacksState(GameState):
+    plays_only_rounds = True
+    shown_parts = ("pile", "aside")
+
     @classmethod
     def check_header(cls, header: Header) -> int:
         n = len(header.players)
@@ -213,6 +216,8 @@ class ColorStacksState(GameState):
         self.hands: list[set[Card]] = [set() for _ in range(self.n)]
         self.stacks: dict[str, int] = {s: 0 for s in self.suits}
         self.pile: list[Card] = []
+        self.aside: list[Card] = []
+        self.pile_left = 0  # a plays-only round's pile: how many cards it still holds
         self.turn = 0
         self.turns = 0
         self.seq = 0
@@ -238,9 +243,17 @@ class ColorStacksState(GameState):
 
     def on_deal(self, ev: Event) -> None:
         hands = self.begin_deal(ev)
+        live = self.live
+        if live is not None:
+            live.dealt = [self.hand_size] * self.n
+            self.pile_left = left_over(self.n) if self.n == 2 else 0
+        inferred = self.inferring or live is not None  # counts as far as they are known
         seen: set[Card] = set()
         for s, name in enumerate(self.players):
-            if len(hands[name]) != self.hand_size:
+            if name not in hands:
+                self.hands[s] = set()
+                continue
+            if len(hands[name]) != self.hand_size and not inferred:
                 raise RuleError(f"deal: with {self.n} players everybody gets {self.hand_size} "
                                 f"cards, {name} got {len(hands[name])}")
             where = f"{name}'s hand"
@@ -248,24 +261,24 @@ class ColorStacksState(GameState):
         pile_raw = optional_str_list(ev, "pile", "a list of cards, top first")
         aside_raw = optional_str_list(ev, "aside", "a list of one card")
         self.pile = []
-        if self.n == 2:
+        if self.n == 2 and live is None:
             if pile_raw is None:
                 raise FormatError("deal: a two-player game needs 'pile', the other 12 cards "
                                   "listed top first")
-            if len(pile_raw) != 12:
+            if len(pile_raw) != 12 and not inferred:
                 raise RuleError(f"deal: the two-player pile holds 12 cards, got {len(pile_raw)}")
             self.pile = [self._dealt_once(c, "the pile", seen) for c in pile_raw]
         elif pile_raw:
             raise RuleError(f"deal: only a two-player game has a 'pile' ({self.n} players)")
         aside: list[Card] = []
-        if self.n == 4:
-            if aside_raw is None:
+        if self.n == 4 and live is None:
+            if aside_raw is None and not inferred:
                 raise FormatError("deal: a four-player game needs 'aside', the one card left "
                                   "over")
-            if len(aside_raw) != 1:
+            if aside_raw is not None and len(aside_raw) != 1 and not inferred:
                 raise RuleError(f"deal: one card is set aside with four players, got "
                                 f"{len(aside_raw)}")
-            aside.append(self._dealt_once(aside_raw[0], "aside", seen))
+            aside.extend(self._dealt_once(c, "aside", seen) for c in aside_raw or ())
         elif aside_raw:
             raise RuleError(f"deal: only a four-player game sets a card 'aside' "
                             f"({self.n} players)")
@@ -274,6 +287,7 @@ class ColorStacksState(GameState):
         if named is not None and named != left:
             raise RuleError(f"round {self.round_no} starts with {self.players[left]}, the "
                             f"player left of the dealer")
+        self.aside = aside
         self.stacks = {s: 0 for s in self.suits}
         self.turn = left
         self.turns = self.seq = 0
@@ -320,9 +334,13 @@ class ColorStacksState(GameState):
             raise RuleError(f"{name} places out of turn: it is {self.players[self.turn]}'s turn")
         cards = self._two_cards(ev)
         hand = self.hands[s]
-        for c in cards:
-            if c not in hand:
-                raise RuleError(f"{name} cannot place {c}: it is not in {name}'s hand")
+        if self.live is not None:
+            for c in cards:
+                self.live_card(s, c, ev.line, self.turns + 1)
+        else:
+            for c in cards:
+                if c not in hand:
+                    raise RuleError(f"{name} cannot place {c}: it is not in {name}'s hand")
         for c in cards:
             hand.discard(c)
             self.stacks[c.color] += 1
@@ -332,7 +350,8 @@ class ColorStacksState(GameState):
         self._turn_fact(s, "place", cards, ended, ev.line)
         if ended:
             self._end(s, "place", ev.line)
-        elif draw_due(self.n, self.turns, self.pile):
+        elif draw_due(self.n, self.turns,
+                      len(self.pile) if self.live is None else self.pile_left):
             self.phase = Phase.DRAW
 
     def on_draw(self, ev: Event) -> None:
@@ -345,11 +364,16 @@ class ColorStacksState(GameState):
                 raise RuleError(f"no draw is due now: {self.players[s]} may draw only {when}")
             self._not_now("no draw is due now")
         cards = self._two_cards(ev)
-        top = self.pile[:2]
-        if cards != top:
-            raise RuleError(f"the draw must be the pile's top two cards in order, "
-                            f"{top[0]} {top[1]}, not {cards[0]} {cards[1]}")
-        del self.pile[:2]
+        if self.live is not None:  # the pile is not known: two cards not seen yet
+            for c in cards:
+                self.live_seen(c, f"{c} cannot be drawn", f"drawn from the pile (line {ev.line})")
+            self.pile_left -= 2
+        else:
+            top = self.pile[:2]
+            if cards != top:
+                raise RuleError(f"the draw must be the pile's top two cards in order, "
+                                f"{top[0]} {top[1]}, not {cards[0]} {cards[1]}")
+            del self.pile[:2]
         for c in cards:
             self.stacks[c.color] += 1
         ended = ends_game(self.stacks, cards)
@@ -365,6 +389,10 @@ class ColorStacksState(GameState):
                             tuple(self.stacks.items()), ended, line))
 
     def _end(self, ender: int, kind: str, line: int) -> None:
+        if self.live is not None:  # the hands left score it: known once shown
+            self.phase = Phase.DEAL
+            self.round_played()
+            return
         scores: list[int] = []
         derivs: list[str] = []
         for s in range(self.n):
@@ -389,6 +417,9 @@ class ColorStacksState(GameState):
         return None
 
     def legal_moves(self) -> list[Move]:
+        live = self.live
+        if live is not None:
+            return self._live_moves(live)
         if self.phase is Phase.PLACE:
             p = self.players[self.turn]
             hand = sorted(self.hands[self.turn], key=card_order)
@@ -400,6 +431,91 @@ class ColorStacksState(GameState):
             return [{"type": "draw", "player": self.players[s], "cards": top}
                     for s in (drawer, 1 - drawer)]
         return []
+
+    def _live_moves(self, live: LiveRound) -> list[Move]:
+        """A plays-only round's moves: any two cards nobody has shown yet (a draw: in
+        either order, by either player)."""
+        unseen = [c for c in CARDS.in_order(self.deck) if not live.seen.get(c)]
+        if self.phase is Phase.PLACE and self.cards_left(self.turn) >= 2:
+            p = self.players[self.turn]
+            return [{"type": "place", "player": p, "cards": [a.name, b.name]}
+                    for a, b in combinations(unseen, 2)]
+        if self.phase is Phase.DRAW:
+            return [{"type": "draw", "player": p, "cards": [a.name, b.name]}
+                    for p in self.players for a, b in permutations(unseen, 2)]
+        return []
+
+    # ------------------------------------------------------------ plays-only rounds
+    def copies(self, card: Card) -> int:
+        return 1 if card in self.deck else 0
+
+    def not_in_deck(self) -> str:
+        return f"is not a card of this game (suits {' '.join(self.suits)}, numbered 1-9)"
+
+    def show(self, seat: int | None, part: str | None, cards: list[Card], line: int) -> None:
+        if self.phase is not Phase.DEAL or self.round_no == 0:
+            raise RuleError("cards are shown at a round's end: the hands left when a stack "
+                            "reached six score it")
+        live = self.live
+        if part == "aside" and self.n != 4:
+            raise RuleError(f"only a four-player game sets a card aside ({self.n} players)")
+        if part == "pile" and self.n != 2:
+            raise RuleError(f"only a two-player game has a pile ({self.n} players)")
+        if live is None:
+            held = (self.hand(seat) if seat is not None else
+                    self.pile if part == "pile" else self.aside)
+            self.full_show(seat, part, cards, held)
+            return
+        expected = (self.cards_left(seat) if seat is not None else
+                    self.pile_left if part == "pile" else 1)
+        self.live_show(seat, part, cards, line, expected)
+
+    def parts_to_show(self) -> dict[str, int]:
+        live = self.live
+        assert live is not None
+        out: dict[str, int] = {}
+        if self.pile_left and "pile" not in live.parts:
+            out["pile"] = self.pile_left
+        if self.n == 4 and "aside" not in live.parts:
+            out["aside"] = 1
+        return out
+
+    def why_unscored(self) -> str | None:
+        return "the hands left score the round"
+
+    def parts_left(self) -> dict[str, list[Card]]:
+        return {k: v for k, v in (("pile", self.pile), ("aside", self.aside)) if v}
+
+    def why_unsettled(self) -> str | None:
+        live = self.live
+        assert live is not None
+        missing = [f"{self.players[s]} ({self.cards_left(s)})" for s in range(self.n)
+                   if self.cards_left(s) and live.shown[s] is None]
+        if not missing:
+            return None
+        return (f"round {live.round} is scored by the cards left in the hands, so they must "
+                f"be shown first (a shown event each): {', '.join(missing)}")
+
+    def inferred_deal(self, live: LiveRound, upto: int | None) -> dict[str, Any]:
+        data = GameState.inferred_deal(self, live, upto)
+        drawn = [c for c, _ in live.outside]  # the draws, in order: the pile's top
+        if self.n == 2:
+            data["pile"] = [c.name for c in drawn + live.parts.get("pile", [])]
+        if self.n == 4:
+            aside = live.parts.get("aside")
+            known = sum(len(h) for h in data["hands"].values())
+            if aside is None and upto is None and known == self.n * self.hand_size:
+                held = {n for h in data["hands"].values() for n in h}
+                aside = [c for c in CARDS.in_order(self.deck) if c.name not in held]
+            if aside is not None:
+                data["aside"] = [c.name for c in aside]
+        return data
+
+    def unknown_cards(self, live: LiveRound) -> list[str]:
+        out = GameState.unknown_cards(self, live)
+        if self.n == 2 and self.pile_left and "pile" not in live.parts:
+            out.append(f"the pile's last {self.pile_left} cards were not shown")
+        return out
 
     def next_chance(self) -> str | None:
         return "deal" if self.phase is Phase.DEAL and not self.over else None
@@ -425,6 +541,8 @@ class ColorStacksState(GameState):
         st.hands = [set(h) for h in self.hands]
         st.stacks = self.stacks.copy()
         st.pile = self.pile.copy()
+        st.aside = self.aside.copy()
+        st.pile_left = self.pile_left
         st.turn = self.turn
         st.turns = self.turns
         st.seq = self.seq
@@ -631,11 +749,10 @@ def draws_made(players: int, place_turns: int, ended_by_draw: bool) -> int:
     """Two players: the draws made in a round of `place_turns` turns (a draw is due after
     every pair of turns while the pile lasts; none follows the turn that ended the game)."""
     pile_cards = left_over(players)
-    pile: list[Card] = [CARDS["R1"]] * pile_cards  # only its size matters
     draws = 0
     for t in range(1, place_turns + (1 if ended_by_draw else 0)):
-        if draw_due(players, t, pile):
-            del pile[:2]
+        if draw_due(players, t, pile_cards):
+            pile_cards -= 2
             draws += 1
     return draws
 
@@ -817,6 +934,7 @@ INFO = register(GameInfo(
     tables=TABLES, columns=COLUMNS, step_rows=("turns", "seq"),
     bands=(2.0, 4.0, 8.0),  # a hand is worth a few tens
     colors={c: CHIP_COLORS[name] for c, name in SUIT_COLORS.items()},
+    color_names=SUIT_COLORS,
     # the card set aside at the deal (4 players) and the 2-player pile below its drawn top:
     # nobody sees them (a drawn card of the pile is seen from its draw on)
     face_down=("aside", "pile"),

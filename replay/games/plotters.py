@@ -17,7 +17,7 @@ from random import Random
 from typing import Any, ClassVar, Final
 
 from ..cards import CHIP_COLORS, Card, CardTable, card_order, deal_hands, names
-from ..errors import FormatError, RuleError
+from ..errors import EarlierLineError, FormatError, RuleError
 from ..events import Event, Header, str_list
 from ..facts import Fact, RoundDealt, RoundOutcome, RoundScored, TrickAbandoned
 from ..info import GamePage
@@ -226,6 +226,8 @@ class Phase(Enum):
 
 
 class PlottersState(GameState):
+    plays_only_rounds = True
+
     @classmethod
     def check_header(cls, header: Header) -> int:
         return check_rounds(header, default=len(header.players))
@@ -273,11 +275,18 @@ class PlottersState(GameState):
     def on_deal(self, ev: Event) -> None:
         if self.phase is Phase.KEEP:
             self._missing_keep()
+        if self.live is not None and self.phase is Phase.PLAY and len(self.trick_colors) == 3:
+            # a plays-only round whose trick stopped at three colours: it ended early (the
+            # next player held only the fourth), which its replay with the hands checks
+            self._live_early_end()
+            self.settle()
         hands = self.begin_deal(ev)
+        if self.live is not None:
+            self.live.dealt = [HAND_SIZE] * self.n
         seen: set[Card] = set()
         for s, name in enumerate(self.players):
-            cards = hands[name]
-            if len(cards) != HAND_SIZE:
+            cards = hands.get(name, [])
+            if len(cards) != HAND_SIZE and not self.inferring and self.live is None:
                 raise RuleError(f"deal: {name} must get {HAND_SIZE} cards, got {len(cards)}")
             hand = set()
             for raw in cards:
@@ -295,7 +304,7 @@ class PlottersState(GameState):
         named = self.named_leader(ev)
         if named is not None:
             leader = named
-            elected = self.header.edition == "plotters-inc" and self.round_no == 1
+            elected = self._elected(self.round_no)
             if leader != default_leader and not elected:
                 why = ("only the first round of plotters-inc may be led by an elected player"
                        if self.header.edition == "plotters-inc"
@@ -341,6 +350,9 @@ class PlottersState(GameState):
     def on_play(self, ev: Event) -> None:
         if self.phase is not Phase.PLAY:
             self._not_now("no card may be played now")
+        if self.live is not None:
+            self._live_play(ev)
+            return
         s, card = self.card_played(ev, self.turn, CARDS, self.hands, "to play to trick",
                                    self.trick_no + 1)
         name = self.players[s]
@@ -362,6 +374,47 @@ class PlottersState(GameState):
         self.turn = nxt
         if len(colors) == 3 and not any(fits_trick(c, colors) for c in self.hands[nxt]):
             self._end_round(ev.line, early_player=nxt)
+
+    def _live_play(self, ev: Event) -> None:
+        """A play of a plays-only round: the turn, the deck, each card once and the
+        three-colour rule (a fourth colour is never playable: a player who holds only the
+        fourth ends the round before their turn). Whether the round ended early is known
+        only from what follows the play (`_live_early_end`)."""
+        s = self.seat_of(ev)
+        name = self.players[s]
+        if s != self.turn:
+            raise RuleError(f"{name} plays out of turn: it is {self.players[self.turn]}'s turn "
+                            f"to play to trick {self.trick_no + 1}")
+        card = CARDS.from_event(ev)
+        why = self.why_not_fits(card)
+        if why is not None:
+            raise RuleError(f"{name} cannot play {card}: {why}")
+        self.live_card(s, card, ev.line, self.trick_no + 1)
+        self.trick.append((s, card))
+        self.trick_colors.add(card.color)
+        if len(self.trick) == self.n:
+            self._decide_trick()
+            return
+        self.turn = self.left_of(s)
+
+    def why_not_fits(self, card: Card) -> str | None:
+        """Why `card` cannot go on the trick whatever the hand (the three-colour rule), or
+        None when it may."""
+        colors = self.trick_colors
+        if fits_trick(card, colors):
+            return None
+        shown = list(dict.fromkeys(c.color for _, c in self.trick))
+        return (f"the trick already holds {shown[0]}, {shown[1]} and {shown[2]} (a trick "
+                f"holds at most three colours)")
+
+    def _live_early_end(self) -> None:
+        """A plays-only round ends early: its trick holds three colours and what follows is
+        no play (a shown, the next deal). The player to play held only the fourth colour,
+        which the replay with the hands checks."""
+        live = self.live
+        assert live is not None
+        last = max(line for cards in live.played for _, line, _ in cards)
+        self._end_round(last, early_player=self.turn)
 
     def _decide_trick(self) -> None:
         led = self.trick[0][1].color
@@ -449,7 +502,7 @@ class PlottersState(GameState):
         return tuple((o[s][0], o[s][1], o[s][2], o[s][3], d[s]) for s in range(self.n))
 
     def _after_trick(self, line: int) -> None:
-        if not self.hands[self.turn]:
+        if not self.hands[self.turn] if self.live is None else not self.cards_left(self.turn):
             self._end_round(line, early_player=None)
         else:
             self.phase = Phase.PLAY
@@ -492,6 +545,78 @@ class PlottersState(GameState):
         if not self.keep_owed:
             self._after_trick(ev.line)
 
+    # ------------------------------------------------------------ plays-only rounds
+    def copies(self, card: Card) -> int:
+        return 1 if card in self.deck else 0
+
+    def not_in_deck(self) -> str:
+        return f"is not in the {self.n}-player deck ({self._deck_text()})"
+
+    def show(self, seat: int | None, part: str | None, cards: list[Card], line: int) -> None:
+        assert seat is not None  # plotters has no parts beside the hands
+        live = self.live
+        if live is None:
+            if self.phase is not Phase.DEAL or self.round_no == 0:
+                raise RuleError(self._show_when())
+            self.full_show(seat, None, cards, self.hand(seat))
+            return
+        if not live.over:
+            if self.phase is Phase.PLAY and len(self.trick_colors) == 3:
+                self._live_early_end()
+            else:
+                raise RuleError(self._show_when())
+        self.live_show(seat, None, cards, line, self.cards_left(seat))
+
+    def not_ended(self, replayed: GameState, live: Any) -> EarlierLineError:
+        outcome = self.rounds[-1].outcome if self.rounds else None
+        early = outcome.early_end_player if isinstance(outcome, PlottersRound) else None
+        assert isinstance(replayed, PlottersState)
+        st = replayed
+        if early is None or live.shown[early] is None:
+            return GameState.not_ended(self, replayed, live)
+        name = self.players[early]
+        fits = next(c for c in CARDS.in_order(live.shown[early]) if fits_trick(c, st.trick_colors))
+        shown = list(dict.fromkeys(c.color for _, c in st.trick))
+        return EarlierLineError(live.shown_line[early], (
+            f"the round cannot end early here: {name} shows {fits}, and the trick holds "
+            f"{', '.join(shown)}, so {name} could play it (a round ends early only when the "
+            f"player to play holds nothing but the fourth colour)"))
+
+    def _elected(self, round_no: int) -> bool:
+        """Whether round `round_no` may be led by a player the table elects (plotters-inc's
+        first round)."""
+        return self.header.edition == "plotters-inc" and round_no == 1
+
+    def leader_elected(self) -> bool:
+        return self.next_chance() == "deal" and self._elected(self.round_no + 1)
+
+    def ends_if_shown(self) -> str | None:
+        if self.live is None or self.phase is not Phase.PLAY or len(self.trick_colors) != 3:
+            return None
+        fourth = next(c for c in COLORS if c not in self.trick_colors)
+        return (f"{self.players[self.turn]} holds only {COLOR_NAMES[fourth]} (the fourth "
+                f"colour): the round ends early")
+
+    def claim_ends_round(self) -> None:
+        if self.phase is Phase.PLAY and len(self.trick_colors) == 3:
+            self._live_early_end()
+
+    def _show_when(self) -> str:
+        if self.round_no == 0:
+            return "no round has been dealt yet: cards are shown at a round's end"
+        return (f"cards are shown at a round's end: round {self.round_no} is being played "
+                f"(trick {self.trick_no + 1}), and its trick does not hold three colours, "
+                f"so it cannot end early here")
+
+    def unknown_cards(self, live: Any) -> list[str]:
+        out = GameState.unknown_cards(self, live)
+        outcome = self.rounds[-1].outcome if self.rounds else None
+        early = outcome.early_end_player if isinstance(outcome, PlottersRound) else None
+        if early is not None and live.shown[early] is None:
+            out.append(f"that {self.players[early]} held only the fourth colour when the "
+                       f"round ended early is not checked")
+        return out
+
     def check_claim_now(self) -> None:
         if self.phase is Phase.KEEP:
             self._missing_keep()
@@ -519,6 +644,8 @@ class PlottersState(GameState):
         self.phase = Phase.DEAL
         self.finish_round(scores, derivs, PlottersRound(
             self.trick_no, early_player, self.trick_no + 1 if early else None), line)
+        if self.live is not None:
+            self.round_played()
 
     # ------------------------------------------------------------ uniform API
     def hand(self, seat: int) -> list[Card]:
@@ -537,7 +664,15 @@ class PlottersState(GameState):
         if self.phase is Phase.PLAY:
             s = self.turn
             colors = self.trick_colors
-            cards = [c for c in sorted(self.hands[s], key=card_order) if fits_trick(c, colors)]
+            live = self.live
+            if live is not None:  # any card nobody has shown yet that the trick takes
+                if not self.cards_left(s):
+                    return []
+                cards = [c for c in CARDS.in_order(self.deck)
+                         if not live.seen.get(c) and fits_trick(c, colors)]
+            else:
+                cards = [c for c in sorted(self.hands[s], key=card_order)
+                         if fits_trick(c, colors)]
             return [{"type": "play", "player": self.players[s], "card": c.name} for c in cards]
         if self.phase is Phase.TAKE:
             trick = [c.name for _, c in self.trick]
@@ -1406,5 +1541,6 @@ INFO = register(GameInfo(
     dashboard="trickledger.dashboard.games.plotters",
     bands=(2.0, 4.0, 8.0),  # a round scores 0..40 (a product of two stacks)
     colors={c: CHIP_COLORS[name] for c, name in COLOR_NAMES.items()},
+    color_names=COLOR_NAMES,
     examples=EXAMPLES,
 ))

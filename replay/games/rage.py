@@ -24,7 +24,7 @@ from ..cards import (
     randbelow,
     remove_from_hand,
 )
-from ..errors import FormatError, RuleError
+from ..errors import FormatError, HandRuleError, RuleError
 from ..events import Event, Header, field_of, kind
 from ..facts import Fact, RoundDealt, RoundOutcome, RoundScored, TrickAbandoned
 from ..info import GamePage
@@ -298,9 +298,18 @@ class TrumpReason(Enum):
 
 
 class RageState(GameState):
+    plays_only_rounds = True
+
     @classmethod
     def check_header(cls, header: Header) -> int:
         return check_rounds(header, default=MAX_ROUNDS, maximum=MAX_ROUNDS)
+
+    @classmethod
+    def most_rounds(cls) -> int | None:
+        return MAX_ROUNDS  # a round deals one card fewer than the one before
+
+    def names_for(self, card: Card) -> list[str]:
+        return list(COLORS) if card is JOKER else []  # a JOKER is played as a colour named
 
     def __init__(self, header: Header) -> None:
         super().__init__(header)
@@ -354,10 +363,12 @@ class RageState(GameState):
     def on_deal(self, ev: Event) -> None:
         hands = self.begin_deal(ev)
         self.hs = hs = hand_size(self.round_no)
+        if self.live is not None:
+            self.live.dealt = [hs] * self.n
         used: dict[Card, int] = {}
         for s, name in enumerate(self.players):
-            cards = hands[name]
-            if len(cards) != hs:
+            cards = hands.get(name, [])
+            if len(cards) != hs and not self.inferring and self.live is None:
                 raise RuleError(f"deal: round {self.round_no} deals {hs} "
                                 f"card{'s' if hs != 1 else ''} each, "
                                 f"{name} got {len(cards)}")
@@ -413,7 +424,10 @@ class RageState(GameState):
                             "after a CHANGE, and after a trick that held a NOTRUMP")
         card = CARDS.from_event(ev)
         k = self.used.get(card, 0)
-        if k >= DECK[card]:
+        if self.live is not None:
+            self.live_seen(card, f"{card} cannot be turned up",
+                           f"turned up as trump (line {ev.line})")
+        elif k >= DECK[card]:
             where = "is in a player's hand or was already turned up"
             raise RuleError(f"{card} cannot be turned up: every {card} of the deck {where}"
                             if DECK[card] > 1 else f"{card} cannot be turned up: it {where}")
@@ -522,17 +536,25 @@ class RageState(GameState):
                                   f"{', '.join(COLORS)}")
         led = self.led
         colors = self.colors[s]
-        if not may_play(card, colors, led):
+        if self.live is not None:  # whether they could follow is known once the hands are
+            self.live_card(s, card, ev.line, self.trick_no + 1)
+        elif not may_play(card, colors, led):
             assert led is not None
             follow = min((h for h in hand if h.color == led), key=card_order)
+            lead = f"played {card} on a {COLOR_NAMES[led]} lead"
             if not card.color:
-                raise RuleError(f"{name} cannot play {card}: action cards may be played only "
-                                f"by the leader or by a player with no "
-                                f"{COLOR_NAMES[led]} card, and {name} holds {follow}")
-            raise RuleError(f"{name} must follow {COLOR_NAMES[led]}: {name} holds {follow} "
-                            f"and may not play {card}")
-        remove_from_hand(hand, card)
-        colors[card.color] -= 1
+                raise HandRuleError(
+                    f"{name} cannot play {card}: action cards may be played only by the "
+                    f"leader or by a player with no {COLOR_NAMES[led]} card, and {name} "
+                    f"holds {follow}", s, follow.name, lead,
+                    f"action cards may be played only by the leader or by a player with no "
+                    f"{COLOR_NAMES[led]} card")
+            raise HandRuleError(f"{name} must follow {COLOR_NAMES[led]}: {name} holds {follow} "
+                                f"and may not play {card}", s, follow.name, lead,
+                                "a revoke (a player must follow the led colour)")
+        else:
+            remove_from_hand(hand, card)
+            colors[card.color] -= 1
         self.played_any = True
         self.trick.append((s, card, as_color))
         if led is None:
@@ -619,6 +641,8 @@ class RageState(GameState):
         self.phase = Phase.DEAL
         self.finish_round(scores, derivs, RageRound(self.trick_no, self.round_trump, self.hs),
                           line)
+        if self.live is not None:
+            self.round_played()
 
     def check_claim_now(self) -> None:
         if self.phase is Phase.TRUMP and self.trump_reason is TrumpReason.CHANGE:
@@ -627,6 +651,17 @@ class RageState(GameState):
     def close(self) -> None:
         if self.in_round and self.trick:
             self.emit(TrickAbandoned(self.round_no, self.trick_no + 1, tuple(self.trick)))
+
+    # ------------------------------------------------------------ plays-only rounds
+    def copies(self, card: Card) -> int:
+        return DECK.get(card, 0)
+
+    def show(self, seat: int | None, part: str | None, cards: list[Card], line: int) -> None:
+        assert seat is not None
+        if self.phase is not Phase.DEAL or self.round_no == 0:
+            raise RuleError("cards are shown at a round's end, and a rage round ends when "
+                            "every card is played")
+        self.full_show(seat, None, cards, self.hand(seat))
 
     # ------------------------------------------------------------ uniform API
     def hand(self, seat: int) -> list[Card]:
@@ -686,6 +721,17 @@ class RageState(GameState):
         colors = self.colors[self.turn]
         led = self.led
         out: list[tuple[Card, str | None]] = []
+        live = self.live
+        if live is not None:  # any card not seen as often as the deck holds it
+            if not self.cards_left(self.turn):
+                return out
+            for c, k in DECK.items():
+                if live.seen.get(c, 0) < k:
+                    if c is JOKER:
+                        out.extend((c, col) for col in COLORS)
+                    else:
+                        out.append((c, None))
+            return out
         for c in in_deck_order(self.hands[self.turn]):
             if not may_play(c, colors, led):
                 continue
@@ -1351,5 +1397,6 @@ INFO = register(GameInfo(
     # a round scores about -5..+20 (a missed bid costs 15)
     bands=(2.0, 5.0, 10.0),
     colors={c: CHIP_COLORS[name] for c, name in COLOR_NAMES.items()},
+    color_names=COLOR_NAMES,
     examples=EXAMPLES,
 ))

@@ -14,13 +14,13 @@ from random import Random
 from typing import Any, ClassVar, Final
 
 from ..cards import CHIP_COLORS, Card, CardTable, deal_hands, hand_cards, hand_of, remove_from_hand
-from ..errors import RuleError
+from ..errors import HandRuleError, RuleError
 from ..events import Event, Header, optional_str_list
 from ..facts import Fact, RoundDealt, RoundOutcome, RoundScored, TrickAbandoned
 from ..registry import GameInfo, Move, register
 from ..rows import RowSink, RowWriter, Stack, TableRows, plays_rows
 from ..sheet import SHEET_END, SheetField, SheetForm, SheetState, number, sheet_head, table_lines
-from ..state import GameState, check_rounds
+from ..state import GameState, LiveRound, check_rounds
 from ..tables import Column, SharedColumns
 
 # Categories in the order a Complete is written: pattern-colour-shape.
@@ -280,6 +280,9 @@ class Phase(Enum):
 
 
 class UnderTheRadarState(GameState):
+    plays_only_rounds = True
+    shown_parts = ("removed",)
+
     @classmethod
     def check_header(cls, header: Header) -> int:
         return check_rounds(header, default=1)
@@ -297,6 +300,7 @@ class UnderTheRadarState(GameState):
         self.leader = 0
         self.round_leader: int | None = None  # the first leader of the last round dealt
         self.trick_no = 0
+        self.removed: list[UCard] = []
 
     def next_round_leader(self) -> int:
         return first_leader(self.n, self.dealer, self.totals, self.round_leader)
@@ -316,10 +320,14 @@ class UnderTheRadarState(GameState):
         hands = self.begin_deal(ev)
         if self.round_no == 1:
             leader = self.left_of(self.dealer)
+        live = self.live
+        if live is not None:
+            live.dealt = [self.hand_size] * self.n
+        inferred = self.inferring or live is not None  # counts as far as they are known
         counts: dict[UCard, int] = {}
         for s, name in enumerate(self.players):
-            cards = [CARDS.parse(c) for c in hands[name]]
-            if len(cards) != self.hand_size:
+            cards = [CARDS.parse(c) for c in hands.get(name, [])]
+            if len(cards) != self.hand_size and not inferred:
                 raise RuleError(f"deal: with {self.n} players everybody gets {self.hand_size} "
                                 f"cards, {name} got {len(cards)}")
             where = f"{name}'s hand"
@@ -327,7 +335,7 @@ class UnderTheRadarState(GameState):
                 count_dealt(counts, c, where)
             self.hands[s] = hand_of(cards)
         removed_raw = optional_str_list(ev, "removed", "a list of Completes") or []
-        if len(removed_raw) != self.removed_count:
+        if len(removed_raw) != self.removed_count and not inferred:
             if self.removed_count:
                 raise RuleError(f"deal: with {self.n} players three different Completes are "
                                 f"removed ('removed'), got {len(removed_raw)}")
@@ -348,6 +356,7 @@ class UnderTheRadarState(GameState):
                    "the last round's first leader)")
             raise RuleError(f"round {self.round_no} is led by {self.players[leader]}, not "
                             f"{self.players[named]}: {why}")
+        self.removed = removed
         self.round_leader = leader
         self.leader = self.turn = leader
         self.taken = [0] * self.n
@@ -368,22 +377,28 @@ class UnderTheRadarState(GameState):
                             f"(expected the next deal or a claim)")
         s = self.seat_of(ev)
         name = self.players[s]
+        live = self.live
         if s != self.turn:
-            if not self.hands[s]:
+            if not self.hands[s] if live is None else not self.cards_left(s):
                 raise RuleError(f"{name} has no cards left and is skipped: it is "
                                 f"{self.players[self.turn]}'s turn")
             raise RuleError(f"{name} plays out of turn: it is {self.players[self.turn]}'s turn")
         card = CARDS.from_event(ev)
         hand = self.hands[s]
-        if card not in hand:
-            raise RuleError(f"{name} cannot play {card}: it is not in {name}'s hand")
         trick = self.trick
         why = why_unacceptable(card, trick) if self.trick_cards else None
-        if why is not None:
+        if live is not None:  # whether they held a card the trick takes: known later
+            self.live_card(s, card, ev.line, self.trick_no + 1)
+        elif card not in hand:
+            raise RuleError(f"{name} cannot play {card}: it is not in {name}'s hand")
+        elif why is not None:
             held = next((c for c in hand if why_unacceptable(c, trick) is None), None)
             if held is not None:
-                raise RuleError(f"{name} cannot play {card}: it is not acceptable "
-                                f"({why}), and {name} holds {held}, which is")
+                raise HandRuleError(
+                    f"{name} cannot play {card}: it is not acceptable ({why}), and {name} "
+                    f"holds {held}, which is", s, held.name,
+                    f"played {card}, which trick {self.trick_no + 1} does not take ({why}),",
+                    "a player who holds a card the trick takes must play one")
         remove_from_hand(hand, card)
         self.trick_cards.append((s, card))
         if why is not None:
@@ -398,9 +413,10 @@ class UnderTheRadarState(GameState):
             self.turn = nxt
 
     def _next_with_cards(self, s: int) -> int | None:
+        live = self.live
         for k in range(1, self.n + 1):
             t = (s + k) % self.n
-            if self.hands[t]:
+            if self.hands[t] if live is None else self.cards_left(t):
                 return t
         return None
 
@@ -421,7 +437,7 @@ class UnderTheRadarState(GameState):
     def _take(self, s: int, line: int) -> None:
         self.taken[s] += 1
         self._finish_trick(s, line)
-        if not self.hands[s]:
+        if not self.hands[s] if self.live is None else not self.cards_left(s):
             self._end_round("last card", s, line)
         else:
             self.leader = self.turn = s
@@ -433,6 +449,8 @@ class UnderTheRadarState(GameState):
         self.emit(UTRRoundEnded(self.round_no, how, player, tuple(scores), line))
         self.phase = Phase.DEAL
         self.finish_round(scores, derivs, RadarRound(self.trick_no, how), line)
+        if self.live is not None:
+            self.round_played()
 
     def close(self) -> None:
         if self.in_round and self.trick_cards:
@@ -450,6 +468,10 @@ class UnderTheRadarState(GameState):
     def legal_moves(self) -> list[Move]:
         if self.phase is not Phase.PLAY:
             return []
+        live = self.live
+        if live is not None:  # any card not seen as often as the deck holds it
+            return [{"type": "play", "player": self.players[self.turn], "card": c.name}
+                    for c, k in FULL_DECK.items() if live.seen.get(c, 0) < k]
         p = self.players[self.turn]
         hand = self.hands[self.turn]
         cards = (acceptable_cards(hand, self.trick, bool(self.trick_cards))
@@ -468,6 +490,53 @@ class UnderTheRadarState(GameState):
 
     def next_chance(self) -> str | None:
         return "deal" if self.phase is Phase.DEAL and not self.over else None
+
+    # ------------------------------------------------------------ plays-only rounds
+    def copies(self, card: Card) -> int:
+        return FULL_DECK.get(card, 0)  # type: ignore[call-overload]
+
+    def show(self, seat: int | None, part: str | None, cards: list[Card], line: int) -> None:
+        if self.phase is not Phase.DEAL or self.round_no == 0:
+            raise RuleError("cards are shown at a round's end: this round is still being "
+                            "played")
+        if part is not None and not self.removed_count:
+            raise RuleError(f"with {self.n} players no Complete is removed")
+        live = self.live
+        if live is None:
+            held: list[Card] = list(self.hand(seat) if seat is not None else self.removed)
+            self.full_show(seat, part, cards, held)
+            return
+        if part is not None and any(c.kind != "complete" for c in cards):
+            raise RuleError("only Completes are removed before the deal")
+        self.live_show(seat, part, cards, line,
+                       self.cards_left(seat) if seat is not None else self.removed_count)
+
+    def parts_left(self) -> dict[str, list[Card]]:
+        return {"removed": list(self.removed)} if self.removed else {}
+
+    def parts_to_show(self) -> dict[str, int]:
+        live = self.live
+        assert live is not None
+        if self.removed_count and "removed" not in live.parts:
+            return {"removed": self.removed_count}
+        return {}
+
+    def inferred_deal(self, live: LiveRound, upto: int | None) -> dict[str, Any]:
+        data = GameState.inferred_deal(self, live, upto)
+        removed = live.parts.get("removed")
+        known = sum(len(h) for h in data["hands"].values())
+        if removed is None and upto is None and known == self.n * self.hand_size:
+            held = {n for h in data["hands"].values() for n in h}
+            removed = [c for c in COMPLETES if c.name not in held]
+        if removed is not None and self.removed_count:
+            data["removed"] = [c.name for c in removed]
+        return data
+
+    def unknown_cards(self, live: LiveRound) -> list[str]:
+        out = GameState.unknown_cards(self, live)
+        if out and self.removed_count and "removed" not in live.parts:
+            out.append("the three removed Completes, which the cards left in hand leave open")
+        return out
 
     def draw_chance(self, rng: Random) -> Move:
         completes = list(COMPLETES)
@@ -494,6 +563,7 @@ class UnderTheRadarState(GameState):
         st.leader = self.leader
         st.round_leader = self.round_leader
         st.trick_no = self.trick_no
+        st.removed = self.removed.copy()
 
 
 # ------------------------------------------------------------------- the greedy bot
@@ -788,6 +858,7 @@ INFO = register(GameInfo(
     # a round scores the tricks taken, in the low single digits (lower is better)
     bands=(0.5, 1.0, 2.0),
     colors={v: CHIP_COLORS[v] for v in VALUES[1]},  # the colour words
+    color_names={v: v for v in VALUES[1]},
     face_down=("removed",),  # the Completes taken out before the deal: nobody sees them
     examples=EXAMPLES,
 ))

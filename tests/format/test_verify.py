@@ -318,3 +318,35 @@ def test_replay_prints_tricks_picks_and_scores(capsys):
     out = capsys.readouterr().out
     assert "first winner" in out and "second winner" in out and "stacks:" in out
     assert "== Round 5" in out and "MISMATCH" in out
+
+
+def test_verify_reads_plays_only_logs(tmp_path):
+    """`trickledger verify` on a game recorded at a table (docs/format.md, "Plays-only
+    rounds"): the same verdict as its full log; a revoke on its line, exit status 1."""
+    from trickledger.replay.playsonly import plays_only, with_shown
+
+    full = SAMPLE_4P.read_bytes()
+    po = tmp_path / "table.jsonl"
+    po.write_bytes(plays_only(full))
+    whole = tmp_path / "whole.jsonl"
+    whole.write_bytes(with_shown(full))
+    p, q = run_cli("verify", "--json", str(po)), run_cli("verify", "--json", str(whole))
+    assert p.returncode == q.returncode == 0, p.stderr
+    same = ("status", "rounds", "totals", "winners", "claims")
+    a, b = orjson.loads(p.stdout), orjson.loads(q.stdout)
+    assert a["status"] == "complete" and {k: a[k] for k in same} == {k: b[k] for k in same}
+    revoke = tmp_path / "revoke.jsonl"
+    revoke.write_bytes(log_bytes(
+        {"format": "trickledger/1", "game": "rage", "players": ["Ann", "Ben", "Cat"],
+         "rounds": 1},
+        [{"type": "deal"}, {"type": "trump", "card": "Y15"},
+         *({"type": "bid", "player": p, "bid": 1} for p in ("Ann", "Ben", "Cat")),
+         {"type": "play", "player": "Ann", "card": "R10"},
+         {"type": "play", "player": "Ben", "card": "G5"},
+         {"type": "play", "player": "Cat", "card": "R4"},
+         {"type": "play", "player": "Ann", "card": "R11"},
+         {"type": "play", "player": "Ben", "card": "R2"}]))
+    p = run_cli("verify", str(revoke))
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    assert ("revoke.jsonl:8: Ben played G5 on a red lead while holding R2 (Ben played R2 in "
+            "trick 2, line 11)") in p.stdout + p.stderr, (p.stdout, p.stderr)

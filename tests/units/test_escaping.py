@@ -64,7 +64,8 @@ RECEIVERS_THAT_ARE_NOT_STREAMLIT = {"ui", "stderr", "stdout", "f", "out", "fh", 
 # until someone decides which it is (st.table, say, renders its cells as markdown).
 NO_MARKDOWN = {"Page", "navigation", "set_page_config", "get_option", "cache_data", "rerun",
                "login", "logout", "columns", "container", "form", "empty", "code",
-               "dataframe", "data_editor", "plotly_chart", "html"}
+               "dataframe", "data_editor", "plotly_chart", "html", "divider", "fragment",
+               "grid"}
 # HTML the pages build: DOMPurify lets an image or a link through, so a text in it goes
 # through ui.text_html; only ui.py builds HTML from data (cards, players), elsewhere
 # st.html gets a constant

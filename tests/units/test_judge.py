@@ -15,12 +15,14 @@ import pytest
 from helpers import header
 
 from trickledger.replay.bots import GreedyBot
+from trickledger.replay.engine import replay_bytes, verdict
 from trickledger.replay.judge import (
     Bin,
     Dealer,
     Decision,
     Places,
     band_of,
+    count_decisions,
     decision_rng,
     decisions,
     judge_decision,
@@ -28,8 +30,9 @@ from trickledger.replay.judge import (
     move_label,
     sample_states,
 )
+from trickledger.replay.playsonly import plays_only, with_shown
 from trickledger.replay.registry import registry
-from trickledger.replay.simulate import play_game
+from trickledger.replay.simulate import SimOptions, play_game, simulate_one
 from trickledger.replay.writer import dump_lines
 
 
@@ -397,3 +400,43 @@ def test_the_dealer_is_uniform_among_the_deals_that_fit():
         p = ways / total
         sd = (draws * p * (1 - p)) ** 0.5
         assert abs(seen[outcome] - draws * p) <= 5 * sd, (outcome, seen[outcome], draws * p)
+
+
+# -- plays-only logs (docs/format.md, "Plays-only rounds"): a game recorded at a table
+
+
+@pytest.mark.parametrize("game,n", [("rage", 4), ("plotters", 4), ("color_stacks", 2),
+                                    ("color_stacks", 4), ("under_the_radar", 4)])
+def test_a_plays_only_log_is_judged_as_its_full_log(game, n):
+    """Each decision of a plays-only round is judged from the hand its round was settled
+    with: the same decisions, views and verdicts as the full log with the same lines (the
+    judge failed with KeyError 'hands' on every plays-only round before)."""
+    _, data, _ = simulate_one(SimOptions(game, 1, (n, n), rounds=1, seed=5), 0)
+    full, po = with_shown(data), plays_only(data)
+
+    def key(d: Decision) -> tuple[Any, ...]:
+        return (d.round.number, d.step, d.line, d.seat, move_label(d.made),
+                [move_label(m) for m in d.alternatives], d.view)
+
+    want = [key(d) for d in decisions(full)]
+    got = list(decisions(po))
+    assert want and [key(d) for d in got] == want
+    for d, w in zip(got[:2], list(decisions(full))[:2], strict=True):
+        a, b = judge_decision(d, 3, 0), judge_decision(w, 3, 0)
+        assert a is not None and b is not None and a.same_verdict(b)
+
+
+def test_a_plays_only_round_with_cards_nobody_saw_is_not_judged():
+    """A round whose hands stay partly unknown (cards left in hand, never shown) gives no
+    decision to judge, and the analysis does not fail: its samples would be dealt around
+    cards nobody knows."""
+    # plotters: a round that ends early leaves cards in hand
+    _, data, _ = simulate_one(SimOptions("plotters", 12, (4, 4), seed=3), 1)
+    po = plays_only(data, shown=False)
+    unknown = [r["round"] for r in verdict(replay_bytes(po, "po"))["rounds"] if "unknown" in r]
+    assert unknown == [2]
+    assert {d.round.number for d in decisions(data)} >= {1, 2, 3}
+    judged = {d.round.number for d in decisions(po)}
+    assert 2 not in judged and {1, 3} <= judged
+    assert count_decisions(po, rounds={2}) == {}
+    assert count_decisions(po, rounds={1}) == count_decisions(data, rounds={1})
