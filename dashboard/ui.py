@@ -15,8 +15,8 @@ import pandas as pd
 import streamlit as st
 
 from trickledger.replay.errors import FormatError
+from trickledger.replay.registry import lookup_game
 
-from . import game_parts
 from .data.access import Busy, WriteFailed
 from .data.analyses import ensure_summaries
 from .data.filters import DEFAULT_STATUSES, NO_VARIANT, STATUS_LABELS, STATUSES, Filters, options
@@ -29,6 +29,12 @@ _log = logging.getLogger("trickledger.dashboard")
 # A chip's background is the game's paint for the card's colour as its card table gives it
 # (`Card.color`, painted by `GameInfo.colors`).
 NO_COLOR_CSS = "#555555"  # a card without a colour (action cards, shapes) or not of the game
+
+
+def _title_of(name: str) -> str:
+    """A game's title from the registry (its name when the registry does not know it)."""
+    info = lookup_game(name)
+    return info.title if info is not None else name
 
 
 def page(title: str) -> None:
@@ -195,7 +201,7 @@ def keep_filters() -> None:
 
 
 def _game_title(name: str) -> str:
-    info = game_parts.game_declaration(name)
+    info = lookup_game(name)
     return f"{info.title} ({name})" if info is not None else name
 
 
@@ -416,7 +422,7 @@ def game_choice(games: list[str], key: str) -> str:
     if st.session_state.get(key) not in games:
         st.session_state[key] = games[0]
     # a title is markdown on the button (a plugin's title is data): literal, as in tabs
-    chosen = st.segmented_control("Game", games, format_func=lambda g: md(game_parts.game_title(g)),
+    chosen = st.segmented_control("Game", games, format_func=lambda g: md(_title_of(g)),
                                   required=True, key=key, wrap=True)
     return str(chosen if chosen in games else games[0])
 
@@ -460,7 +466,7 @@ def text_html(text: object) -> str:
 def chip_color(game: str, card: str) -> str:
     """The CSS colour of the chip of the card written `card` in `game`: the game's paint for
     the card's colour (`GameInfo.colors`), else grey."""
-    info = game_parts.game_declaration(game)
+    info = lookup_game(game)
     paint = info.colors.get(card_color(game, card)) if info is not None else None
     return paint or NO_COLOR_CSS
 
@@ -470,7 +476,7 @@ def paint_card_buttons(game: str, prefix: str = "card") -> None:
     colour (`GameInfo.colors`), and `{prefix}-none-...` (a card without a colour) grey, with
     white text; hover and focus keep the colour: on a phone the button under the finger after
     a tap would otherwise look pale, like one that cannot be tapped."""
-    info = game_parts.game_declaration(game)
+    info = lookup_game(game)
     paints = {**(info.colors if info is not None else {}), "none": NO_COLOR_CSS}
     rules = []
     for color, css in paints.items():
@@ -483,7 +489,7 @@ def paint_card_buttons(game: str, prefix: str = "card") -> None:
 def card_color(game: str, card: str) -> str:
     """The colour of the card written `card` in `game`, asked of the game's card table; ""
     for a card without one, and for a name the game lacks (an illegal move may write any)."""
-    info = game_parts.game_declaration(game)
+    info = lookup_game(game)
     if info is None:
         return ""
     try:
