@@ -3,6 +3,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
@@ -34,38 +35,10 @@ FOLDER_MARKERS = {"rules": "fast", "format": "fast", "units": "fast", "system": 
                   "browser": "browser", "build": "compiled"}
 
 
-def _xdist_group(item) -> str | None:
-    """The parallel run (`--dist loadgroup`, pyproject's addopts) keeps together the tests
-    that share what is costly to make: the users of a session fixture (the compiled wheel)
-    on one worker, a file whose tests share a module fixture (a loaded database, a server)
-    on one worker, so that each is made once. Any other test goes to whichever worker is
-    free: grouping every file kept the longest files on one worker each, the run's
-    critical path."""
-    info = getattr(item, "_fixtureinfo", None)
-    if info is None:
-        return item.nodeid.split("::")[0]
-    scopes = {name: defs[-1].scope for name, defs in info.name2fixturedefs.items() if defs}
-    shared = sorted(n for n, scope in scopes.items() if scope == "session"
-                    and n not in _CHEAP_SESSION_FIXTURES)
-    if shared:
-        return "session:" + shared[0]
-    if any(scope in ("module", "package", "class") for scope in scopes.values()):
-        return item.nodeid.split("::")[0]
-    return None
-
-
-# session fixtures of pytest itself, made at once in any worker
-_CHEAP_SESSION_FIXTURES = {"tmp_path_factory", "worker_id", "testrun_uid",
-                           "_session_faker", "monkeypatch_session"}
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     for item in items:
         folder = Path(str(item.fspath)).parent.name
-        group = _xdist_group(item)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
         marker = FOLDER_MARKERS.get(folder)
         if marker is None:
             raise pytest.UsageError(f"{item.nodeid}: a test belongs in one of the folders "
@@ -288,11 +261,42 @@ def pip(*args: str, env: dict[str, str] | None = None) -> None:
         raise AssertionError(f"pip {' '.join(args)} failed:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}")
 
 
+@contextmanager
+def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str
+                 ) -> Iterator[tuple[Path, bool]]:
+    """A folder made once for the whole run, however many parallel workers ask for it:
+    yields the folder and whether to make it now. The first to come makes it (a failure
+    leaves it unmade, and the next one tries again); the others wait for it. Each worker
+    has a temporary folder of its own beside the others (popen-gwN), so the run's is their
+    parent."""
+    import fcntl
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    made = shared / f"{name}.made"
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        folder = shared / name
+        if made.exists():
+            yield folder, False
+            return
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir()
+        yield folder, True
+        made.touch()
+
+
 @pytest.fixture(scope="session")
 def compiled_engine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The project built as a wheel (the engine compiled; a fallback to the interpreted
-    engine is an error here) and installed into a folder of its own, once per session."""
-    tmp = tmp_path_factory.mktemp("compiled")
+    engine is an error here) and installed into a folder of its own, once per run."""
+    with once_per_run(tmp_path_factory, "compiled") as (folder, first):
+        if first:
+            _build_and_install(folder)
+    return folder / "site"
+
+
+def _build_and_install(tmp: Path) -> None:
     src = tmp / "src"
     shutil.copytree(ROOT, src, ignore=skip)
     env = {**os.environ, "TRICKLEDGER_REQUIRE_COMPILED": "1",
@@ -302,9 +306,7 @@ def compiled_engine(tmp_path_factory: pytest.TempPathFactory) -> Path:
         env=env)
     wheels = list((tmp / "dist").glob("trickledger-*.whl"))
     assert len(wheels) == 1 and "-any.whl" not in wheels[0].name, wheels  # a platform wheel
-    target = tmp / "site"
-    pip("install", "--no-deps", "-q", "--target", str(target), str(wheels[0]))
-    return target
+    pip("install", "--no-deps", "-q", "--target", str(tmp / "site"), str(wheels[0]))
 
 
 
@@ -325,7 +327,10 @@ def oldest_duckdb(tmp_path_factory) -> Path:
 
     from trickledger.ingest.db import OLDEST_READER
 
-    return pip_target(tmp_path_factory.mktemp("oldest-duckdb"), f"duckdb=={OLDEST_READER}")
+    with once_per_run(tmp_path_factory, "oldest-duckdb") as (folder, first):
+        if first:
+            pip_target(folder, f"duckdb=={OLDEST_READER}")
+    return folder
 
 
 # ------------------------------------------------------------ a database file another holds
