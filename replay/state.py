@@ -61,7 +61,9 @@ class GameInfo:
       of that variant writes them there half of the time (`replay.simulate`);
     - `seen_after_deal`: the chance event types that may follow a deal and show their
       `card` to every player before anyone moves (rage's turned `trump`): ingest.hands
-      counts those cards as seen.
+      counts those cards as seen;
+    - `native`: how the native analysis engine (replay/native) plays the rest of one of the
+      game's rounds (a `NativeCodec`), or None: a game it does not know is judged in Python.
     """
 
     name: str
@@ -91,6 +93,26 @@ class GameInfo:
     trick_winner: Callable[[Any], int | None] | None = None
     deferrable: Mapping[str, str] = field(default_factory=dict)
     seen_after_deal: tuple[str, ...] = ()
+    native: NativeCodec | None = None
+
+
+@dataclass(frozen=True)
+class NativeCodec:
+    """What the native analysis engine needs of a game, declared in the game's module: which
+    of the engine's rule sets plays it (`rules`, one of `replay.native.rules()`), and three
+    translations between the Python state and the engine's position, all for a state in the
+    middle of a round:
+
+    - `position(state)`: the numbers the engine's position of that game is made from (the
+      layout is the engine's, written down beside the encoder);
+    - `move_code(state, move)`: a legal move (an event of the log) as the engine's move code;
+    - `move_of(state, code)`: a move code back as the event.
+    """
+
+    rules: str
+    position: Callable[[Any], list[int]]
+    move_code: Callable[[Any, Move], int]
+    move_of: Callable[[Any, int], Move]
 
 
 

@@ -19,6 +19,7 @@ from typing import Any, Final
 from ..cards import Card, CardTable, card_order, deal_hands, names
 from ..errors import FormatError, RuleError
 from ..events import Event, Header, str_list
+from ..native import codes
 from ..registry import GameInfo, Move, register
 from ..sheet import (
     SHEET_END,
@@ -33,6 +34,7 @@ from ..sheet import (
 from ..state import (
     Fact,
     GameState,
+    NativeCodec,
     RoundDealt,
     RoundOutcome,
     RoundScored,
@@ -991,6 +993,74 @@ def _project_sheet(f: PlottersSheetEntered, sink: RowSink) -> None:
     stacks it gives are in the log's text, and no trick-level table holds them."""
 
 
+
+# =================================================================== the native engine
+# The rest of a round as the native analysis engine's position (replay/native/plotters.hpp
+# reads these numbers in this order), and moves as its codes.
+
+NATIVE_PHASE: Final = {Phase.PLAY: 0, Phase.TAKE: 1, Phase.KEEP: 2, Phase.DEAL: 3}
+
+
+def native_position(st: PlottersState) -> list[int]:
+    """players, phase, turn, leader, tricks played, first and second winner (-1: none); per
+    seat the hand as one bit set per colour (bit value - 1); the trick as (seat, card); per
+    seat the open stacks B G R Y, the discards and the kept colours (bits, 0: none); the
+    players owing a keep, in order."""
+    second = st.second_winner
+    out = [st.n, NATIVE_PHASE[st.phase], st.turn, st.leader, st.trick_no, st.first_winner,
+           -1 if second is None else second]
+    for s in range(st.n):
+        masks = [0, 0, 0, 0]
+        for c in st.hands[s]:
+            masks[COLOR_INDEX[c.color]] |= 1 << (c.value - 1)
+        out.extend(masks)
+    out.append(len(st.trick))
+    for s, c in st.trick:
+        out.append(s)
+        out.append(c.index)
+    for s in range(st.n):
+        out.extend(st.open[s])
+        out.append(st.discards[s])
+        kept = st.kept[s]
+        out.append(0 if kept is None else 1 << kept[0] | 1 << kept[1])
+    out.append(len(st.keep_owed))
+    out.extend(st.keep_owed)
+    return out
+
+
+def native_move_code(st: PlottersState, m: Move) -> int:
+    seat = st.seat[m["player"]]
+    kind = m["type"]
+    if kind == "play":
+        return codes.pack(codes.PLAY, seat, CARDS.parse(m["card"]).index)
+    if kind == "take":
+        picked = {CARDS.parse(c).index for c in m["cards"]}
+        mask = 0
+        for i, (_, c) in enumerate(st.trick):
+            if c.index in picked:
+                mask |= 1 << i
+        return codes.pack(codes.TAKE, seat, mask)
+    if kind == "keep":
+        mask = 0
+        for c in m["colors"]:
+            mask |= 1 << COLOR_INDEX[c.upper()]
+        return codes.pack(codes.KEEP, seat, mask)
+    raise ValueError(f"plotters has no {kind!r} move")
+
+
+def native_move_of(st: PlottersState, code: int) -> Move:
+    kind, seat, payload = codes.kind_of(code), codes.seat_of(code), codes.payload_of(code)
+    player = st.players[seat]
+    if kind == codes.PLAY:
+        return {"type": "play", "player": player, "card": CARDS.deck_order[payload].name}
+    if kind == codes.TAKE:
+        return {"type": "take", "player": player,
+                "cards": [c.name for i, (_, c) in enumerate(st.trick) if payload >> i & 1]}
+    if kind == codes.KEEP:
+        return {"type": "keep", "player": player,
+                "colors": [COLORS[i] for i in range(4) if payload >> i & 1]}
+    raise ValueError(f"{code} is not a plotters move code")
+
 INFO = register(GameInfo(
     name="plotters", title="Plotters, Inc. / Mit List und Tücke",
     min_players=4, max_players=6, state_class=PlottersState, cards=CARDS,
@@ -1001,4 +1071,5 @@ INFO = register(GameInfo(
              RoundEnded: _project_ended, PlottersSheetEntered: _project_sheet},
     heuristic=heuristic, step_facts=(TrickFinished,), sheet_state=PlottersSheet,
     events=("deal", "play", "take", "keep"), injectable=("play", "take", "keep"),
+    native=NativeCodec("plotters", native_position, native_move_code, native_move_of),
 ))
