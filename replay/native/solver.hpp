@@ -34,13 +34,9 @@ class Solver {
 public:
     using State = typename G::State;
 
-    explicit Solver(int n, size_t table_bits = 16) : n_(n) {
-        size_t size = size_t(1) << table_bits;
-        mask_ = size - 1;
-        keys_.assign(size, 0);
-        gens_.assign(size, 0);
-        values_.assign(size * size_t(n), 0.0);
-    }
+    // A table of 2^table_bits entries at most, allocated when first needed and no larger than
+    // the budget calls for (a small solve does not pay for a large table).
+    explicit Solver(int n, size_t table_bits = 16) : n_(n), max_bits_(table_bits) {}
 
     long nodes() const { return nodes_; }
     long hits() const { return hits_; }
@@ -60,8 +56,7 @@ public:
     // more than `budget` positions are visited in all.
     std::vector<Scores> values_after(const State& start, const std::vector<Move>& moves, long budget) {
         State st = start;
-        nodes_ = 0;
-        budget_ = budget;
+        begin(budget);
         std::vector<Scores> out;
         for (Move m : moves) {
             typename G::Undo u;
@@ -74,19 +69,33 @@ public:
 
     Scores value(const State& start, long budget) {
         State st = start;
-        nodes_ = 0;
-        budget_ = budget;
+        begin(budget);
         return solve(st);
     }
 
 private:
     int n_;
-    size_t mask_;
+    size_t max_bits_;
+    size_t mask_ = 0;
     std::vector<uint64_t> keys_;
     std::vector<uint32_t> gens_;
     std::vector<double> values_;
     uint32_t gen_ = 1;
     long nodes_ = 0, budget_ = 0, hits_ = 0, pruned_ = 0;
+
+    void begin(long budget) {
+        nodes_ = 0;
+        budget_ = budget;
+        size_t bits = 10;
+        while (bits < max_bits_ && (long(1) << bits) < budget) ++bits;
+        size_t size = size_t(1) << bits;
+        if (keys_.size() < size) {
+            keys_.assign(size, 0);
+            gens_.assign(size, 0);
+            values_.assign(size * size_t(n_), 0.0);
+            mask_ = size - 1;
+        }
+    }
 
     bool probe(uint64_t key, Scores& out) {
         size_t i = size_t(key) & mask_;
