@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import platform
 import sys
 from pathlib import Path
 from typing import Any
@@ -121,6 +122,10 @@ def native_extensions() -> list[Extension]:
         macros.append(("TRICKLEDGER_SANITIZE", "1"))
     else:
         compile_args += ["-O2", "-g0"]
+    if platform.machine().lower() in ("x86_64", "amd64"):
+        # x86-64-v2 (every x86-64 processor since 2009): a hand's size is one popcnt
+        # instruction, not a call into libgcc
+        compile_args.append("-march=x86-64-v2")
     headers = sorted(str(NATIVE_DIR / p.name) for p in (ROOT / NATIVE_DIR).glob("*.hpp"))
     return [Extension(NATIVE, sources=[str(NATIVE_DIR / "module.cpp")], depends=headers,
                       include_dirs=[pybind11.get_include()], language="c++",

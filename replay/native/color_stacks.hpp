@@ -185,25 +185,42 @@ struct ColorStacks {
         }
     }
 
-    static double heuristic(const State& st, Move m) {
+    // color_stacks.heuristic: the hand that stays after the turn, each card worth its stack
+    // if the stack stays under six (half while it stands at five, unless the turn ends the
+    // game), +2 for ending the game. Every card counts a multiple of one half: the sum is
+    // exact in any order, so it is taken suit by suit.
+    static double score(const State& st, const int* held, Move m) {
         if (move_type(m) == DRAW_MOVE) return 0.0;
-        int s = move_seat(m);
         uint32_t p = move_payload(m);
-        int a = bit_of(st, int(p & 0xFF)), b = bit_of(st, int(p >> 8));
+        int a = bit_of(st, int(p & 0xFF)) / 9, b = bit_of(st, int(p >> 8)) / 9;
         int stacks[MAX_SUITS] = {};
+        int left[MAX_SUITS] = {};
         bool ends = false;
-        for (int k = 0; k < st.suits; ++k) stacks[k] = st.core.stacks[k];
-        ++stacks[a / 9];
-        ++stacks[b / 9];
-        for (int k = 0; k < st.suits; ++k)
+        for (int k = 0; k < st.suits; ++k) {
+            stacks[k] = st.core.stacks[k] + (k == a) + (k == b);
+            left[k] = held[k] - (k == a) - (k == b);
             if (stacks[k] >= END_AT) ends = true;
+        }
         double value = 0.0;
-        uint64_t rest = st.hand[s] & ~(uint64_t(1) << a | uint64_t(1) << b);
-        for (uint64_t x = rest; x; x &= x - 1) {
-            int k = stacks[lowest_bit(x) / 9];
-            if (k < END_AT) value += (ends || k < END_AT - 1) ? double(k) : k / 2.0;
+        for (int k = 0; k < st.suits; ++k) {
+            int size = stacks[k];
+            if (size < END_AT && left[k]) value += left[k] * ((ends || size < END_AT - 1) ? double(size) : size / 2.0);
         }
         return value + (ends ? ENDER_BONUS : 0);
+    }
+    static void scores_of(const State& st, const MoveList& moves, double* out) {
+        if (moves.size == 0) return;
+        int held[MAX_SUITS] = {};
+        uint64_t hand = st.hand[move_seat(moves.moves[0])];
+        for (int k = 0; k < st.suits; ++k) held[k] = popcount(hand & suit_mask(k));
+        for (int i = 0; i < moves.size; ++i) out[i] = score(st, held, moves.moves[i]);
+    }
+    static double heuristic(const State& st, Move m) {
+        MoveList one;
+        one.add(m);
+        double out;
+        scores_of(st, one, &out);
+        return out;
     }
 
     // A card's number only tells it apart: two placements of the same two suits are the same

@@ -349,11 +349,33 @@ struct Plotters {
         return uint8_t((1 << first) | (1 << second));
     }
 
-    static double heuristic(const State& st, Move m) {
+    // What the greedy bot's scores of one decision share: the mover's two target colours
+    // and the trick so far (the best of the led colour, the lowest of the others, how many of
+    // its cards are of the target colours).
+    struct Context {
+        uint8_t want;
+        int led, best_led, lowest, wanted;
+    };
+    static Context context(const State& st, int s) {
+        const Core& c = st.core;
+        Context x{targets(st, s), -1, -1, 99, 0};
+        if (c.trick_len == 0) return x;
+        x.led = colour(c.trick_card[0]);
+        for (int i = 0; i < c.trick_len; ++i) {
+            int tc = c.trick_card[i];
+            if (colour(tc) == x.led) x.best_led = std::max(x.best_led, value(tc));
+            else x.lowest = std::min(x.lowest, value(tc));
+            if (x.want >> colour(tc) & 1) ++x.wanted;
+        }
+        return x;
+    }
+    // plotters.heuristic: collect two colours; win the first pick with a high card of the led
+    // colour, else dump a high card of an unwanted colour and stay out of the second winner's
+    // seat unless the leftovers are wanted; pick the wanted colours; keep the largest stacks.
+    static double score(const State& st, const Context& x, Move m) {
         const Core& c = st.core;
         int s = move_seat(m);
         uint32_t p = move_payload(m);
-        uint8_t want = targets(st, s);
         if (move_type(m) == KEEP_MOVE) {
             int sum = 0;
             for (int k = 0; k < 4; ++k)
@@ -363,27 +385,25 @@ struct Plotters {
         if (move_type(m) == TAKE_MOVE) {
             int sum = 0;
             for (int i = 0; i < c.trick_len; ++i)
-                if (p >> i & 1) sum += (want >> colour(c.trick_card[i]) & 1) ? 3 : -2;
+                if (p >> i & 1) sum += (x.want >> colour(c.trick_card[i]) & 1) ? 3 : -2;
             return sum;
         }
         int card = int(p), col = colour(card), v = value(card);
-        bool wanted_colour = want >> col & 1;
+        bool wanted_colour = x.want >> col & 1;
         if (c.trick_len == 0) return wanted_colour ? double(50 + v) : v / 10.0;
-        int led = colour(c.trick_card[0]);
-        int best_led = -1, wanted = 0, lowest = 99;
-        for (int i = 0; i < c.trick_len; ++i) {
-            int tc = c.trick_card[i];
-            if (colour(tc) == led) best_led = std::max(best_led, value(tc));
-            else lowest = std::min(lowest, value(tc));
-            if (want >> colour(tc) & 1) ++wanted;
-        }
-        if (col == led) {
-            if (v > best_led) return double(60 + 5 * wanted) - v / 10.0;
+        if (col == x.led) {
+            if (v > x.best_led) return double(60 + 5 * x.wanted) - v / 10.0;
             return 30.0 - v / 10.0;
         }
-        if (v < lowest) return double(10 * wanted - 20);
+        if (v < x.lowest) return double(10 * x.wanted - 20);
         return (20.0 + v / 10.0) + (wanted_colour ? 0.0 : 10.0);
     }
+    static void scores_of(const State& st, const MoveList& moves, double* out) {
+        if (moves.size == 0) return;
+        Context x = context(st, move_seat(moves.moves[0]));
+        for (int i = 0; i < moves.size; ++i) out[i] = score(st, x, moves.moves[i]);
+    }
+    static double heuristic(const State& st, Move m) { return score(st, context(st, move_seat(m)), m); }
 
     // ------------------------------------------------------------ the solver's parts
     // Two cards of one colour in the mover's hand are equivalent when no other card still

@@ -176,13 +176,16 @@ struct Rage {
     static void plays_of(const State& st, MoveList& out) {
         int s = st.core.turn;
         const Hand& h = st.hand[s];
-        for (int k = 0; k < COLOURS; ++k)
-            for (uint32_t m = h.col[k]; m; m &= m - 1) {
-                int card = k * 16 + lowest_bit(m);
-                if (may_play(st, s, card)) out.add(make_move(PLAY_MOVE, s, uint32_t(card)));
-            }
+        int led = st.core.led;
+        bool follow = led >= 0 && h.col[led];  // must follow: only the led colour, no action card
+        for (int k = 0; k < COLOURS; ++k) {
+            if (follow && k != led) continue;
+            uint32_t base = make_move(PLAY_MOVE, s, uint32_t(k * 16));
+            for (uint32_t m = h.col[k]; m; m &= m - 1) out.add(base + uint32_t(lowest_bit(m)));
+        }
+        if (follow) return;
         for (int a = 0; a < ACTIONS; ++a) {
-            if (!h.act[a] || !may_play(st, s, 96 + a)) continue;
+            if (!h.act[a]) continue;
             if (a == JOKER) {
                 for (int as = 0; as < COLOURS; ++as)
                     out.add(make_move(PLAY_MOVE, s, uint32_t(96 + a) | uint32_t(as + 1) << 8));
@@ -399,35 +402,61 @@ struct Rage {
         return est * std::min(1.0, 4.5 / st.n);
     }
 
-    static double heuristic(const State& st, Move m) {
+    // What the greedy bot's scores of one decision share: the trick's best rank in each
+    // colour (a card of the colour: its value; a Joker named as it: 16 + its place), and the
+    // mover's bid (their estimate, rounded half to even, while they have not bid).
+    struct Context {
+        int best[COLOURS];
+        int bid;
+        double estimate;
+    };
+    static Context context(const State& st, int s) {
+        const Core& c = st.core;
+        Context x;
+        for (int& b : x.best) b = -1;
+        for (int i = 0; i < c.trick_len; ++i) {
+            int card = c.trick_card[i];
+            if (is_colour(card)) x.best[colour(card)] = std::max(x.best[colour(card)], value(card));
+            else if (c.trick_as[i] >= 0) x.best[c.trick_as[i]] = std::max(x.best[c.trick_as[i]], 16 + i);
+        }
+        x.estimate = c.bids[s] < 0 ? bid_estimate(st, s) : 0.0;
+        x.bid = c.bids[s] >= 0 ? c.bids[s] : int(std::nearbyint(x.estimate));  // round(): half to even
+        return x;
+    }
+    // rage.heuristic: bid the estimate; play to make the bid (the cheapest winning card while
+    // short of it, the highest losing card once there), a -5 won costing 5 more.
+    static double score(const State& st, const Context& x, Move m) {
         const Core& c = st.core;
         int s = move_seat(m);
         uint32_t p = move_payload(m);
-        if (move_type(m) == BID_MOVE) return -std::fabs(double(int(p)) - bid_estimate(st, s));
+        if (move_type(m) == BID_MOVE) return -std::fabs(double(int(p)) - x.estimate);
         int card = int(p & 0xFF), as = int(p >> 8) - 1;
-        int8_t seat[MAX_N + 1];
-        uint8_t cards[MAX_N + 1];
-        int8_t ases[MAX_N + 1];
         int len = c.trick_len;
-        std::memcpy(seat, c.trick_seat, size_t(len));
-        std::memcpy(cards, c.trick_card, size_t(len));
-        std::memcpy(ases, c.trick_as, size_t(len));
-        seat[len] = int8_t(s);
-        cards[len] = uint8_t(card);
-        ases[len] = int8_t(as);
-        ++len;
         int led = c.led;
         if (led < 0) led = is_colour(card) ? colour(card) : as;
         int trump = (c.notrump || card == 96 + NOTRUMP) ? -1 : c.trump;
-        bool wins = winning_index(seat, cards, ases, len, trump, led) == len - 1;
-        int bid = c.bids[s];
-        if (bid < 0) bid = int(std::nearbyint(bid_estimate(st, s)));  // round(): half to even
-        bool need = c.won[s] < bid;
+        // winning_index over the trick with this card last: the first target with a card in
+        // it decides, and this card wins there if its rank tops the trick's
+        bool wins = len == 0;
+        for (int target : {trump, led}) {
+            if (target < 0) continue;
+            int mine = is_colour(card) ? (colour(card) == target ? value(card) : -1) : (as == target ? 16 + len : -1);
+            if (mine < 0 && x.best[target] < 0) continue;
+            wins = mine > x.best[target];
+            break;
+        }
+        bool need = c.won[s] < x.bid;
         int strength = is_colour(card) ? value(card) : (card == 96 + JOKER ? 16 : 8);
         int penalty = (card == 96 + MINUS5 && wins) ? 5 : 0;
         if (need) return double((wins ? 100 - strength : -strength) - penalty);
         return double((wins ? -100 : strength) - penalty);
     }
+    static void scores_of(const State& st, const MoveList& moves, double* out) {
+        if (moves.size == 0) return;
+        Context x = context(st, move_seat(moves.moves[0]));
+        for (int i = 0; i < moves.size; ++i) out[i] = score(st, x, moves.moves[i]);
+    }
+    static double heuristic(const State& st, Move m) { return score(st, context(st, move_seat(m)), m); }
 
     // ------------------------------------------------------------ the solver's parts
     // Two cards of one colour in the mover's hand are equivalent when no other card of that

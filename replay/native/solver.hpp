@@ -184,10 +184,8 @@ private:
         double* score = &scratch_scores_[base];
         // best-first by the greedy bot's score: a good move found early lets the bound cut
         // the others
-        for (int i = 0; i < k; ++i) {
-            order[i] = i;
-            score[i] = G::heuristic(st, moves.moves[i]);
-        }
+        G::scores_of(st, moves, score);
+        for (int i = 0; i < k; ++i) order[i] = i;
         std::stable_sort(order, order + k, [score](int a, int b) { return score[a] > score[b]; });
         double best = -std::numeric_limits<double>::infinity();
         for (int j = 0; j < k; ++j) {
@@ -234,10 +232,12 @@ Move choose(const typename G::State& st, Policy policy, Rng& rng) {
     if (moves.size == 0) throw std::logic_error(std::string(G::NAME) + ": a position with no move");
     if (moves.size == 1) return moves.moves[0];
     if (policy == RANDOM) return moves.moves[rng.below(uint32_t(moves.size))];
+    double score[MoveList::CAP];
+    G::scores_of(st, moves, score);
     int best = 0, ties = 1;
-    double best_score = G::heuristic(st, moves.moves[0]);
+    double best_score = score[0];
     for (int i = 1; i < moves.size; ++i) {
-        double v = G::heuristic(st, moves.moves[i]);
+        double v = score[i];
         if (v > best_score) {
             best = i;
             best_score = v;

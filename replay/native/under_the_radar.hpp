@@ -28,6 +28,7 @@ struct UnderTheRadar {
     struct Hand {
         uint8_t single[9] = {};
         uint32_t comps = 0;  // bit per Complete (card - 9)
+        uint16_t held = 0;  // bit per Single held (single[k] > 0)
         int8_t size = 0;
     };
     // What the trick has shown: the only input of the acceptability rule.
@@ -66,6 +67,7 @@ struct UnderTheRadar {
             for (int k = 0; k < 9; ++k) {
                 h.single[k] = uint8_t(r.next(0, 4, "a hand's Singles"));
                 size += h.single[k];
+                if (h.single[k]) h.held |= uint16_t(1u << k);
             }
             h.comps = uint32_t(r.next(0, (1 << 27) - 1, "a hand's Completes"));
             h.size = int8_t(size + popcount(h.comps));
@@ -124,21 +126,80 @@ struct UnderTheRadar {
         return true;
     }
 
+    // Completes as bit sets (bit card - 9): those showing value v in category i, and those
+    // that differ from Complete y in category d only.
+    struct Tables {
+        uint32_t with[3][3] = {};
+        uint32_t neighbour[27][3] = {};
+        Tables() {
+            for (int x = 0; x < 27; ++x) {
+                for (int i = 0; i < 3; ++i) with[i][comp_val(9 + x, i)] |= 1u << x;
+                for (int y = 0; y < 27; ++y) {
+                    int differing = -1, count = 0;
+                    for (int i = 0; i < 3; ++i)
+                        if (comp_val(9 + x, i) != comp_val(9 + y, i)) {
+                            differing = i;
+                            ++count;
+                        }
+                    if (count == 1) neighbour[x][differing] |= 1u << y;
+                }
+            }
+        }
+    };
+    static const Tables& tables() {
+        static const Tables t;
+        return t;
+    }
+
+    // The acceptable cards as bit sets (Singles: bit per Single; Completes: bit card - 9):
+    // `acceptable` for every card at once.
+    static void acceptable_sets(const Core& c, uint32_t& singles, uint32_t& comps) {
+        const Tables& t = tables();
+        singles = 0;
+        for (int cat = 0; cat < 3; ++cat) {
+            if (c.closed >> cat & 1) continue;
+            uint32_t shown = c.shown[cat];
+            uint32_t values = shown == 0 ? 7u : (shown & (shown - 1)) ? 0u : shown;
+            singles |= values << (3 * cat);
+        }
+        if (c.comps == 0) {
+            comps = (1u << 27) - 1;
+            for (int i = 0; i < 3; ++i) {
+                uint32_t shown = c.shown[i];
+                if (!shown) continue;
+                comps &= (shown & (shown - 1)) ? 0u : t.with[i][lowest_bit(shown)];
+            }
+            return;
+        }
+        comps = (1u << 27) - 1;
+        for (uint32_t m = c.comps; m; m &= m - 1) {
+            int y = lowest_bit(m);
+            uint32_t ok = 0;
+            for (int d = 0; d < 3; ++d)
+                if (!(c.single_cats >> d & 1)) ok |= t.neighbour[y][d];
+            comps &= ok;
+        }
+    }
+
     static void choices(const State& st, MoveList& out) {
         out.clear();
         const Core& c = st.core;
         if (c.phase != PLAY) return;
         int s = c.turn;
         const Hand& h = st.hand[s];
-        for (int pass = 0; pass < 2 && out.size == 0; ++pass) {
-            bool judged = c.trick_len > 0 && pass == 0;  // none acceptable: any card
-            for (int k = 0; k < 9; ++k)
-                if (h.single[k] && (!judged || acceptable(c, k))) out.add(make_move(PLAY_MOVE, s, uint32_t(k)));
-            for (uint32_t m = h.comps; m; m &= m - 1) {
-                int card = 9 + lowest_bit(m);
-                if (!judged || acceptable(c, card)) out.add(make_move(PLAY_MOVE, s, uint32_t(card)));
+        uint32_t held = h.held;
+        uint32_t singles = held, comps = h.comps;
+        if (c.trick_len > 0) {
+            uint32_t ok_singles, ok_comps;
+            acceptable_sets(c, ok_singles, ok_comps);
+            if ((held & ok_singles) | (h.comps & ok_comps)) {  // none acceptable: any card
+                singles &= ok_singles;
+                comps &= ok_comps;
             }
         }
+        uint32_t base = make_move(PLAY_MOVE, s, 0);
+        for (uint32_t m = singles; m; m &= m - 1) out.add(base + uint32_t(lowest_bit(m)));
+        for (uint32_t m = comps; m; m &= m - 1) out.add(base + uint32_t(9 + lowest_bit(m)));
     }
     static void legal(const State& st, MoveList& out) { choices(st, out); }
 
@@ -171,8 +232,11 @@ struct UnderTheRadar {
         int s = move_seat(m), card = int(move_payload(m));
         bool takes = c.trick_len > 0 && !acceptable(c, card);
         Hand& h = st.hand[s];
-        if (is_single(card)) --h.single[card];
-        else h.comps &= ~(1u << (card - 9));
+        if (is_single(card)) {
+            if (--h.single[card] == 0) h.held &= uint16_t(~(1u << card));
+        } else {
+            h.comps &= ~(1u << (card - 9));
+        }
         --h.size;
         if (takes) {
             ++c.taken[s];
@@ -200,8 +264,12 @@ struct UnderTheRadar {
     static void unmake(State& st, Move m, const Undo& u) {
         int card = int(move_payload(m));
         Hand& h = st.hand[move_seat(m)];
-        if (is_single(card)) ++h.single[card];
-        else h.comps |= 1u << (card - 9);
+        if (is_single(card)) {
+            ++h.single[card];
+            h.held |= uint16_t(1u << card);
+        } else {
+            h.comps |= 1u << (card - 9);
+        }
         ++h.size;
         st.core = u.core;
     }
@@ -216,6 +284,9 @@ struct UnderTheRadar {
         for (int s = 0; s < st.n; ++s) out[s] = st.core.taken[s];
     }
 
+    static void scores_of(const State& st, const MoveList& moves, double* out) {
+        for (int i = 0; i < moves.size; ++i) out[i] = heuristic(st, moves.moves[i]);
+    }
     static double heuristic(const State& st, Move m) {
         int s = move_seat(m), card = int(move_payload(m));
         return is_single(card) ? double(st.hand[s].single[card]) : 10.0;
