@@ -248,6 +248,12 @@ struct ColorStacks {
         }
     }
 
+    static int cards_left(const State& st) {
+        int k = 0;
+        for (int s = 0; s < st.n; ++s) k += popcount(st.hand[s]);
+        return k;
+    }
+
     static bool table_point(const State& st) { return st.core.phase == PLACE; }
 
     static uint64_t key(const State& st) {
@@ -255,7 +261,10 @@ struct ColorStacks {
         const Core& c = st.core;
         uint64_t stacks = 0;
         for (int k = 0; k < st.suits; ++k) stacks |= uint64_t(c.stacks[k]) << (4 * k);
-        h.add(stacks | uint64_t(c.turn) << 32 | uint64_t(c.turns & 1) << 40 | uint64_t(c.pile_pos) << 48);
+        h.add(stacks | uint64_t(c.turn) << 32 | uint64_t(c.turns & 1) << 40 | uint64_t(st.n) << 56);
+        uint64_t pile = uint64_t(st.pile_len - c.pile_pos);  // what is left of it, suit by suit
+        for (int i = c.pile_pos; i < st.pile_len; ++i) pile = pile << 3 | uint64_t(st.pile[i] / 9);
+        h.add(pile);
         for (int s = 0; s < st.n; ++s) {
             uint64_t counts = 0;
             for (int k = 0; k < st.suits; ++k) counts |= uint64_t(popcount(st.hand[s] & suit_mask(k))) << (4 * k);

@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <memory>
 #include <optional>
 
 #include "color_stacks.hpp"
@@ -124,6 +125,7 @@ public:
                                                                          long budget, int table_bits) const {
         for (Move m : moves.value_or(std::vector<Move>{}))
             if (!is_legal<G>(st_, m)) throw std::invalid_argument(std::string(G::NAME) + ": an alternative is not legal");
+        if (table_bits < 10 || table_bits > 26) throw std::invalid_argument("solve: table_bits is 10..26");
         py::gil_scoped_release release;
         Solver<G> solver(st_.n, size_t(table_bits));
         std::vector<std::vector<double>> out;
@@ -170,20 +172,35 @@ private:
     std::vector<std::pair<Move, typename G::Undo>> undo_;
 };
 
+// One solver per game and thread, kept between calls: its table's values stay right (a
+// position's value does not depend on how it was reached), and a judge's samples and
+// decisions share them.
+template <class G>
+Solver<G>& solver_for(int n, int table_bits) {
+    thread_local std::unique_ptr<Solver<G>> kept[MAX_SEATS + 1][32];
+    std::unique_ptr<Solver<G>>& s = kept[n][table_bits];
+    if (!s) s.reset(new Solver<G>(n, size_t(table_bits)));
+    return *s;
+}
+
 // The judge's work on one decision: for each sample of the hidden cards (a position), the
 // value for `seat` after each alternative. A sample is solved exactly when the rest of the
 // round fits `budget` positions (`exact[k]`); otherwise each alternative is played out by
-// `policy` with the same random stream per sample (common random numbers), the rest of the
-// round solved once it fits `endgame_budget` (tried at most `endgame_tries` times).
+// `policy` with the same random stream per sample (common random numbers: the k-th sample's
+// stream is seeded with seeds[k]), the rest of the round solved where a trick starts with at
+// most `endgame_cards` cards in the hands, if it fits `endgame_budget` positions.
 template <class G>
 py::tuple evaluate(const std::vector<std::vector<int64_t>>& positions, const std::vector<Move>& moves, int seat,
-                   long budget, const std::string& policy, uint64_t seed, long endgame_budget, int endgame_tries,
-                   int table_bits) {
+                   long budget, const std::string& policy, const std::vector<uint64_t>& seeds, long endgame_budget,
+                   int endgame_cards, int table_bits) {
     Policy pol = policy_of(policy);
+    if (seeds.size() != positions.size()) throw std::invalid_argument("evaluate: one seed per sample");
+    if (table_bits < 10 || table_bits > 26) throw std::invalid_argument("evaluate: table_bits is 10..26");
     std::vector<typename G::State> states;
     for (const auto& numbers : positions) {
         states.push_back(G::parse(numbers));
         if (seat < 0 || seat >= states.back().n) throw std::invalid_argument("evaluate: no such seat");
+        if (states.back().n != states.front().n) throw std::invalid_argument("evaluate: samples of one table");
         for (Move m : moves)
             if (!is_legal<G>(states.back(), m))
                 throw std::invalid_argument(std::string(G::NAME) + ": an alternative is not legal in a sample");
@@ -191,13 +208,11 @@ py::tuple evaluate(const std::vector<std::vector<int64_t>>& positions, const std
     std::vector<std::vector<double>> values(moves.size(), std::vector<double>(states.size(), 0.0));
     std::vector<bool> exact(states.size(), false);
     long nodes = 0;
+    if (states.empty()) return py::make_tuple(values, exact, nodes);
     {
         py::gil_scoped_release release;
-        int n = states.empty() ? 1 : states[0].n;
-        Solver<G> solver(n, size_t(table_bits));
-        Rng seeds(seed);
+        Solver<G>& solver = solver_for<G>(states[0].n, table_bits);
         for (size_t k = 0; k < states.size(); ++k) {
-            uint64_t stream = seeds.next();
             bool solved = false;
             if (budget > 0) {
                 try {
@@ -214,9 +229,9 @@ py::tuple evaluate(const std::vector<std::vector<int64_t>>& positions, const std
                 typename G::State branch = states[k];
                 typename G::Undo u;
                 G::make(branch, moves[a], u);
-                Rng rng(stream);
-                Scores s = tl::playout<G>(branch, pol, rng, endgame_tries > 0 ? &solver : nullptr, endgame_budget,
-                                          endgame_tries);
+                Rng rng(seeds[k]);
+                Scores s = tl::playout<G>(branch, pol, rng, endgame_budget > 0 ? &solver : nullptr, endgame_budget,
+                                          endgame_cards);
                 values[a][k] = s[seat];
             }
         }
@@ -252,8 +267,8 @@ void bind_game(py::module_& m, const char* class_name) {
         .def("playouts", &P::playouts, py::arg("policy"), py::arg("seed"), py::arg("count"))
         .def("copy", [](const P& p) { return P(p.state()); });
     m.def((std::string("evaluate_") + G::NAME).c_str(), &evaluate<G>, py::arg("positions"), py::arg("moves"),
-          py::arg("seat"), py::arg("budget"), py::arg("policy"), py::arg("seed"), py::arg("endgame_budget"),
-          py::arg("endgame_tries"), py::arg("table_bits"));
+          py::arg("seat"), py::arg("budget"), py::arg("policy"), py::arg("seeds"), py::arg("endgame_budget"),
+          py::arg("endgame_cards"), py::arg("table_bits"));
 }
 
 }  // namespace

@@ -465,6 +465,13 @@ struct Plotters {
         }
     }
 
+    static int cards_left(const State& st) {
+        int k = 0;
+        for (int s = 0; s < st.n; ++s)
+            for (int c = 0; c < 4; ++c) k += popcount(st.hand[s][c]);
+        return k;
+    }
+
     static bool table_point(const State& st) { return st.core.phase == PLAY && st.core.trick_len == 0; }
 
     static uint64_t key(const State& st) {

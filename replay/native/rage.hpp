@@ -515,13 +515,25 @@ struct Rage {
         }
     }
 
+    static int cards_left(const State& st) {
+        int k = 0;
+        for (int s = 0; s < st.n; ++s) {
+            for (int c = 0; c < COLOURS; ++c) k += popcount(st.hand[s].col[c]);
+            for (int a = 0; a < ACTIONS; ++a) k += st.hand[s].act[a];
+        }
+        return k;
+    }
+
     static bool table_point(const State& st) { return st.core.phase == PLAY && st.core.trick_len == 0; }
 
     static uint64_t key(const State& st) {
         Hasher h;
         const Core& c = st.core;
+        int flags = st.plus_minus_one | st.secret << 1 | st.any_order << 2 | st.marching << 3;
         h.add(uint64_t(c.turn) | uint64_t(c.trick_no) << 8 | uint64_t(uint8_t(c.trump)) << 16 |
-              uint64_t(c.bid_count) << 24 | uint64_t(c.played_any) << 32 | uint64_t(c.next_bidder) << 40);
+              uint64_t(c.bid_count) << 24 | uint64_t(c.played_any) << 32 | uint64_t(c.next_bidder) << 40 |
+              uint64_t(flags) << 48 | uint64_t(st.dealer) << 52 | uint64_t(st.n) << 56);
+        h.add(uint64_t(st.hs));
         for (int s = 0; s < st.n; ++s) {
             const Hand& hd = st.hand[s];
             h.add(uint64_t(hd.col[0]) | uint64_t(hd.col[1]) << 16 | uint64_t(hd.col[2]) << 32 |

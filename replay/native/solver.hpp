@@ -251,11 +251,13 @@ Move choose(const typename G::State& st, Policy policy, Rng& rng) {
 }
 
 // Play `st` to the end of its round by `policy` in every seat, chance events drawn from
-// `rng`; with a solver, once the rest of the round fits `solve_budget` positions it is
-// solved instead (tried when a trick starts, at most `solve_budget` positions a try).
+// `rng`. With a solver: once no more than `endgame_cards` cards are left in the hands where a
+// trick starts, the rest of the round is solved instead, if it fits `endgame_budget`
+// positions (tried once: a rest that does not fit is played out to its end).
 template <class G>
 Scores playout(typename G::State st, Policy policy, Rng& rng, Solver<G>* solver = nullptr,
-               long solve_budget = 0, int solve_tries = 0) {
+               long endgame_budget = 0, int endgame_cards = -1) {
+    bool tried = false;
     for (int steps = 0; steps < 100000; ++steps) {
         Status status = G::status(st);
         if (status == OVER) {
@@ -263,10 +265,10 @@ Scores playout(typename G::State st, Policy policy, Rng& rng, Solver<G>* solver 
             G::scores(st, out);
             return out;
         }
-        if (solver && solve_tries > 0 && status == DECIDE && G::table_point(st)) {
-            --solve_tries;
+        if (solver && !tried && status == DECIDE && G::table_point(st) && G::cards_left(st) <= endgame_cards) {
+            tried = true;
             try {
-                return solver->value(st, solve_budget);
+                return solver->value(st, endgame_budget);
             } catch (const BudgetExceeded&) {
             }
         }

@@ -297,6 +297,12 @@ struct UnderTheRadar {
         for (int i = 0; i < in.size; ++i) out.add(in.moves[i], in.weight[i]);
     }
 
+    static int cards_left(const State& st) {
+        int k = 0;
+        for (int s = 0; s < st.n; ++s) k += st.hand[s].size;
+        return k;
+    }
+
     static bool table_point(const State& st) { return st.core.phase == PLAY && st.core.trick_len == 0; }
 
     static uint64_t key(const State& st) {

@@ -200,14 +200,14 @@ def test_evaluate_solves_what_fits_and_plays_out_the_rest() -> None:
     moves = [pos.choices()[0], pos.choices()[0], pos.choices()[1]]
     numbers = [codec.position(st)] * 3
     values, exact, _ = engine.evaluate_under_the_radar(numbers, moves, pos.mover(), 10, "greedy",
-                                                       9, 0, 0, 12)
+                                                       [9, 10, 11], 0, -1, 12)
     assert exact == [False, False, False] and len(values) == 3 and len(values[0]) == 3
     assert values[0] == values[1]
     late = [s for s in states_of("under_the_radar", 4, 2)
             if s.next_chance() is None and len(s.choices()) > 1][-1]
     lpos = native.position(late)
     values, exact, nodes = engine.evaluate_under_the_radar(
-        [codec.position(late)], lpos.choices(), lpos.mover(), 10 ** 6, "greedy", 9, 0, 0, 12)
+        [codec.position(late)], lpos.choices(), lpos.mover(), 10 ** 6, "greedy", [9], 0, -1, 12)
     solved, _ = lpos.solve(lpos.choices(), 10 ** 6)
     assert exact == [True] and nodes > 0
     assert [v[0] for v in values] == [v[lpos.mover()] for v in solved]
