@@ -1040,11 +1040,11 @@ def native_move_code(st: PlottersState, m: Move) -> int:
             if c.index in picked:
                 mask |= 1 << i
         return codes.pack(codes.TAKE, seat, mask)
-    if kind == "keep":
-        mask = 0
-        for c in m["colors"]:
-            mask |= 1 << COLOR_INDEX[c.upper()]
-        return codes.pack(codes.KEEP, seat, mask)
+    if kind == "keep":  # (a name of its own: compiled, a variable has one type per function)
+        kept = 0
+        for colour in m["colors"]:
+            kept |= 1 << COLOR_INDEX[colour.upper()]
+        return codes.pack(codes.KEEP, seat, kept)
     raise ValueError(f"plotters has no {kind!r} move")
 
 

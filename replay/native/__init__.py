@@ -17,6 +17,7 @@ no game: it asks the codec.
 from __future__ import annotations
 
 import importlib
+import struct
 from types import ModuleType
 from typing import Any
 
@@ -98,3 +99,48 @@ def move_of(state: GameState, code: int) -> Move:
     if codec is None:
         raise ValueError(f"the native engine does not play {state.info.name}")
     return codec.move_of(state, code)
+
+
+# ------------------------------------------------------------------- the judge's values
+
+
+def seed_of(stream: float) -> int:
+    """A 64-bit seed for the native engine's random stream from the judge's per-sample
+    stream (a float of `random.Random.random()`): its bits, so that every sample's stream
+    differs and the same sample gets the same stream for every alternative."""
+    return int.from_bytes(struct.pack("<d", stream), "little")
+
+
+class NativeEngine:
+    """The judge's values of one sample's alternatives (replay/judge.py's `ValueEngine`) by
+    the native engine: the sample solved exactly when the rest of the round fits the
+    solver's budget (`budget` native positions), otherwise every alternative played out by
+    the greedy policy with one random stream, the rest of the round solved once at most
+    `endgame_cards` cards are left in the hands and it fits `endgame_budget`. A game the
+    native engine does not know is valued by `fallback` (the Python engine)."""
+
+    name = "native"
+
+    def __init__(self, fallback: Any, budget: int, endgame_cards: dict[str, int],
+                 endgame_budget: int, table_bits: int = 18) -> None:
+        self.fallback = fallback
+        self.budget = budget
+        self.endgame_cards = endgame_cards
+        self.endgame_budget = endgame_budget
+        self.table_bits = table_bits
+
+    def values(self, state: GameState, seat: int, alternatives: list[Move], stream: float,
+               budget: int, search: bool) -> tuple[list[float], bool]:
+        native = engine()
+        codec = state.info.native
+        if native is None or codec is None or codec.rules not in native.GAMES:
+            got: tuple[list[float], bool] = self.fallback.values(state, seat, alternatives,
+                                                                 stream, budget, search)
+            return got
+        evaluate = getattr(native, f"evaluate_{codec.rules}")
+        moves = [codec.move_code(state, m) for m in alternatives]
+        values, exact, _ = evaluate([codec.position(state)], moves, seat,
+                                    self.budget if search else 0, "greedy", [seed_of(stream)],
+                                    self.endgame_budget,
+                                    self.endgame_cards.get(state.info.name, -1), self.table_bits)
+        return [v[0] for v in values], bool(exact[0])
