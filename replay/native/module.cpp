@@ -225,10 +225,25 @@ py::tuple evaluate(const std::vector<std::vector<int64_t>>& positions, const std
             }
             exact[k] = solved;
             if (solved) continue;
+            // Alternatives that lead to the same position where a trick starts (plotters' picks
+            // of the same colours, color_stacks' placements of the same suits) are played out
+            // once: with the same random stream the playouts are the same.
+            std::vector<std::pair<uint64_t, size_t>> done;
             for (size_t a = 0; a < moves.size(); ++a) {
                 typename G::State branch = states[k];
                 typename G::Undo u;
                 G::make(branch, moves[a], u);
+                bool keyed = G::status(branch) == DECIDE && G::table_point(branch);
+                uint64_t key = keyed ? G::key(branch) : 0;
+                size_t same = a;
+                if (keyed)
+                    for (const auto& [other_key, other] : done)
+                        if (other_key == key) same = other;
+                if (same != a) {
+                    values[a][k] = values[same][k];
+                    continue;
+                }
+                if (keyed) done.emplace_back(key, a);
                 Rng rng(seeds[k]);
                 Scores s = tl::playout<G>(branch, pol, rng, endgame_budget > 0 ? &solver : nullptr, endgame_budget,
                                           endgame_cards);

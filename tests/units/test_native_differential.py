@@ -11,7 +11,7 @@ position.
 How many positions: at least a million in the compiled run (tests/build/test_engines.py runs
 this file against the wheel, the rules compiled with mypyc), where the oracle is fast; 60,000
 in the interpreted run of the main suite (the editable install). TRICKLEDGER_NATIVE_POSITIONS
-sets another number (the sanitizer test, tests/build/test_native_sanitized.py, walks fewer).
+sets another number (the sanitizer test, tests/build/test_native_build.py, walks fewer).
 """
 
 from __future__ import annotations
