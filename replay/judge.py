@@ -51,6 +51,7 @@ from .cards import shuffle
 from .engine import replay_bytes
 from .errors import FormatError, RuleError
 from .events import Event
+from .native.judging import sample_values
 from .registry import registry
 from .search import BudgetExceeded, Unsearchable, exact_values
 from .state import GameState, Move
@@ -372,6 +373,12 @@ def evaluate(d: Decision, samples: int, seed: int, sha256: str) -> list[list[flo
     search = True  # an endgame: every sample is searched to the round's end instead
     for k, base in enumerate(states):
         stream = rng.random()  # one stream per sample, the same for every alternative
+        native = sample_values(base, d.seat, d.alternatives, stream, search)
+        if native is not None:  # the native analysis engine plays this game
+            search = search and native[1]
+            for a, v in enumerate(native[0]):
+                values[a][k] = v
+            continue
         if search:
             try:
                 exact = exact_values(base, d.seat, d.alternatives, ENDGAME_BUDGET)

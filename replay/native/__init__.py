@@ -112,12 +112,13 @@ def seed_of(stream: float) -> int:
 
 
 class NativeEngine:
-    """The judge's values of one sample's alternatives (replay/judge.py's `ValueEngine`) by
-    the native engine: the sample solved exactly when the rest of the round fits the
-    solver's budget (`budget` native positions), otherwise every alternative played out by
-    the greedy policy with one random stream, the rest of the round solved once at most
-    `endgame_cards` cards are left in the hands and it fits `endgame_budget`. A game the
-    native engine does not know is valued by `fallback` (the Python engine)."""
+    """The judge's values of one sample's alternatives (the judge's `ValueEngine`) by the
+    native engine: the sample solved exactly when the rest of the round fits the solver's
+    budget (`budget` native positions), otherwise every alternative played out by the greedy
+    policy with one random stream, the rest of the round solved once at most
+    `endgame_cards[game]` cards are left in the hands and it fits `endgame_budget`. A game
+    the native engine does not know is valued by `fallback` (the Python engine), or, without
+    one, `native_values` says None."""
 
     name = "native"
 
@@ -129,14 +130,14 @@ class NativeEngine:
         self.endgame_budget = endgame_budget
         self.table_bits = table_bits
 
-    def values(self, state: GameState, seat: int, alternatives: list[Move], stream: float,
-               budget: int, search: bool) -> tuple[list[float], bool]:
+    def native_values(self, state: GameState, seat: int, alternatives: list[Move],
+                      stream: float, search: bool) -> tuple[list[float], bool] | None:
+        """`seat`'s value after each alternative on this sample, and whether it is exact;
+        None when the native engine does not play this game (or is not built)."""
         native = engine()
         codec = state.info.native
         if native is None or codec is None or codec.rules not in native.GAMES:
-            got: tuple[list[float], bool] = self.fallback.values(state, seat, alternatives,
-                                                                 stream, budget, search)
-            return got
+            return None
         evaluate = getattr(native, f"evaluate_{codec.rules}")
         moves = [codec.move_code(state, m) for m in alternatives]
         values, exact, _ = evaluate([codec.position(state)], moves, seat,
@@ -144,3 +145,14 @@ class NativeEngine:
                                     self.endgame_budget,
                                     self.endgame_cards.get(state.info.name, -1), self.table_bits)
         return [v[0] for v in values], bool(exact[0])
+
+    def values(self, state: GameState, seat: int, alternatives: list[Move], stream: float,
+               budget: int, search: bool) -> tuple[list[float], bool]:
+        got = self.native_values(state, seat, alternatives, stream, search)
+        if got is None:
+            if self.fallback is None:
+                raise ValueError(f"the native engine does not play {state.info.name}")
+            fell: tuple[list[float], bool] = self.fallback.values(state, seat, alternatives,
+                                                                  stream, budget, search)
+            return fell
+        return got

@@ -172,9 +172,9 @@ private:
     std::vector<std::pair<Move, typename G::Undo>> undo_;
 };
 
-// One solver per game and thread, kept between calls: its table's values stay right (a
-// position's value does not depend on how it was reached), and a judge's samples and
-// decisions share them.
+// One solver per game and thread, kept between calls (its table is allocated once); each
+// call of `evaluate` starts it afresh (Solver::reset), so that whether a sample fits the budget
+// does not depend on earlier calls: the same decision gets the same judgement in any order.
 template <class G>
 Solver<G>& solver_for(int n, int table_bits) {
     thread_local std::unique_ptr<Solver<G>> kept[MAX_SEATS + 1][32];
@@ -212,6 +212,7 @@ py::tuple evaluate(const std::vector<std::vector<int64_t>>& positions, const std
     {
         py::gil_scoped_release release;
         Solver<G>& solver = solver_for<G>(states[0].n, table_bits);
+        solver.reset(std::max(budget, endgame_budget));
         for (size_t k = 0; k < states.size(); ++k) {
             bool solved = false;
             if (budget > 0) {

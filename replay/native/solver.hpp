@@ -51,6 +51,22 @@ public:
         }
     }
 
+    // Start afresh, the table sized for `budget` positions (at most 2^table_bits entries):
+    // whether a later call fits its budget then depends on that call's position alone, not
+    // on what earlier calls left in the table (the judge's judgements are reproducible).
+    void reset(long budget) {
+        size_t size = size_t(1) << table_bits_for(budget);
+        if (keys_.size() != size) {
+            keys_.assign(size, 0);
+            gens_.assign(size, 0);
+            values_.assign(size * size_t(n_), 0.0);
+            mask_ = size - 1;
+            gen_ = 1;
+        } else {
+            clear();
+        }
+    }
+
     // The value vector of the position after each of `moves` (moves of the mover, legal in
     // `st`), every player then playing perfectly for themselves. Throws BudgetExceeded when
     // more than `budget` positions are visited in all.
@@ -83,12 +99,16 @@ private:
     uint32_t gen_ = 1;
     long nodes_ = 0, budget_ = 0, hits_ = 0, pruned_ = 0;
 
+    size_t table_bits_for(long budget) const {
+        size_t bits = 10;
+        while (bits < max_bits_ && (long(1) << bits) < budget) ++bits;
+        return bits;
+    }
+
     void begin(long budget) {
         nodes_ = 0;
         budget_ = budget;
-        size_t bits = 10;
-        while (bits < max_bits_ && (long(1) << bits) < budget) ++bits;
-        size_t size = size_t(1) << bits;
+        size_t size = size_t(1) << table_bits_for(budget);
         if (keys_.size() < size) {
             keys_.assign(size, 0);
             gens_.assign(size, 0);

@@ -234,3 +234,31 @@ def test_a_malformed_position_or_an_illegal_move_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="the round is not over"):
         pos.scores()
     assert pos.numbers() == numbers
+
+
+def test_evaluate_does_not_depend_on_earlier_calls() -> None:
+    """Whether a sample fits the budget is decided by its own position: a call after another
+    that filled the solver's table with the same positions gives the same values (it failed
+    when the table was kept warm between calls: the second call fitted and was exact)."""
+    engine: Any = native.engine()
+    for st in states_of("rage", 4, 3):
+        if st.next_chance() is not None or len(st.choices()) < 2:
+            continue
+        pos = native.position(st)
+        solved, needed = pos.solve(pos.choices(), 10 ** 6)
+        if solved is None or needed < 4000:
+            continue
+        codec = st.info.native
+        assert codec is not None
+        args = ([codec.position(st)], pos.choices(), pos.mover())
+
+        def run(budget: int, args: tuple[Any, ...] = args) -> tuple[Any, Any]:
+            values, exact, _ = engine.evaluate_rage(*args, budget, "greedy", [5], 0, -1, 18)
+            return values, exact
+
+        first = run(needed // 4)
+        assert first[1] == [False]
+        assert run(10 ** 6)[1] == [True]
+        assert run(needed // 4) == first
+        return
+    raise AssertionError("no rage position needs 4000 positions to solve")
