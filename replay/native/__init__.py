@@ -115,7 +115,8 @@ class NativeEngine:
     """The judge's values of one sample's alternatives (the judge's `ValueEngine`) by the
     native engine: the sample solved exactly when the rest of the round fits the solver's
     budget (`budget` native positions), otherwise every alternative played out by the greedy
-    policy with one random stream, the rest of the round solved once at most
+    policy with one random stream (exactly only tried at most `solve_cards[game]` cards
+    left in the hands, when given), the rest of the round solved once at most
     `endgame_cards[game]` cards are left in the hands and it fits `endgame_budget`. A game
     the native engine does not know is valued by `fallback` (the Python engine), or, without
     one, `native_values` says None."""
@@ -123,12 +124,14 @@ class NativeEngine:
     name = "native"
 
     def __init__(self, fallback: Any, budget: int, endgame_cards: dict[str, int],
-                 endgame_budget: int, table_bits: int = 18) -> None:
+                 endgame_budget: int, table_bits: int = 18,
+                 solve_cards: dict[str, int] | None = None) -> None:
         self.fallback = fallback
         self.budget = budget
         self.endgame_cards = endgame_cards
         self.endgame_budget = endgame_budget
         self.table_bits = table_bits
+        self.solve_cards = solve_cards or {}
 
     def native_values(self, state: GameState, seat: int, alternatives: list[Move],
                       stream: float, search: bool) -> tuple[list[float], bool] | None:
@@ -140,6 +143,10 @@ class NativeEngine:
             return None
         evaluate = getattr(native, f"evaluate_{codec.rules}")
         moves = [codec.move_code(state, m) for m in alternatives]
+        most = self.solve_cards.get(state.info.name)
+        if search and most is not None:
+            # a rest of the round with more cards cannot fit: not worth a failed try
+            search = sum(len(state.hand(s)) for s in range(len(state.players))) <= most
         values, exact, _ = evaluate([codec.position(state)], moves, seat,
                                     self.budget if search else 0, "greedy", [seed_of(stream)],
                                     self.endgame_budget,

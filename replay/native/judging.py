@@ -8,7 +8,8 @@ the judge warns once that it runs in Python, slower.
 
 The defaults were chosen from measurements (bench/native.py --defaults; docs/native.md,
 "Defaults"): a sample whose rest of the round fits `SOLVE_BUDGET` native positions is solved
-exactly; otherwise each alternative is played out by the greedy policy, and the playout's
+exactly (tried once at most `SOLVE_CARDS[game]` cards are left in the hands); otherwise
+each alternative is played out by the greedy policy, and the playout's
 last tricks are solved once at most `ENDGAME_CARDS[game]` cards are left in the hands (if
 they fit `ENDGAME_BUDGET`).
 """
@@ -24,16 +25,26 @@ from . import NativeEngine, available, why_not
 
 ENV: Final = "TRICKLEDGER_ANALYSIS"  # "python": the judge values in Python, "native": the default
 SOLVE_BUDGET: Final = 200_000  # native positions: a sample's rest this small is solved exactly
-ENDGAME_BUDGET: Final = 20_000  # native positions: a playout's last tricks this small are solved
-ENDGAME_CARDS: Final[dict[str, int]] = {
+ENDGAME_BUDGET: Final = 5_000  # native positions: a playout's last tricks this small are solved
+# Cards left in the hands (every seat's) from which a sample is tried exactly, and from which a
+# playout's rest is solved: at those counts the rest of a round of the common table takes a
+# median of a few thousand, and a few hundred, native positions (docs/native.md, "Defaults").
+SOLVE_CARDS: Final[dict[str, int]] = {
     "rage": 12,
-    "plotters": 12,
-    "color_stacks": 10,
+    "plotters": 10,
+    "color_stacks": 30,
+    "under_the_radar": 16,
+}
+ENDGAME_CARDS: Final[dict[str, int]] = {
+    "rage": 8,
+    "plotters": 8,
+    "color_stacks": 22,
     "under_the_radar": 12,
 }
 TABLE_BITS: Final = 18  # the solver's transposition table: 2^18 entries per game and thread
 
-_engine = NativeEngine(None, SOLVE_BUDGET, dict(ENDGAME_CARDS), ENDGAME_BUDGET, TABLE_BITS)
+_engine = NativeEngine(None, SOLVE_BUDGET, dict(ENDGAME_CARDS), ENDGAME_BUDGET, TABLE_BITS,
+                       dict(SOLVE_CARDS))
 _warned = False
 
 
