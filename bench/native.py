@@ -142,13 +142,15 @@ def speed(args: argparse.Namespace) -> dict[str, Any]:
         # the solver: the rest of the round from trick starts with few cards left
         nodes, solve_t = 0, 0.0
         for st in states_of(game, 2):
+            if solve_t > args.seconds:
+                break
             if st.next_chance() is not None or len(st.choices()) < 2:
                 continue
             pos = native.position(st)
             if not pos.table_point():
                 continue
             t0 = time.process_time()
-            value, visited = pos.solve(None, 2_000_000, 18)
+            value, visited = pos.solve(None, 200_000, 18)
             solve_t += time.process_time() - t0
             nodes += visited
         row = {"python_playouts_per_s": round(py_done / py_t, 1),
