@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import warnings
 from types import SimpleNamespace
 from typing import Any
 
@@ -99,3 +100,26 @@ def test_a_game_the_native_engine_does_not_know_is_judged_in_python() -> None:
         unknown: Any = SimpleNamespace(info=dataclasses.replace(info, native=codec))
         assert sample_values(unknown, d.seat, d.alternatives, 0.5, True) is None
         assert not native.knows(unknown.info)
+
+
+def test_without_the_native_engine_the_judge_warns_once_and_runs_in_python(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """As an install without a C++ compiler has it (tests/build/test_native_build.py builds
+    one): the engine module absent, the judge values in Python and says so, once."""
+    import trickledger.replay.native as package
+
+    _, d = late_decisions("under_the_radar", 1, 2)[0]
+    monkeypatch.setattr(package, "_tried", True)
+    monkeypatch.setattr(package, "_loaded", None)
+    monkeypatch.setattr(package, "_why_not", "trickledger.replay._native is not built (test)")
+    monkeypatch.setattr(judging, "_warned", False)
+    with pytest.warns(RuntimeWarning, match=r"_native is not built \(test\): the judge runs in "
+                                            r"Python, slower"):
+        assert sample_values(d.truth, d.seat, d.alternatives, 0.5, True) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        values = evaluate(d, 2, 0, "nobuild")  # in Python, without a second warning
+    rng = random.Random(f"trickledger-judge:{METHOD}:0:nobuild:{d.line}")
+    for k, sample in enumerate(sample_states(d, 2, rng)):
+        assert [v[k] for v in values] == [float(x) for x in
+                                          exact_values(sample, d.seat, d.alternatives, 400)]
