@@ -376,8 +376,8 @@ def evaluate(d: Decision, samples: int, seed: int, sha256: str) -> list[list[flo
         native = sample_values(base, d.seat, d.alternatives, stream, search)
         if native is not None:  # the native analysis engine plays this game
             search = search and native[1]
-            for a, v in enumerate(native[0]):
-                values[a][k] = v
+            for a, value in enumerate(native[0]):  # (not `v`: compiled, a name has one type)
+                values[a][k] = value
             continue
         if search:
             try:
