@@ -11,8 +11,8 @@ installation runs them: compiled with mypyc in a wheel install, which the target
 from the same round starts, A and B interleaved in one run, and their ratio; and the
 solver's positions per second on the rest of rounds from trick starts.
 `defaults`: per game and number of cards left in the hands at a trick start, the positions and
-the time the solver needs for the rest of the round (what `ENDGAME_CARDS` and the budgets of
-replay/native/judging.py are chosen from).
+the time the solver needs for the rest of the round (what the codecs' `solve_cards` and
+`endgame_cards` and the budgets of replay/native/judging.py are chosen from).
 `stability`: decisions of simulated games (a random and a greedy player in turn at every
 seat, so that there are mistakes to find) judged at the defaults with seed 0 and with seed
 1: the share that keep their band; and the mistakes and blunders of seed 0 judged again at
@@ -27,7 +27,9 @@ and every chance card of the round come from a stream of the deal alone.
 4-player rage game.
 
 Times are CPU seconds of this process; every output carries the load average.
-`TRICKLEDGER_ANALYSIS=python` runs the judge in Python instead (the other side of a comparison).
+The judge runs on the engine `trickledger analyse --moves` uses by default (native where it is
+built); `TRICKLEDGER_ANALYSIS=python` runs it in Python instead (the other side of a
+comparison).
 """
 
 from __future__ import annotations
@@ -51,11 +53,9 @@ from trickledger.replay.engine import new_state
 from trickledger.replay.events import Event
 from trickledger.replay.judge import (
     DEFAULT_SAMPLES,
-    Decision,
-    _distinct,
-    _Round,
     better_sign,
     cost_of,
+    decisions,
     evaluate,
     judge_log,
     play_round_out,
@@ -223,13 +223,15 @@ def mixed_games(game: str, games: int) -> list[bytes]:
 
 def stability(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    engine = judging.default_engine()
     for game in TABLES:
         t0 = time.process_time()
         same = total = 0
         worse: list[tuple[bytes, int, str]] = []
         for i, raw in enumerate(mixed_games(game, args.games)):
-            a = judge_log(raw, args.samples, 0, f"stab-{i}")
-            b = {j.line: j for j in judge_log(raw, args.samples, 1, f"stab-{i}")}
+            a = judge_log(raw, args.samples, 0, f"stab-{i}", engine=engine)
+            b = {j.line: j for j in judge_log(raw, args.samples, 1, f"stab-{i}",
+                                              engine=engine)}
             for j in a:
                 if j.line not in b:
                     continue
@@ -238,8 +240,9 @@ def stability(args: argparse.Namespace) -> dict[str, Any]:
                 if j.band in ("mistake", "blunder"):
                     worse.append((raw, j.line, f"stab-{i}"))
         confirmed = 0
-        for raw, line, sha in worse:
-            again = [j for j in judge_log(raw, 4 * args.samples, 2, sha) if j.line == line]
+        for raw, line, name in worse:
+            again = [j for j in judge_log(raw, 4 * args.samples, 2, name, engine=engine)
+                     if j.line == line]
             confirmed += bool(again) and again[0].band in ("mistake", "blunder")
         row = {"decisions": total, "keep_band": round(same / total, 3) if total else None,
                "mistakes_and_blunders": len(worse),
@@ -255,27 +258,25 @@ def stability(args: argparse.Namespace) -> dict[str, Any]:
 
 class Judged:
     """Plays the judge's best move (the judge as a player): at each of its decisions the
-    round so far becomes a `Decision` (the round's deal and its events), judged with
-    `samples` samples like a decision of a log."""
+    game so far, with greedy's move made, becomes a log whose last decision is judged with
+    `samples` samples like a decision of a log (the judge's view, seed and samples)."""
 
     name = "judge"
 
-    def __init__(self, samples: int) -> None:
+    def __init__(self, samples: int, engine: str) -> None:
         self.samples = samples
+        self.engine = engine
 
-    def choose(self, state: GameState, rnd: _Round, prefix: list[tuple[int, dict[str, Any]]],
-               line: int) -> Move:
-        who = state.to_move()
-        assert who is not None
-        mine = [m for m in state.legal_moves() if m.get("player") == who]
-        alternatives = _distinct(mine, state.choices()[0])
-        if len(alternatives) == 1:
-            return alternatives[0]
-        d = Decision(rnd, len(prefix) + 1, line, state.seat[who], who, alternatives[0],
-                     alternatives, list(prefix), state.clone())
-        values = evaluate(d, self.samples, 0, f"strength-{line}")
+    def choose(self, state: GameState, h: dict[str, Any], events: list[dict[str, Any]],
+               rng: random.Random) -> Move:
+        ev = GreedyBot().choose(state, rng)
+        got = list(decisions(dump_lines(h, [*events, ev]), "<bench>"))
+        if not got or got[-1].line != len(events) + 2:
+            return ev  # a single distinct legal move: no decision
+        d = got[-1]
+        values = evaluate(d, self.samples, 0, self.engine).values
         best, _, _ = cost_of(values, 0, better_sign(state.info.name))
-        return alternatives[best]
+        return d.alternatives[best]
 
 
 def play_deal(game: str, deal: int, judged: set[int], samples: int) -> list[int]:
@@ -285,30 +286,24 @@ def play_deal(game: str, deal: int, judged: set[int], samples: int) -> list[int]
     state = new_state(parse_header("<bench>", 1, orjson.dumps(h), "bench"))
     chance = random.Random(f"deal-{game}-{deal}")  # the deal and the round's chance cards
     bots = random.Random(f"bots-{game}-{deal}")
-    judge = Judged(samples)
+    judge = Judged(samples, judging.default_engine())
     greedy = GreedyBot()
-    rnd: _Round | None = None
-    prefix: list[tuple[int, dict[str, Any]]] = []
+    events: list[dict[str, Any]] = []
     line = 1
     while not state.rounds:
         kind = state.next_chance()
         if kind is not None:
-            before = state.clone()
             ev = state.draw_chance(chance)
         else:
             who = state.to_move()
-            assert who is not None and rnd is not None
+            assert who is not None
             if state.seat[who] in judged:
-                ev = judge.choose(state, rnd, prefix, line + 1)
+                ev = judge.choose(state, h, events, random.Random(line))
             else:
                 ev = greedy.choose(state, bots)
         line += 1
         state.apply(Event(line, str(ev["type"]), ev))
-        if ev["type"] == "deal":
-            rnd = _Round(state.round_no, before, line, ev)
-            prefix = []
-        else:
-            prefix.append((line, ev))
+        events.append(ev)
     return list(state.rounds[0].scores)
 
 
@@ -345,7 +340,8 @@ def corpus(args: argparse.Namespace) -> dict[str, Any]:
     decided = 0
     for p in logs:
         try:
-            decided += len(judge_log(p.read_bytes(), args.samples, 0, p.name, p.name))
+            decided += len(judge_log(p.read_bytes(), args.samples, 0, p.name,
+                                     engine=judging.default_engine()))
         except ValueError:
             continue  # a sample log that breaks the rules on purpose
     corpus_s = time.process_time() - t0
@@ -353,7 +349,7 @@ def corpus(args: argparse.Namespace) -> dict[str, Any]:
     _, events = play_game(h, {p: GreedyBot() for p in h["players"]}, random.Random(1))
     raw = dump_lines(h, events)
     t1 = time.process_time()
-    rage = judge_log(raw, args.samples, 0, "rage-game")
+    rage = judge_log(raw, args.samples, 0, "rage-game", engine=judging.default_engine())
     row = {"logs": len(logs), "decisions": decided, "corpus_cpu_seconds": round(corpus_s, 1),
            "rage_4p_game_cpu_seconds": round(time.process_time() - t1, 2),
            "rage_4p_decisions": len(rage)}
@@ -380,7 +376,7 @@ def main() -> None:
         "speed": speed, "defaults": defaults, "stability": stability, "strength": strength,
         "corpus": corpus}
     figures = run[args.what](args)
-    result = {"what": args.what, "engine": build_text(), "judge": judging.wanted(),
+    result = {"what": args.what, "engine": build_text(), "judge": judging.default_engine(),
               "samples": args.samples, "load_average_start": started,
               "load_average_end": load(), "wall_seconds": round(time.time() - t0, 1),
               "figures": figures}

@@ -114,7 +114,7 @@ def greedy_margins(game: str, games: int, samples: int,
         for d in decisions(dump_lines(h, events)):
             if d.truth.to_move() != d.player:
                 continue
-            values = evaluate(d, samples, seed, f"margin-{deal}")
+            values = evaluate(d, samples, seed).values
             if not values:
                 continue
             pick = GreedyBot().choose(d.truth, random.Random(d.line))
@@ -182,7 +182,7 @@ def main() -> None:
         for seed in range(1, args.games + 1):
             raw, _ = round_starts(game, seed)
             t0 = time.process_time()
-            js = judge_log(raw, args.samples, 0, f"bench-{seed}")
+            js = judge_log(raw, args.samples, 0)
             judged.append((time.process_time() - t0, len(js), sum(j.alternatives for j in js)))
         row["judge_seconds_per_game"] = round(sum(t for t, _, _ in judged) / len(judged), 1)
         row["decisions_per_game"] = sum(d for _, d, _ in judged) / len(judged)

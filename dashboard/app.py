@@ -2,25 +2,22 @@
 
 This is the app frame: the page list and the sidebar filter, declared once here and
 kept in session state, so every page reads the same filter and it survives a change of
-page. Icons are Streamlit's bundled Material icons (no emoji font needed).
+page. The pages about one game come from its declaration (`GameInfo.pages`), after the
+Overview. Icons are Streamlit's bundled Material icons (no emoji font needed).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from trickledger.dashboard import auth, ui
+from trickledger.dashboard import auth, game_parts, ui
 
 st.set_page_config(page_title="trickledger", page_icon=":material/playing_cards:",
                    layout="wide")
 
-PAGES = [
-    st.Page("views/overview.py", title="Overview", icon=":material/dashboard:",
-            url_path="home", default=True),
-    st.Page("views/splits.py", title="Splits", icon=":material/call_split:", url_path="splits"),
-    st.Page("views/early_ends.py", title="Early ends", icon=":material/timer_off:",
-            url_path="early_ends"),
-    st.Page("views/bidding.py", title="Bidding", icon=":material/target:", url_path="bidding"),
+HOME = st.Page("views/overview.py", title="Overview", icon=":material/dashboard:",
+               url_path="home", default=True)
+CORE = [
     st.Page("views/results.py", title="Results", icon=":material/emoji_events:",
             url_path="results"),
     st.Page("views/ratings.py", title="Ratings", icon=":material/leaderboard:",
@@ -46,9 +43,11 @@ ui.engine()  # said once in the server's log
 # it too instead of "Page not found"
 OVERVIEW_ALIAS = st.Page("views/overview.py", title="Overview", icon=":material/dashboard:",
                          url_path="overview", visibility="hidden")
+CORE_PATHS = {"home", "overview", "admin", *(p.url_path for p in CORE)}
+PAGES = [HOME, *game_parts.pages(CORE_PATHS), *CORE]
 page = st.navigation(PAGES + [OVERVIEW_ALIAS] + ([ADMIN] if auth.visitor().is_admin else []))
 ui.sidebar_filters()
-st.sidebar.caption("Games entered as a score sheet count in totals and results; trick, "
-                   "split, early-end and bidding figures come from move logs only.")
+st.sidebar.caption("Games entered as a score sheet count in totals and results; the "
+                   "figures of tricks, and each game's own, come from move logs only.")
 auth.login_panel()
 page.run()

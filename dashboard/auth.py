@@ -15,9 +15,12 @@ may do everything. Two ways to log in, both documented in docs/reliability.md:
 Roles: `member` may upload and save; `admin` may also use the SQL console (it reads the
 whole file, the audit log included), see the audit log and quarantine or delete logs.
 
-"This machine" is decided per request: the server listens on loopback only, the request
-names a loopback host, and it carries no header a proxy adds (`proxy_header`). A reverse proxy on the same
-machine in front of a loopback-only server therefore does not make its visitors admins.
+"This machine" is decided per request, from what a proxy on the way cannot hide: the server
+listens on loopback only, the connection comes from a loopback address, the request names
+a loopback host (and so does its Origin, the page a browser opened), and it carries no
+header but those a browser sends by itself (`browser_header`). A reverse proxy on the same
+machine in front of a loopback-only server therefore does not make its visitors admins,
+whatever headers it adds.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import Any
 
 import streamlit as st
 
+from trickledger.dashboard import held
 from trickledger.dashboard.accounts import (  # noqa: F401  (re-exported: the app's one auth module)
     LIMITER,
     LISTEN_ENV,
@@ -98,51 +102,77 @@ def users() -> dict[str, Account]:
 SESSION_KEY = "trickledger_account"
 
 
-# Any header a proxy, load balancer or CDN adds: each means the request passed through one,
-# whatever Host it names. A name list can never be complete, so whole families count
-# (X-Forwarded-*, CF-*, anything naming a client or original address).
-_PROXY_HEADERS = frozenset({
-    "forwarded", "via", "x-real-ip", "x-client-ip", "true-client-ip", "client-ip",
-    "cf-connecting-ip", "fastly-client-ip", "x-cluster-client-ip", "x-host", "cdn-loop",
-    "x-proxyuser-ip", "x-originating-ip", "x-remote-ip", "x-remote-addr", "x-url-scheme",
-    "x-scheme", "front-end-https", "x-arr-ssl", "x-arr-clientip", "x-nginx-proxy"})
-_PROXY_PREFIXES = ("x-forwarded-", "x-original-", "cf-", "x-envoy-", "x-amz-cf-", "x-azure-",
-                   "x-appengine-", "fly-", "x-vercel-", "akamai-", "x-akamai-", "fastly-",
-                   "x-real-", "x-cluster-", "x-proxy", "x-forward", "x-cloud-trace")
-_PROXY_WORDS = ("forwarded", "client-ip", "clientip", "real-ip", "connecting-ip",
-                "remote-addr", "originating-ip")
-# Words of a header's name (split at '-') that speak of the client's address as a proxy saw
-# it (X-True-IP, Client-Address, Cdn-Src-Ip, X-Coming-From...) or of a user an auth proxy
-# logged in (Remote-User, X-Auth-Request-User, Tailscale-User-Login): no browser sends one.
-_PROXY_NAME_WORDS = frozenset({
-    "forwarded", "client", "real", "true", "connecting", "remote", "originating", "coming",
-    "ip", "addr", "address", "src", "proxy", "auth", "authenticated", "tailscale"})
-_BROWSER_USER_HEADERS = frozenset({"user-agent", "sec-fetch-user"})
+# The request headers a browser sends by itself when it opens the app (the page, its
+# WebSocket): nothing else. A proxy, a load balancer, a CDN or an authentication proxy adds
+# headers of its own (Forwarded, Via, X-Forwarded-*, X-Real-IP, CF-*, X-Amzn-Trace-Id,
+# X-Amzn-Oidc-*, X-Pomerium-*, X-Goog-Iap-*, Remote-User, Authorization, ...), named as it
+# likes: so "this machine" is decided by the headers a browser sends, never by a list of
+# the names proxies use, which would always miss one. Browsers reserve the Sec- prefix.
+_BROWSER_HEADERS = frozenset({
+    "host", "connection", "upgrade", "pragma", "cache-control", "user-agent", "origin",
+    "accept", "accept-encoding", "accept-language", "cookie", "referer", "dnt",
+    "upgrade-insecure-requests", "priority", "if-none-match", "if-modified-since",
+    "content-type", "content-length", "save-data",
+    # given by this server's own MessageQuota to each connection (a visitor's is dropped)
+    held.CONNECTION_HEADER})
 
 
-def proxy_header(name: str) -> bool:
-    """Whether a request header (any case, '_' or '-') is one a proxy adds on its way
-    through: an address it forwards, or a user it vouches for."""
-    n = name.strip().lower().replace("_", "-")  # some proxies spell X_Real_IP
-    words = set(n.split("-"))
-    return n in _PROXY_HEADERS or n.startswith(_PROXY_PREFIXES) or \
-        any(w in n for w in _PROXY_WORDS) or bool(words & _PROXY_NAME_WORDS) or \
-        ("user" in words and n not in _BROWSER_USER_HEADERS)
+def browser_header(name: str) -> bool:
+    """Whether a request header is one a browser sends by itself, and no proxy adds."""
+    n = name.strip().lower()
+    return n in _BROWSER_HEADERS or (n.startswith("sec-") and "_" not in n)
 
 
 def from_this_machine() -> bool:
-    """Whether this request comes from this machine directly: the server listens on
-    loopback only, the Host is a loopback name, and no proxy forwarded it."""
+    """Whether this request comes from this machine directly, decided by what a proxy on
+    the way cannot hide: the server listens on loopback only, the connection's peer is a
+    loopback address, the Host (and the Origin, when there is one) is a loopback name, and
+    every header is one a browser sends by itself (anything a proxy added makes the visitor a stranger)."""
     if not local_only():
         return False
     try:
-        headers = {k.lower(): v for k, v in st.context.headers.items()}
-    except Exception:  # no request (a test's script run): the listening address decides
-        return True
-    if any(proxy_header(h) for h in headers):
+        headers = list(st.context.headers.items())
+    except Exception:
+        headers = []
+    if not headers:  # no request (a test's script run): the listening address decides
+        return True  # (a real request always names its Host: the server refuses it else)
+    try:
+        peer = st.context.ip_address  # None for 127.0.0.1 and ::1, as Streamlit reports them
+    except Exception:
+        peer = None
+    if peer is not None and not is_loopback(str(peer)):
         return False
-    host = headers.get("host", "localhost").rsplit(":", 1)[0].strip("[]")
-    return host == "localhost" or is_loopback(host)
+    if not all(browser_header(name) for name, _ in headers):
+        return False
+    hosts = [_host_name(v) for k, v in headers if k.lower() == "host"]
+    # the page a browser came from: a proxy that adds no header of its own (nginx's
+    # defaults) still passes on the Origin of its visitors' pages, under the proxy's name
+    origins = [_origin_host(v) for k, v in headers if k.strip().lower() == "origin"]
+    return len(hosts) == 1 and all(_loopback_name(h) for h in hosts + origins)
+
+
+def _loopback_name(name: str | None) -> bool:
+    return name is not None and (name == "localhost" or is_loopback(name))
+
+
+def _origin_host(value: str) -> str | None:
+    """The host an Origin header names (`http://[::1]:8501` is `::1`); None for `null` and
+    anything that is not an origin."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value.strip())
+        return parts.hostname if parts.scheme in ("http", "https") else None
+    except ValueError:
+        return None
+
+
+def _host_name(value: str) -> str:
+    """The name in a Host header, without its port: `[::1]:8501` is `::1`."""
+    v = value.strip().lower()
+    if v.startswith("["):
+        return v[1:].split("]", 1)[0]
+    return v.rsplit(":", 1)[0] if v.count(":") == 1 else v
 
 
 def visitor() -> Visitor:
@@ -160,6 +190,8 @@ def visitor() -> Visitor:
             UPLOADERS.allow(ctx.session_id)
         else:
             UPLOADERS.revoke(ctx.session_id)
+        # a session that holds a big message is not kept after its connection closes
+        held.HELD.bind(held.connection_token(), ctx.session_id)
     return me
 
 
@@ -185,14 +217,14 @@ def _visitor() -> Visitor:
 
 def login_panel() -> None:
     """The sidebar's login box, shown when writing needs an account."""
+    from trickledger.dashboard.ui import md  # an account name is text (an identity provider's e-mail)
+
     if from_this_machine():
         return
     sb = st.sidebar
     me = visitor()
     if me.name is not None:
-        from trickledger.dashboard.ui import md  # an account name is text (an identity provider's e-mail)
-
-        sb.caption(f"Logged in as {md(me.name)} ({me.role or 'reader'}).")
+        sb.caption(f"Logged in as {md(me.name)} ({md(me.role or 'reader')}).")
         if sb.button("Log out", key="logout"):
             if me.via == "identity provider":
                 st.logout()
@@ -211,7 +243,7 @@ def login_panel() -> None:
                     account, message = check_login(users(), _limiter(), name, password,
                                                    _address())
                     if account is None:
-                        st.error(message)
+                        st.error(md(message))
                     else:
                         st.session_state[SESSION_KEY] = account
                         st.rerun()
@@ -241,15 +273,15 @@ def require_admin(what: str, why: str = "") -> Visitor | None:
 
 def _require(allowed: Callable[[Visitor], bool], to_member: str,
              to_stranger: str) -> Visitor | None:
+    from trickledger.dashboard.ui import md
+
     me = visitor()
     if allowed(me):
         return me
     if me.name is not None:
-        from trickledger.dashboard.ui import md
-
-        st.warning(f"{to_member}; {md(me.name)} is a {me.role or 'reader'}.")
+        st.warning(f"{md(to_member)}; {md(me.name)} is a {md(me.role or 'reader')}.")
     else:
-        st.info(f"{to_stranger}: log in from the sidebar.")
+        st.info(f"{md(to_stranger)}: log in from the sidebar.")
     return None
 
 

@@ -19,12 +19,14 @@ def streamlit_command(address: str, port: int) -> list[str]:
     keeps the working folder off sys.path: a module of the folder the dashboard is
     started in (a `streamlit.py` of the user's, say) must not shadow what the server
     imports."""
-    from trickledger.dashboard.limits import MAX_FILE_MB
+    from trickledger.dashboard.limits import MAX_FILE_MB, MAX_MESSAGE_MB, MAX_WIDGET_STATE_MB
 
     return [sys.executable, "-P", "-m", "streamlit", "run", str(SERVER),
             "--server.address", address, "--server.port", str(port),
             "--server.headless", "true", "--server.enableXsrfProtection", "true",
             "--server.enableCORS", "true", "--server.maxUploadSize", str(MAX_FILE_MB),
+            "--server.maxWidgetStateSize", str(MAX_WIDGET_STATE_MB),
+            "--server.maxMessageSize", str(MAX_MESSAGE_MB),
             "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
             "--client.toolbarMode", "minimal", "--client.showErrorDetails", "none",
             "--theme.base", "light"]
@@ -73,9 +75,11 @@ def port_problem(address: str, port: int) -> str | None:
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
     from trickledger.dashboard.accounts import is_loopback, loopback_warning
+    from trickledger.ingest.admin import Actor
     from trickledger.ingest.db import db_path, is_empty
     from trickledger.ingest.lake import LakeError, LakeWriter, is_lake, seq_of
-    from trickledger.ingest.load import Source, expand, ingest
+    from trickledger.ingest.load import Source, expand
+    from trickledger.ingest.usecases import ingest_sources
     from trickledger.sample_logs import SAMPLES
 
     problem = port_problem(args.address, args.port)
@@ -97,31 +101,31 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         return 2
     lake = os.path.abspath(args.lake) if args.lake else None
     path = lake or os.path.abspath(db_path(args.db))
-    if lake and not is_lake(lake):
+    new_lake = bool(lake) and not is_lake(path)
+    if new_lake:
         try:
-            LakeWriter(lake).close()  # an empty lake, so that pages find their tables
+            LakeWriter(path).close()  # an empty lake, so that pages find their tables
         except (LakeError, OSError) as e:
             print(f"trickledger dashboard: {e}", file=sys.stderr)
             return 2
-    empty = seq_of(lake) == 0 if lake else is_empty(path)
+    # a lake made just now holds one (empty) manifest: it is as empty as one never written
+    empty = (new_lake or seq_of(path) == 0) if lake else is_empty(path)
     if not args.no_samples and SAMPLES.is_dir() and empty:
         found, _ = expand([str(SAMPLES)])
         # stored under names relative to the samples folder: no server path in the data
         sources = [Source(Path(s.name).relative_to(SAMPLES).as_posix(), path=s.path)
                    for s in found]
         print(f"{path} is empty: loading {len(sources)} sample logs...", flush=True)
-        try:
-            summary = ingest(sources, None if lake else path, lake=lake)
+        try:  # audited as one run of the machine's owner, as `trickledger ingest` is
+            run = ingest_sources(sources, db=None if lake else path, lake=lake,
+                                 actor=Actor.command_line(), label="the sample logs")
         except LakeError as e:
             print(f"trickledger dashboard: {e}", file=sys.stderr)
             return 2
-        print(summary.line(), flush=True)
-        if not lake:
-            from trickledger.ingest.admin import Actor, audit
-
-            audit(path, Actor.command_line(), "ingest",
-                  [{"file_name": "the sample logs", "result": f"loaded {summary.loaded}",
-                    "detail": summary.line()}])
+        print(run.summary.line(), flush=True)
+        if run.audit_problem:
+            print(f"trickledger dashboard: the sample logs are not in the audit log "
+                  f"({run.audit_problem})", file=sys.stderr)
     env = dict(os.environ, TRICKLEDGER_LISTEN=args.address,
                TRICKLEDGER_ALLOWED_HOSTS=",".join(allowed_hosts(args.address,
                                                                 args.allowed_host)),
@@ -130,6 +134,10 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         env.pop("TRICKLEDGER_LAKE", None)
     if args.users:
         env["TRICKLEDGER_USERS"] = os.path.abspath(args.users)
+    # glibc hands a freed buffer of 1 MiB or more back to the system at once (its default
+    # threshold grows with the buffers freed, and then a session's pasted log, gone with
+    # the session, stays in the server's resident memory)
+    env.setdefault("MALLOC_MMAP_THRESHOLD_", str(1024 * 1024))
     cmd = streamlit_command(args.address, args.port)
     print(f"dashboard on http://{args.address}:{args.port} "
           f"({'lake' if lake else 'database'} {path})", flush=True)

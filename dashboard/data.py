@@ -459,11 +459,11 @@ def find_game(wanted: str) -> dict[str, Any] | None:
     return None if rows.empty else {str(k): v for k, v in rows.iloc[0].to_dict().items()}
 
 
-def game_info(name: str) -> Any:
+def game_declaration(name: str) -> Any:
     """The registry's entry for a game (its title, what the viewer steps through)."""
-    from trickledger.replay.registry import game_info as lookup
+    from trickledger.replay.registry import lookup_game
 
-    return lookup(name)
+    return lookup_game(name)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -479,13 +479,15 @@ def timeline(sha256: str) -> Any:
                           str(text["file_name"].iloc[0]))
 
 
-def step_stacks(game_id: str, round_no: int, number: int, step: str) -> Any:
-    """The stacks the engine recorded after a trick (or turn), if the game keeps stacks."""
-    if step == "turn":
-        sql = "SELECT stacks FROM turns WHERE game_id = ? AND round = ? AND seq = ?"
-    else:
-        sql = "SELECT stacks FROM tricks WHERE game_id = ? AND round = ? AND trick = ?"
-    rows = query(sql, (game_id, round_no, number))
+def step_stacks(game: str, game_id: str, round_no: int, number: int) -> Any:
+    """The stacks the engine recorded after a step (a trick, a turn), if the game keeps
+    stacks: from the table and column its declaration names (`GameInfo.step_rows`)."""
+    info = game_declaration(game)
+    if info is None:
+        return None
+    table, column = info.step_rows  # names from the game's declaration, checked plain
+    rows = query(f"SELECT stacks FROM {table} WHERE game_id = ? AND round = ? AND {column} = ?",
+                 (game_id, round_no, number))
     if rows.empty:
         return None
     value = rows["stacks"].iloc[0]
@@ -519,20 +521,6 @@ def ensure_ratings() -> str | None:
     return None
 
 
-def hand_coverage(f: Filters) -> tuple[int, int, int, int]:
-    """(bids with a hand estimate, settled bids, fewest and most playouts of those
-    estimates) among the filtered games."""
-    rows = filtered("""
-        SELECT count(*) AS bids, count(h.sha256) AS estimated,
-               coalesce(min(h.playouts), 200) AS lo, coalesce(max(h.playouts), 200) AS hi
-        FROM bids b JOIN games g USING (game_id)
-        LEFT JOIN hand_estimates h ON h.sha256 = g.sha256 AND h.round = b.round
-             AND h.player = b.player
-        WHERE b.game_id IN ({games})""", f)
-    r = rows.iloc[0]
-    return int(r["estimated"]), int(r["bids"]), int(r["lo"]), int(r["hi"])
-
-
 def estimate_hands(f: Filters, rounds: int, progress: Any = None) -> int:
     """Run the hand estimates for up to `rounds` rounds of the filtered games now (the
     same cached Monte-Carlo as `trickledger analyse`); returns the hands estimated."""
@@ -547,9 +535,9 @@ def estimate_hands(f: Filters, rounds: int, progress: Any = None) -> int:
 
 def example_queries() -> list[tuple[str, str]]:
     """(question, SQL) pairs of docs/sql.md, for the console's one-click examples."""
-    from trickledger.ingest.examples import EXAMPLES
+    from trickledger.ingest.examples import examples
 
-    return list(EXAMPLES)
+    return examples()
 
 
 __all__ = ["Busy", "Filters", "Result", "SqlRefused", "console", "database", "filtered",
@@ -603,7 +591,7 @@ def remove_log(sha256: str, action: str, who: dict[str, Any], reason: str) -> st
 
 def game_title(name: str) -> str:
     """A game's title from the registry (its name when the registry does not know it)."""
-    info = game_info(name)
+    info = game_declaration(name)
     return info.title if info is not None else name
 
 
@@ -742,121 +730,6 @@ def leader_effects(f: Filters) -> pd.DataFrame:
         SELECT * FROM leader_effects_of({game_list}) ORDER BY game, first_round DESC""", f)
 
 
-# --- tricks: splits, early ends
-
-
-def splits_by_player(f: Filters) -> pd.DataFrame:
-    """Per player: first picks and the rest against chance (`split_stats_of`)."""
-    return filtered("SELECT * FROM split_stats_of({game_list}) WHERE {players} "
-                    "ORDER BY player", f, player_column="player")
-
-
-def split_takes_by_table(f: Filters) -> pd.DataFrame:
-    """Per table size and take (first pick, the rest): cards taken, placed open, kept."""
-    return filtered("""
-        SELECT CASE role WHEN 'first_pick' THEN 'first pick' ELSE 'the rest' END AS take,
-               g.n_players, count(*) AS takes, round(avg(n_cards), 2) AS cards,
-               round(avg(placed_open), 2) AS placed_open, round(avg(kept_cards), 2) AS kept
-        FROM split_takes t JOIN games g USING (game_id)
-        WHERE t.game_id IN ({games}) AND kept_cards IS NOT NULL
-        GROUP BY ALL ORDER BY g.n_players, take""", f)
-
-
-def early_ends(f: Filters) -> pd.DataFrame:
-    """Every round of a game that can end early, and how it ended (`early_ends_of`)."""
-    return filtered("SELECT * FROM early_ends_of({game_list})", f)
-
-
-def early_ends_by_table(f: Filters) -> pd.DataFrame:
-    """Per table size: the share of rounds ended early, with its 95 % interval."""
-    return filtered("""
-        SELECT n_players, count(*) AS rounds, count(*) FILTER (WHERE ended_early) AS early,
-               round(avg(CASE WHEN ended_early THEN 1 ELSE 0 END), 4) AS early_share,
-               round(wilson_low(count(*) FILTER (WHERE ended_early), count(*)), 4) AS low,
-               round(wilson_high(count(*) FILTER (WHERE ended_early), count(*)), 4) AS high
-        FROM early_ends_of({game_list}) GROUP BY n_players ORDER BY n_players""", f)
-
-
-def early_ends_by_player(f: Filters) -> pd.DataFrame:
-    """Per player: who could not play and who caused it (`early_end_players_of`)."""
-    return filtered("""
-        SELECT * FROM early_end_players_of({game_list}) WHERE {players}
-        ORDER BY could_not_play DESC, caused DESC, player""", f, player_column="player")
-
-
-# --- bidding (rage): `rule` is a bidding rule or "all", `pm1` "with", "without" or "either"
-
-_BIDS_UNDER = "(? = 'all' OR bidding = ?) AND (? = 'either' OR plus_minus_one = (? = 'with'))"
-
-
-def _bid_query(sql: str, f: Filters, rule: str, pm1: str) -> pd.DataFrame:
-    """`sql` over the bids of the filtered players, `{rule}` standing for the rule chosen."""
-    return filtered(sql.replace("{rule}", _BIDS_UNDER), f, player_column="player",
-                    params=(rule, rule, pm1, pm1))
-
-
-def bids_by_player(f: Filters, rule: str, pm1: str) -> pd.DataFrame:
-    """Per player: exact bids, bias and misses (`bid_rounds_of`)."""
-    return _bid_query("""
-        SELECT player, count(*) AS rounds, count(*) FILTER (WHERE exact) AS exact,
-               avg(CASE WHEN exact THEN 1 ELSE 0 END) AS exact_rate,
-               wilson_low(count(*) FILTER (WHERE exact), count(*)) AS exact_low,
-               wilson_high(count(*) FILTER (WHERE exact), count(*)) AS exact_high,
-               round(avg(bid_error), 3) AS bias, round(avg(abs(bid_error)), 3) AS mean_abs_error,
-               count(*) FILTER (WHERE bid_error < 0) AS overbids,
-               count(*) FILTER (WHERE bid_error > 0) AS underbids
-        FROM bid_rounds_of({game_list}) WHERE {players} AND {rule}
-        GROUP BY player ORDER BY player""", f, rule, pm1)
-
-
-def bids_by_hand_size(f: Filters, rule: str, pm1: str) -> pd.DataFrame:
-    """Per hand size: the exact rate and bias of the bids."""
-    return _bid_query("""
-        SELECT hand_size, avg(CASE WHEN exact THEN 1 ELSE 0 END) AS exact_rate,
-               avg(bid_error) AS bias, count(*) AS rounds
-        FROM bid_rounds_of({game_list}) WHERE {players} AND {rule}
-        GROUP BY hand_size ORDER BY hand_size""", f, rule, pm1)
-
-
-def bids_by_trumps(f: Filters, rule: str, pm1: str) -> pd.DataFrame:
-    """Per number of trumps held (6 = 6 or more): the exact rate and bias of the bids."""
-    return _bid_query("""
-        SELECT least(trumps_held, 6) AS trumps_held,
-               avg(CASE WHEN exact THEN 1 ELSE 0 END) AS exact_rate,
-               avg(bid_error) AS bias, count(*) AS rounds
-        FROM bid_rounds_of({game_list}) WHERE {players} AND {rule}
-        GROUP BY 1 ORDER BY 1""", f, rule, pm1)
-
-
-def bids_against_tricks(f: Filters, rule: str, pm1: str) -> pd.DataFrame:
-    """Per bid and tricks won: how many rounds."""
-    return _bid_query("""
-        SELECT bid, won, count(*) AS rounds FROM bid_rounds_of({game_list})
-        WHERE {players} AND {rule} GROUP BY bid, won""", f, rule, pm1)
-
-
-def bids_by_position(f: Filters, rule: str, pm1: str) -> pd.DataFrame:
-    """Per bidding position: the exact rate with its 95 % interval."""
-    return _bid_query("""
-        SELECT bid_position, count(*) AS rounds,
-               avg(CASE WHEN exact THEN 1 ELSE 0 END) AS exact_rate,
-               wilson_low(count(*) FILTER (WHERE exact), count(*)) AS low,
-               wilson_high(count(*) FILTER (WHERE exact), count(*)) AS high
-        FROM bid_rounds_of({game_list}) WHERE {players} AND {rule}
-        GROUP BY bid_position ORDER BY bid_position""", f, rule, pm1)
-
-
-def bids_against_hands(f: Filters, rule: str, pm1: str) -> pd.DataFrame:
-    """Per player: the bid and the play against what the hand could take (`bid_vs_hand_of`)."""
-    return _bid_query("""
-        SELECT player, count(*) AS bids, avg(bidding_error) AS bidding_error,
-               avg(play_error) AS play_error, avg(abs(bidding_error)) AS abs_bidding_error,
-               avg(abs(play_error)) AS abs_play_error, avg(expected_se) AS mc_error,
-               avg(bid_made_share) AS bid_made_share
-        FROM bid_vs_hand_of({game_list}) WHERE {players} AND {rule}
-        GROUP BY player ORDER BY player""", f, rule, pm1)
-
-
 # --- decisions (move_quality)
 
 
@@ -931,44 +804,19 @@ def player_head_to_head(f: Filters, player: str) -> pd.DataFrame:
         ORDER BY games DESC, game, opponent LIMIT 30""", f, params=(player,))
 
 
-def player_splits(f: Filters, player: str) -> pd.DataFrame:
-    """The player's first picks and the rest (`split_stats_of`)."""
-    return filtered("SELECT * FROM split_stats_of({game_list}) WHERE player = ?", f,
-                    params=(player,))
-
-
-def player_early_ends(f: Filters, player: str) -> pd.DataFrame:
-    """The early ends the player could not play or caused (`early_end_players_of`)."""
-    return filtered("SELECT * FROM early_end_players_of({game_list}) WHERE player = ?",
-                    f, params=(player,))
-
-
-def player_bid_accuracy(f: Filters, player: str) -> pd.DataFrame:
-    """The player's exact bids and mean miss (`bid_accuracy_of`)."""
-    return filtered("SELECT * FROM bid_accuracy_of({game_list}) WHERE player = ?", f,
-                    params=(player,))
-
-
-def player_bids_against_hands(f: Filters, player: str) -> pd.DataFrame:
-    """The player's bid and play against what the hands could take (`bid_vs_hand_of`)."""
-    return filtered("""
-        SELECT count(*) AS bids, avg(bidding_error) AS bidding, avg(play_error) AS play,
-               avg(abs(bidding_error)) AS abs_bidding, avg(abs(play_error)) AS abs_play
-        FROM bid_vs_hand_of({game_list}) WHERE player = ?""", f, params=(player,))
-
-
 def player_decisions(f: Filters, player: str) -> pd.DataFrame:
     """Per judged game of the player: accuracy, cost, blunders (`game_decisions_of`)."""
     return filtered("""
-        SELECT game, game_id, played_on, decisions, accuracy, avg_cost, blunders
+        SELECT game, game_id, played_on, decisions, accuracy, avg_cost, blunders, goods,
+               inaccuracies, mistakes
         FROM game_decisions_of({game_list}) WHERE player = ?
         ORDER BY played_on NULLS LAST, game_id""", f, params=(player,))
 
 
 def player_costliest_moves(f: Filters, player: str) -> pd.DataFrame:
-    """The player's ten costliest judged decisions (`move_quality_of`)."""
+    """The player's ten costliest judged decisions (`move_quality_of`): their key moments."""
     return filtered("""
-        SELECT game_id, round, move, best_move, cost, cost_se, band
+        SELECT game_id, game, played_on, round, line, move, best_move, cost, cost_se, band
         FROM move_quality_of({game_list}) WHERE player = ? AND band <> 'best'
         ORDER BY cost DESC, game_id, line LIMIT 10""", f, params=(player,))
 
@@ -989,14 +837,43 @@ def player_disputes(player: str) -> pd.DataFrame:
 def judged_moves(game_id: str, round_no: int) -> pd.DataFrame:
     """The judge's verdict on every decision of a round (`move_quality_of`)."""
     return query("""
-        SELECT line, player, move, band, cost, cost_se, best_move, value, best_value, samples
+        SELECT line, player, move, band, cost, cost_se, best_move, value, best_value, samples,
+               alternatives, equal_moves, exact_samples
         FROM move_quality_of([?]) WHERE round = ? ORDER BY line""", (game_id, round_no))
 
 
-def round_bids(game_id: str, round_no: int) -> pd.DataFrame:
-    """Each player's bid and tricks won in a round."""
-    return query("""SELECT player, bid, won, bid_error AS "won − bid", score FROM bids
-                         WHERE game_id = ? AND round = ? ORDER BY player""", (game_id, round_no))
+def judged_rounds(game_id: str) -> set[int] | None:
+    """The rounds of a game the judge has judged (every move of such a round without a
+    verdict was forced); None when the whole log is judged."""
+    got = query("""
+        SELECT a.analysis, a.detail FROM analysis_runs a JOIN games g ON g.sha256 = a.fingerprint
+        WHERE g.game_id = ? AND a.analysis IN ('moves', 'moves-round')""", (game_id,))
+    if (got["analysis"] == "moves").any():
+        return None
+    return {int(d.rsplit(" ", 1)[1]) for d in got["detail"] if str(d).rsplit(" ", 1)[-1].isdigit()}
+
+
+def game_review(game_id: str) -> pd.DataFrame:
+    """Each player's judged decisions of one game: accuracy, average cost, the bands."""
+    return query("""
+        SELECT player, count(*) AS decisions,
+               avg(CASE WHEN band = 'best' THEN 1.0 ELSE 0.0 END) AS accuracy,
+               avg(cost) AS avg_cost,
+               count(*) FILTER (WHERE band = 'best') AS best,
+               count(*) FILTER (WHERE band = 'good') AS good,
+               count(*) FILTER (WHERE band = 'inaccuracy') AS inaccuracies,
+               count(*) FILTER (WHERE band = 'mistake') AS mistakes,
+               count(*) FILTER (WHERE band = 'blunder') AS blunders
+        FROM move_quality_of([?]) GROUP BY player ORDER BY accuracy DESC, avg_cost, player""",
+                 (game_id,))
+
+
+def game_key_moments(game_id: str, limit: int = 6) -> pd.DataFrame:
+    """A game's costliest decisions (none of them best): its key moments."""
+    return query("""
+        SELECT round, line, player, move, best_move, cost, cost_se, band
+        FROM move_quality_of([?]) WHERE band <> 'best'
+        ORDER BY cost DESC, line LIMIT ?""", (game_id, limit))
 
 
 def running_scores(game_id: str) -> pd.DataFrame:

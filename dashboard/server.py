@@ -9,6 +9,9 @@ act before Streamlit reads a request.
   upload quotas (dashboard/limits.py): files per session, bytes per session, bytes for
   the whole server in any ten minutes and held at once; refused with 429/413 while the
   body streams in.
+- What visitors' messages on the app's WebSocket make the server hold, every session
+  together (dashboard/held.py): a message over the cap has its big values taken out
+  before Streamlit reads it.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.responses import PlainTextResponse
 
-from trickledger.dashboard import accounts, limits
+from trickledger.dashboard import accounts, held, limits
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -139,6 +142,48 @@ class UploadQuota:
                 self.arriving -= this_file
 
 
+class MessageQuota:
+    """Counts what each WebSocket connection of the app sends (`held.HELD`), gives the
+    connection its token (the `held.CONNECTION_HEADER` request header, a visitor's own of
+    that name dropped), and takes the big values out of a message that would make the
+    server hold more than the cap, before Streamlit reads it."""
+
+    def __init__(self, app: ASGIApp, ledger: held.HeldMessages | None = None) -> None:
+        self.app = app
+        self.ledger = ledger or held.HELD
+        self.too_big = limits.MAX_WIDGET_STATE_MB * 1_000_000  # Streamlit closes on those
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "websocket" or not str(scope.get("path", "")).endswith(
+                "/_stcore/stream"):
+            await self.app(scope, receive, send)
+            return
+        token = self.ledger.open()
+        name = held.CONNECTION_HEADER.encode()
+        scope["headers"] = [(k, v) for k, v in scope.get("headers", []) if k.lower() != name]
+        scope["headers"].append((name, token.encode()))
+
+        async def counted() -> MutableMapping[str, Any]:
+            while True:
+                message = await receive()
+                if message["type"] != "websocket.receive":
+                    return message
+                data = message.get("bytes")
+                if data is None:
+                    data = (message.get("text") or "").encode()
+                if len(data) > self.too_big or self.ledger.admit(token, len(data)):
+                    return message  # within the cap, or refused whole by Streamlit itself
+                cut = held.cut_big_values(data)
+                if cut is None:
+                    continue  # not a page run: the browser sends nothing else this big
+                return {"type": "websocket.receive", "bytes": cut}
+
+        try:
+            await self.app(scope, counted, send)
+        finally:
+            self.ledger.close(token)
+
+
 def allowed_hosts() -> list[str]:
     """The Host names the server answers to (`TRICKLEDGER_ALLOWED_HOSTS`, comma-separated)."""
     names = os.environ.get("TRICKLEDGER_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
@@ -149,4 +194,5 @@ app = st.App(Path(__file__).resolve().parent / "app.py", middleware=[
     Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts()),
     Middleware(BlockInternals),
     Middleware(UploadQuota),
+    Middleware(MessageQuota),
 ])

@@ -83,12 +83,11 @@ def player_link(name: str, label: str | None = None) -> None:
 
     from .ui import md
 
-    text = md(label or name)
     try:
-        st.page_link(PLAYER_PAGE, label=text, icon=":material/person:",
+        st.page_link(PLAYER_PAGE, label=md(label or name), icon=":material/person:",
                      query_params={"player": str(name)})
     except StreamlitPageNotFoundError:  # a page run on its own (no navigation): a plain link
-        st.markdown(f"[{text}](player?player={quote(str(name), safe='')})")
+        st.markdown(f"[{md(label or name)}](player?player={quote(str(name), safe='')})")
 
 
 def words(column: str) -> str:

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
@@ -19,19 +20,14 @@ from . import data
 
 _log = logging.getLogger("trickledger.dashboard")
 
-# A chip's background by the card's colour as its game's card table gives it (`Card.color`:
-# the suit letters of plotters, rage and color_stacks, under_the_radar's colour words).
-COLOR_CSS = {
-    "B": "#2f6fdb", "G": "#2e9d4a", "R": "#d63a3a", "Y": "#e0b400", "P": "#8a49c9",
-    "O": "#f07f1b", "K": "#333333", "W": "#9aa0a6",
-    "blue": "#2f6fdb", "green": "#2e9d4a", "red": "#d63a3a",
-}
+# A chip's background is the game's paint for the card's colour as its card table gives it
+# (`Card.color`, painted by `GameInfo.colors`).
 NO_COLOR_CSS = "#555555"  # a card without a colour (action cards, shapes) or not of the game
 
 
 def page(title: str) -> None:
     # icons belong to the navigation (st.Page); titles stay plain text
-    st.title(title)
+    st.title(md(title))
 
 
 @st.cache_resource
@@ -174,7 +170,7 @@ def sidebar_filters() -> data.Filters:
 
 
 def _game_title(name: str) -> str:
-    info = data.game_info(name)
+    info = data.game_declaration(name)
     return f"{info.title} ({name})" if info is not None else name
 
 
@@ -186,7 +182,7 @@ def filters() -> data.Filters:
 
 def busy(e: Exception) -> None:
     st.warning(f"The database is busy — another process is loading logs into it. "
-               f"Retrying shortly; reload the page in a moment. ({e})")
+               f"Retrying shortly; reload the page in a moment. ({md(e)})")
 
 
 def guarded(render: Callable[[], Any]) -> None:
@@ -204,7 +200,7 @@ def guarded(render: Callable[[], Any]) -> None:
         raise  # Streamlit's own control flow
     except Exception as e:
         _log.exception("page failed")
-        st.error(f"Something went wrong on this page ({type(e).__name__}); it has been logged "
+        st.error(f"Something went wrong on this page ({md(type(e).__name__)}); it has been logged "
                  f"on the server. Reload, or try another page.")
 
 
@@ -344,13 +340,13 @@ def minimum(label: str, most: int, key: str, default: int = 5, where: Any = None
     wider filter is lowered to fit the narrower one."""
     where = st if where is None else where
     if most <= 1:
-        where.caption(f"{label}: 1 (nobody has more than one under this filter)")
+        where.caption(f"{md(label)}: 1 (nobody has more than one under this filter)")
         return 1
     if key in st.session_state:
         # set before the slider is drawn: Streamlit refuses a kept value beyond the new end
         st.session_state[key] = max(1, min(int(st.session_state[key]), most))
-        return int(where.slider(label, 1, most, key=key))
-    return int(where.slider(label, 1, most, min(default, most), key=key))
+        return int(where.slider(md(label), 1, most, key=key))
+    return int(where.slider(md(label), 1, most, min(default, most), key=key))
 
 
 plain = md
@@ -366,10 +362,18 @@ def text_html(text: object) -> str:
     return html.escape(str(text), quote=False)
 
 
+def chip_color(game: str, card: str) -> str:
+    """The CSS colour of the chip of the card written `card` in `game`: the game's paint for
+    the card's colour (`GameInfo.colors`), else grey."""
+    info = data.game_declaration(game)
+    paint = info.colors.get(card_color(game, card)) if info is not None else None
+    return paint or NO_COLOR_CSS
+
+
 def card_color(game: str, card: str) -> str:
     """The colour of the card written `card` in `game`, asked of the game's card table; ""
     for a card without one, and for a name the game lacks (an illegal move may write any)."""
-    info = data.game_info(game)
+    info = data.game_declaration(game)
     if info is None:
         return ""
     try:
@@ -380,7 +384,7 @@ def card_color(game: str, card: str) -> str:
 
 def chip(game: str, card: str, note: str = "") -> str:
     """A card of `game` as a chip in its colour (HTML; every text escaped)."""
-    color = COLOR_CSS.get(card_color(game, card), NO_COLOR_CSS)
+    color = chip_color(game, card)
     label = text_html(card) + (f" <small>{text_html(note)}</small>" if note else "")
     return (f'<span style="display:inline-block;padding:2px 8px;margin:2px;border-radius:6px;'
             f'background:{color};color:white;font-weight:600">{label}</span>')
@@ -394,8 +398,7 @@ def viewer_link(params: dict[str, str], label: str) -> None:
         st.page_link("views/viewer.py", label=md(label), icon=":material/search:",
                      query_params=params)
     except StreamlitPageNotFoundError:  # the page runs on its own (tests): a plain link
-        query = "&".join(f"{k}={v}" for k, v in params.items())
-        st.markdown(f"[{md(label)}](viewer?{query})")
+        st.markdown(f"[{md(label)}](viewer?{urlencode(params)})")
 
 
 def file_name(name: str) -> str:
@@ -424,11 +427,11 @@ def hand_row(game: str, hand: tuple[str, ...], legal: tuple[str, ...] | None = N
         parts.append(f'<span style="display:inline-block;{style}">{chip_html}</span>')
     st.html("<div>" + "".join(parts) + "</div>")
     if legal is not None:
-        said = ("Faded: not legal to play at that moment." if any_faded
-                else "Every card in this hand was legal to play at that moment.")
-        if to_outline:  # played, yet not in the hand: that was the broken rule
-            said += f" {' '.join(to_outline)}: not in the hand."
-        st.caption(said)
+        # played, yet not in the hand: that was the broken rule (a card's name is the
+        # log's text: an illegal move may write anything)
+        st.caption(("Faded: not legal to play at that moment." if any_faded
+                    else "Every card in this hand was legal to play at that moment.")
+                   + (f" {md(' '.join(to_outline))}: not in the hand." if to_outline else ""))
 
 
 def chips_row(game: str, items: list[tuple[str, str]]) -> None:
@@ -442,6 +445,6 @@ def chips_row(game: str, items: list[tuple[str, str]]) -> None:
 
 def empty(df: pd.DataFrame, what: str) -> bool:
     if df.empty:
-        st.info(f"No {what} for this filter yet.")
+        st.info(f"No {md(what)} for this filter yet.")
         return True
     return False

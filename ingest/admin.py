@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import datetime as dt
 import getpass
+import json
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +88,24 @@ def audit(path: str, actor: Actor, action: str, rows: list[dict[str, Any]]) -> N
     with writing(path) as con:
         with transaction(con):
             record(con, actor, action, rows)
+
+
+LAKE_AUDIT = "_audit.jsonl"
+
+
+def audit_lake(lake: str, actor: Actor, action: str, rows: list[dict[str, Any]]) -> None:
+    """A lake keeps its audit as JSON lines in `_audit.jsonl` (appended, never rewritten),
+    with the fields of `audit_log`."""
+    if action not in ACTIONS:
+        raise ValueError(f"unknown audit action {action!r}")
+    if not rows:
+        return
+    at = _now().isoformat(sep=" ")
+    with open(os.path.join(lake, LAKE_AUDIT), "a", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps({"happened_at": at, "actor": actor.name, "via": actor.via,
+                                "address": actor.address, "action": action, **r},
+                               default=str) + "\n")
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,9 @@
 
 - ratings (`rating_history`, ingest/ratings.py): recomputed whole when the complete
   games changed, else left alone;
-- hand estimates (`hand_estimates`, ingest/hands.py): one Monte-Carlo per settled bid
-  that has none yet for this method, seed and number of playouts. Results are keyed by
+- hand estimates (`hand_estimates`, ingest/hands.py): one Monte-Carlo per hand a game
+  declares worth it (`GameInfo.estimated_hands`: a settled bid) that has none yet for this
+  method, seed and number of playouts. Results are keyed by
   the log's SHA-256 and written a few rounds at a time, so an interrupted run keeps
   what it finished and a second run only does the rest.
 """
@@ -25,14 +26,17 @@ from trickledger.replay.judge import DEFAULT_SAMPLES as DEFAULT_SAMPLES_MOVES
 
 from . import ratings
 from .db import DatabaseBusy, db_path, log_texts, reading, writing
-from .hands import DEFAULT_PLAYOUTS, METHOD, HandEstimate, estimate_round
+from .hands import DEFAULT_PLAYOUTS, METHOD, HandEstimate, estimable, estimate_round
 from .lake import Analysis, LakeError
+from .moves import DEFAULT_MAX_MOVES
+from .moves import Plan as MovesPlan
 from .transactions import transaction
 
-# the settled bids without an estimate for (method, seed, playouts)
+# the hands worth an estimate (the games' declarations, `{hands}`) without one for (method,
+# seed, playouts)
 MISSING_SQL = """
     SELECT g.sha256, g.game_id, b.round, list(b.player ORDER BY b.player) AS players
-    FROM bids b JOIN games g USING (game_id)
+    FROM ({hands}) b JOIN games g USING (game_id)
     WHERE NOT EXISTS (SELECT 1 FROM hand_estimates h WHERE h.sha256 = g.sha256
                       AND h.round = b.round AND h.player = b.player AND h.method = ?
                       AND h.seed = ? AND h.playouts = ?)
@@ -117,7 +121,8 @@ def _duration(seconds: float) -> str:
 def missing_rounds(path: Target, playouts: int, seed: int,
                    game_ids: list[str] | None = None) -> list[RoundTask]:
     with _reading(path) as con:
-        rows = con.execute(MISSING_SQL, [METHOD, seed, playouts, game_ids is None,
+        rows = con.execute(MISSING_SQL.format(hands=estimable()),
+                           [METHOD, seed, playouts, game_ids is None,
                                          game_ids or [""]]).fetchall()
     return [RoundTask(sha, gid, rnd, tuple(players)) for sha, gid, rnd, players in rows]
 
@@ -281,14 +286,16 @@ def refresh_ratings(path: Target) -> ratings.RatingsRun:
 
 
 class Progress:
-    """Hand estimates done so far: a bar on a terminal, else a line to standard error at
-    most every `every_s` seconds (a log or a pipe sees the run move too)."""
+    """Work done so far (hands estimated, decisions judged): a bar on a terminal, else a
+    line to standard error at most every `every_s` seconds (a log or a pipe sees the run
+    move too)."""
 
-    def __init__(self, every_s: float = 30.0) -> None:
+    def __init__(self, every_s: float = 30.0, unit: str = "hand", what: str = "hands") -> None:
         from tqdm import tqdm
 
         self.tty = sys.stderr.isatty()
-        self.bar = tqdm(unit="hand", desc="hands", disable=not self.tty)
+        self.what = what
+        self.bar = tqdm(unit=unit, desc=what, disable=not self.tty)
         self.every_s = every_s
         self.started = time.monotonic()
         self.last = self.started
@@ -304,7 +311,8 @@ class Progress:
         self.last = now
         spent = now - self.started
         left = f", about {_duration(spent / done * (total - done))} left" if done else ""
-        print(f"hands: {done:,} of {total:,} ({done / total:.0%}) in {_duration(spent)}"
+        share = f" ({done / total:.0%})" if total else ""
+        print(f"{self.what}: {done:,} of {total:,}{share} in {_duration(spent)}"
               f"{left}", file=sys.stderr, flush=True)
 
     def close(self) -> None:
@@ -314,6 +322,10 @@ class Progress:
 def cmd_analyse(args: argparse.Namespace) -> int:
     if args.playouts < 1:
         print("trickledger analyse: --playouts must be at least 1", file=sys.stderr)
+        return 2
+    if not args.moves and (args.cluster is not None or args.engine is not None):
+        print("trickledger analyse: --cluster and --engine apply to --moves only",
+              file=sys.stderr)
         return 2
     if args.lake is not None:
         if args.moves:
@@ -387,31 +399,63 @@ def positive_int(text: str) -> int:
     return int(positive(int)(text))
 def cmd_moves(args: argparse.Namespace, path: str) -> int:
     """`trickledger analyse --moves`: that step alone (ingest/moves.py)."""
-    from tqdm import tqdm
+    from trickledger.replay import native
+    from trickledger.replay.judge import engine_names
+    from trickledger.replay.native.judging import default_engine
 
+    from .cluster import ClusterError
     from .moves import judge_games
 
     if args.samples < 2:
         print("trickledger analyse: --samples must be at least 2 (a standard error needs "
               "two)", file=sys.stderr)
         return 2
-    bar = tqdm(unit="game", desc="moves", disable=not sys.stderr.isatty())
+    if args.engine is None:
+        try:
+            engine = default_engine()
+        except ValueError as e:  # TRICKLEDGER_ANALYSIS says neither native nor python
+            print(f"trickledger analyse: {e}", file=sys.stderr)
+            return 2
+    else:
+        engine = args.engine
+    if engine not in engine_names():
+        print(f"trickledger analyse: no analysis engine {engine!r} (known: "
+              f"{', '.join(engine_names())})", file=sys.stderr)
+        return 2
+    if engine == "native" and not native.available():
+        print(f"trickledger analyse: the native analysis engine cannot run here: "
+              f"{native.why_not()} (--engine python judges in Python)", file=sys.stderr)
+        return 2
+    if args.cluster is not None:
+        from .cluster import parse
 
-    def progress(done: int, total: int) -> None:
-        bar.total = total
-        bar.update(done - bar.n)
+        try:
+            parse(args.cluster)
+        except ClusterError as e:
+            print(f"trickledger analyse: {e}", file=sys.stderr)
+            return 2
+    progress = Progress(unit="decision", what="decisions")
+
+    def plan(p: MovesPlan) -> None:
+        print(p.line(), file=sys.stderr, flush=True)
 
     try:
         moves = judge_games(path, args.samples, args.seed, args.jobs, args.game or None,
-                            args.limit, progress)
+                            args.limit, progress, plan, args.max_moves, args.cluster,
+                            engine)
     except DatabaseBusy as e:
         print(f"trickledger analyse: {e}", file=sys.stderr)
         return 2
+    except ClusterError as e:
+        print(f"trickledger analyse: {e}", file=sys.stderr)
+        return 2
     finally:
-        bar.close()
+        progress.close()
     for line in moves.lines():
         print(line)
-    return 1 if moves.failures else 0
+    if moves.interrupted:
+        return 130
+    return 1 if moves.failures or moves.broken else 0
 
 
 def add_command(sub: Any) -> None:
@@ -446,8 +490,24 @@ def add_command(sub: Any) -> None:
     a.add_argument("--no-hands", action="store_true", help="ratings only")
     a.add_argument("--moves", action="store_true",
                    help="only judge every decision of the complete games (move_quality; "
-                        "--game, --limit in games, --seed, --jobs and --samples apply)")
+                        "--game, --limit in games, --seed, --jobs, --samples, --max-moves, "
+                        "--cluster and --engine apply): it says how many decisions and about "
+                        "how long before it starts, commits round by round (Ctrl-C keeps "
+                        "every finished round, exit status 130), and a later run does the "
+                        "rest")
     a.add_argument("--samples", type=int, default=DEFAULT_SAMPLES_MOVES,
                    help=f"--moves: samples of the hidden cards per decision (default "
                         f"{DEFAULT_SAMPLES_MOVES})")
+    a.add_argument("--max-moves", type=positive_int, default=DEFAULT_MAX_MOVES, metavar="N",
+                   help=f"--moves: judge at most the first N moves of a log, in whole rounds "
+                        f"(default {DEFAULT_MAX_MOVES:,}); its later rounds are left "
+                        f"unjudged and named in the output")
+    a.add_argument("--cluster", default=None, metavar="ADDRESS",
+                   help="--moves: judge the rounds on a Dask cluster: local:N starts N "
+                        "worker processes here, tcp://HOST:PORT uses a running scheduler "
+                        "(pip install 'trickledger[cluster]')")
+    a.add_argument("--engine", default=None, metavar="NAME",
+                   help="--moves: the analysis engine that values each sample: native (the "
+                        "default where it is built, unless TRICKLEDGER_ANALYSIS=python) or "
+                        "python (the reference)")
     a.set_defaults(fn=cmd_analyse)

@@ -4,9 +4,9 @@ Every statistic is defined once, here, as a table macro over a list of game ids
 (`split_stats_of(ids)`, `head_to_head_of(ids)`, ...). The views of the same name
 without `_of` apply the default counting policy (`counted_ids()`: complete games, the
 disputed ones included); the dashboard calls the macros with the games its sidebar
-filter chose. Nothing here names a game: split statistics come from the takes whose
-role is `first_pick` or `second`, early ends from `rounds.ended_early IS NOT NULL`,
-bids from the `bids` table, and who wins low from the games' own winners.
+filter chose. Nothing here names a game: a game's own statistics (plotters' splits and
+early ends, rage's bids) are declared in its module (`GameInfo.analytics`) and created
+after the core's, and who wins low is read from the games' own winners.
 
 The counting policy. Each game falls in exactly one class (`game_counting.counted_as`):
 `illegal` (an illegal move), `incomplete` (legal, not finished), `disputed` (complete,
@@ -19,6 +19,8 @@ replay's scores are right even where the sheet is not.
 from __future__ import annotations
 
 import duckdb
+
+from trickledger.replay.registry import registry
 
 # Tables that analyses fill (never the loader): created with the schema, refreshed by
 # `trickledger analyse` (ingest/analyse.py) and, for ratings, by the dashboard when stale.
@@ -46,6 +48,8 @@ DERIVED_TABLES: dict[str, list[tuple[str, str]]] = {
         ("cost", "DOUBLE"), ("cost_se", "DOUBLE"), ("samples", "INTEGER"),
         ("alternatives", "INTEGER"), ("band", "VARCHAR"), ("method", "VARCHAR"),
         ("seed", "INTEGER"), ("computed_at", "TIMESTAMP"),
+        # added later (a database made before gets them by ALTER TABLE, at the end)
+        ("equal_moves", "VARCHAR[]"), ("exact_samples", "INTEGER"), ("seconds", "DOUBLE"),
     ],
 }
 
@@ -147,197 +151,12 @@ OBJECTS: list[tuple[str, str, str]] = [
                round(arg_max(ordinal, seq), 3) AS ordinal, max(played_on) AS last_played
         FROM rating_history GROUP BY game, player"""),
 
-    # ---------------------------------------------------------------- splits
-    # every finished trick of a split game, one row per player who played to it
-    ("view", "split_tricks", """
-        SELECT t.game_id, t.round, t.trick, g.n_players, u.player,
-               u.player = f.player AS took_first,
-               coalesce(u.player = s.player, false) AS took_second,
-               s.player IS NOT NULL AS split
-        FROM tricks t
-        JOIN games g USING (game_id)
-        JOIN takes f ON f.game_id = t.game_id AND f.round = t.round AND f.trick = t.trick
-             AND f.role = 'first_pick'
-        LEFT JOIN takes s ON s.game_id = t.game_id AND s.round = t.round AND s.trick = t.trick
-             AND s.role = 'second'
-        CROSS JOIN (SELECT unnest(t.players) AS player) u"""),
-    # every take of a split game with what became of its cards: `placed_open` landed on
-    # an open stack at the take (the engine's count, before any keep it triggered);
-    # `kept_cards` end up scoring: on one of the two stacks multiplied when the round
-    # is scored (NULL while the round is unfinished)
-    ("view", "split_takes", """
-        WITH split_rounds AS (
-            SELECT DISTINCT game_id, round FROM takes WHERE role IN ('first_pick', 'second')
-        ), last_trick AS (
-            SELECT t.game_id, t.round, max(t.trick) AS trick
-            FROM tricks t JOIN split_rounds USING (game_id, round) GROUP BY t.game_id, t.round
-        ), final_stacks AS (
-            SELECT t.game_id, t.round, unnest(t.stacks) AS s
-            FROM tricks t JOIN last_trick USING (game_id, round, trick)
-            JOIN rounds r USING (game_id, round)
-        ), final_open AS (
-            SELECT f.game_id, f.round, f.s.player AS player, f.s.stack AS color,
-                   f.s.cards AS cards
-            FROM final_stacks f
-            LEFT JOIN keeps k ON k.game_id = f.game_id AND k.round = f.round
-                 AND k.player = f.s.player
-            WHERE f.s.stack <> 'discarded' AND f.s.cards > 0
-              AND (k.colors IS NULL OR list_contains(k.colors, f.s.stack))
-        ), scoring AS (
-            SELECT game_id, round, player, color FROM (
-                SELECT *, row_number() OVER (PARTITION BY game_id, round, player
-                                             ORDER BY cards DESC, color) AS place,
-                       count(*) OVER (PARTITION BY game_id, round, player) AS open_colors
-                FROM final_open)
-            WHERE place <= 2 AND open_colors >= 2
-        ), take_cards AS (
-            SELECT game_id, round, trick, player, role, unnest(cards) AS card
-            FROM takes WHERE role IN ('first_pick', 'second')
-        ), per_take AS (
-            SELECT c.game_id, c.round, c.trick, c.player, c.role, count(sc.color) AS kept
-            FROM take_cards c LEFT JOIN scoring sc ON sc.game_id = c.game_id
-                 AND sc.round = c.round AND sc.player = c.player AND sc.color = left(c.card, 1)
-            GROUP BY ALL
-        )
-        SELECT tk.game_id, tk.round, tk.trick, tk.player, tk.role, tk.n_cards,
-               tk.kept_cards AS placed_open,
-               CASE WHEN r.round IS NOT NULL THEN coalesce(pt.kept, 0) END AS kept_cards
-        FROM takes tk
-        LEFT JOIN per_take pt USING (game_id, round, trick, player, role)
-        LEFT JOIN rounds r USING (game_id, round)
-        WHERE tk.role IN ('first_pick', 'second')"""),
-    ("macro", "split_stats_of(ids)", """
-        WITH sp AS (
-            SELECT player, count(DISTINCT game_id) AS games, count(*) AS tricks_played,
-                   count(*) FILTER (WHERE took_first) AS first_picks,
-                   sum(27720 // n_players) AS expected_first,
-                   count(*) FILTER (WHERE split) AS splits_played,
-                   count(*) FILTER (WHERE took_second) AS second_halves,
-                   coalesce(sum(27720 // n_players) FILTER (WHERE split), 0) AS expected_second
-            FROM split_tricks WHERE game_id IN (SELECT unnest(ids)) GROUP BY player
-        ), tk AS (
-            SELECT player,
-                   sum(n_cards) FILTER (WHERE role = 'first_pick') AS first_cards,
-                   sum(kept_cards) FILTER (WHERE role = 'first_pick') AS first_kept,
-                   sum(n_cards) FILTER (WHERE role = 'second') AS second_cards,
-                   sum(kept_cards) FILTER (WHERE role = 'second') AS second_kept
-            FROM split_takes WHERE game_id IN (SELECT unnest(ids)) GROUP BY player
-        ), unfinished AS (
-            SELECT p.player, count(*) AS unfinished_tricks
-            FROM plays p
-            WHERE p.game_id IN (SELECT unnest(ids)) AND p.kind = 'play'
-              AND p.game_id IN (SELECT game_id FROM takes WHERE role = 'first_pick')
-              AND NOT EXISTS (SELECT 1 FROM tricks t WHERE t.game_id = p.game_id
-                              AND t.round = p.round AND t.trick = p.trick)
-            GROUP BY p.player
-        )
-        SELECT sp.player, sp.games, sp.tricks_played, sp.first_picks,
-               ratio(sp.expected_first, 27720, 2) AS expected_first_picks,
-               ratio(sp.first_picks, sp.tricks_played, 4) AS first_share,
-               ratio(sp.expected_first, 27720 * sp.tricks_played, 4) AS first_baseline,
-               sp.splits_played, sp.second_halves,
-               ratio(sp.expected_second, 27720, 2) AS expected_second_halves,
-               ratio(sp.second_halves, sp.splits_played, 4) AS second_share,
-               ratio(sp.expected_second, 27720 * sp.splits_played, 4) AS second_baseline,
-               round(wilson_low(sp.second_halves, sp.splits_played), 4) AS second_share_low,
-               round(wilson_high(sp.second_halves, sp.splits_played), 4) AS second_share_high,
-               coalesce(u.unfinished_tricks, 0) AS unfinished_tricks,
-               coalesce(tk.first_cards, 0) AS first_cards,
-               coalesce(tk.first_kept, 0) AS first_kept,
-               coalesce(tk.second_cards, 0) AS second_cards,
-               coalesce(tk.second_kept, 0) AS second_kept
-        FROM sp LEFT JOIN tk USING (player) LEFT JOIN unfinished u USING (player)"""),
-    ("view", "split_stats", "SELECT * FROM split_stats_of(counted_ids())"),
-
-    # ---------------------------------------------------------------- early ends
-    # rounds of games that can end early; the causing card is the last card played to
-    # the unfinished trick, and its player caused the end
-    ("macro", "early_ends_of(ids)", """
-        WITH cause AS (
-            SELECT p.game_id, p.round, arg_max(p.player, p.seq) AS caused_by,
-                   arg_max(p.card, p.seq) AS causing_card, count(*) AS cards_in_trick
-            FROM plays p JOIN rounds r ON r.game_id = p.game_id AND r.round = p.round
-                 AND r.ended_early AND p.trick = r.early_end_trick
-            GROUP BY p.game_id, p.round
-        )
-        SELECT r.game_id, g.n_players, r.round, r.dealer, r.leader, r.tricks, r.ended_early,
-               r.early_end_trick, r.early_end_player AS could_not_play, c.caused_by,
-               c.causing_card, c.cards_in_trick, g.played_on
-        FROM rounds r JOIN games g USING (game_id) LEFT JOIN cause c USING (game_id, round)
-        WHERE r.ended_early IS NOT NULL AND r.game_id IN (SELECT unnest(ids))"""),
-    ("view", "early_ends", "SELECT * FROM early_ends_of(counted_ids())"),
-    ("macro", "early_end_players_of(ids)", """
-        WITH sat AS (
-            SELECT s.player, count(*) AS rounds,
-                   count(*) FILTER (WHERE e.could_not_play = s.player) AS could_not_play,
-                   count(*) FILTER (WHERE e.caused_by = s.player) AS caused,
-                   sum(27720 // e.n_players) FILTER (WHERE e.ended_early) AS expected_each,
-                   sum(s.score) FILTER (WHERE e.ended_early) AS early_points,
-                   count(s.score) FILTER (WHERE e.ended_early) AS early_scored,
-                   sum(s.score) FILTER (WHERE NOT e.ended_early) AS full_points,
-                   count(s.score) FILTER (WHERE NOT e.ended_early) AS full_scored,
-                   count(*) FILTER (WHERE e.ended_early) AS early_rounds
-            FROM early_ends_of(ids) e
-            JOIN round_scores s ON s.game_id = e.game_id AND s.round = e.round
-            GROUP BY s.player
-        )
-        SELECT player, rounds, early_rounds, could_not_play, caused,
-               ratio(coalesce(expected_each, 0), 27720, 2) AS expected_each,
-               ratio(could_not_play, rounds, 4) AS could_not_play_rate,
-               ratio(caused, rounds, 4) AS caused_rate,
-               ratio(early_points, early_scored, 2) AS mean_when_early,
-               ratio(full_points, full_scored, 2) AS mean_when_full,
-               -- the difference of the two exact means, as one fraction
-               ratio(full_points * early_scored - early_points * full_scored,
-                     full_scored * early_scored, 2) AS points_lost
-        FROM sat"""),
-    ("view", "early_end_players", "SELECT * FROM early_end_players_of(counted_ids())"),
-
-    # ---------------------------------------------------------------- bids
-    # every settled bid with how it was bid: `bidding` is open (in turn, seeing the
-    # earlier bids), hidden or secret; `bid_position` 1 bids first (the dealer's left)
-    ("macro", "bid_rounds_of(ids)", """
-        SELECT b.*, g.n_players,
-               CASE WHEN list_contains(g.variants, 'secret_bid') THEN 'secret'
-                    WHEN list_contains(g.variants, 'hidden_bid') THEN 'hidden'
-                    ELSE 'open' END AS bidding,
-               list_contains(g.variants, 'plus_minus_one') AS plus_minus_one,
-               CAST((ps.seat - pd.seat - 1 + 2 * g.n_players) % g.n_players + 1 AS INTEGER)
-                   AS bid_position
-        FROM bids b JOIN games g USING (game_id) JOIN rounds r USING (game_id, round)
-        JOIN players ps ON ps.game_id = b.game_id AND ps.player = b.player
-        JOIN players pd ON pd.game_id = b.game_id AND pd.player = r.dealer
-        WHERE b.game_id IN (SELECT unnest(ids))"""),
-    ("view", "bid_rounds", "SELECT * FROM bid_rounds_of(counted_ids())"),
-    ("macro", "bid_accuracy_of(ids)", """
-        SELECT player, count(*) AS rounds, count(*) FILTER (WHERE exact) AS exact,
-               ratio(count(*) FILTER (WHERE exact), count(exact), 4) AS exact_rate,
-               round(wilson_low(count(*) FILTER (WHERE exact), count(*)), 4) AS exact_rate_low,
-               round(wilson_high(count(*) FILTER (WHERE exact), count(*)), 4)
-                   AS exact_rate_high,
-               ratio(sum(bid_error), count(bid_error), 3) AS mean_bid_error,
-               ratio(sum(abs(bid_error)), count(bid_error), 3) AS mean_abs_error,
-               count(*) FILTER (WHERE bid_error < 0) AS overbids,
-               count(*) FILTER (WHERE bid_error > 0) AS underbids,
-               ratio(sum(score), count(score), 2) AS mean_round_score
-        FROM bid_rounds_of(ids)
-        GROUP BY player"""),
-    ("view", "bid_accuracy", "SELECT * FROM bid_accuracy_of(counted_ids())"),
-    ("macro", "bid_vs_hand_of(ids)", """
-        SELECT br.game_id, br.round, br.player, br.bid, br.won,
-               round(h.expected_tricks, 3) AS expected_tricks,
-               round(h.expected_sd, 3) AS expected_sd,
-               round(h.expected_sd / sqrt(h.playouts), 3) AS expected_se,
-               round(br.bid - h.expected_tricks, 3) AS bidding_error,
-               round(br.won - h.expected_tricks, 3) AS play_error,
-               ratio(coalesce(h.tricks_seen[br.bid + 1], 0), h.playouts, 3) AS bid_made_share,
-               h.playouts, h.tricks_seen, br.hand_size, br.bidding, br.plus_minus_one,
-               br.bid_position, h.method
-        FROM bid_rounds_of(ids) br JOIN games g USING (game_id)
-        JOIN hand_estimates h ON h.sha256 = g.sha256 AND h.round = br.round
-             AND h.player = br.player"""),
-    ("view", "bid_vs_hand", "SELECT * FROM bid_vs_hand_of(counted_ids())"),
-
+]
+# The games' own objects (GameInfo.analytics) come here, in the games' name order: where
+# they stood when this list held them, so that the analytics digest of a database made
+# before is unchanged (it does not redefine its views on upgrade). They may use what the
+# list above defines, never what the one below does.
+LATER_OBJECTS: list[tuple[str, str, str]] = [
     # ---------------------------------------------------------------- seats and order
     # every scored round and player with their seat counted from the dealer (0 = the
     # dealer, 1 = the dealer's left), whether they led first, and their score against
@@ -373,19 +192,23 @@ OBJECTS: list[tuple[str, str, str]] = [
     ("macro", "move_quality_of(ids)", """
         SELECT g.game_id, g.game, g.played_on, m.round, m.step, m.line, m.player, m.move,
                m.best_move, m.value, m.best_value, m.cost, m.cost_se, m.samples,
-               m.alternatives, m.band
+               m.alternatives, m.band, m.equal_moves, m.exact_samples
         FROM move_quality m JOIN games g ON g.sha256 = m.sha256
         WHERE g.game_id IN (SELECT unnest(ids))"""),
     ("macro", "game_decisions_of(ids)", """
         SELECT game_id, game, played_on, player, count(*) AS decisions,
                round(avg(CASE WHEN band = 'best' THEN 1.0 ELSE 0.0 END), 3) AS accuracy,
                round(avg(cost), 3) AS avg_cost,
-               count(*) FILTER (WHERE band = 'blunder') AS blunders
+               count(*) FILTER (WHERE band = 'blunder') AS blunders,
+               count(*) FILTER (WHERE band = 'good') AS goods,
+               count(*) FILTER (WHERE band = 'inaccuracy') AS inaccuracies,
+               count(*) FILTER (WHERE band = 'mistake') AS mistakes
         FROM move_quality_of(ids) GROUP BY game_id, game, played_on, player"""),
     ("macro", "decision_quality_of(ids)", """
         SELECT game, player, count(DISTINCT game_id) AS games, count(*) AS decisions,
                round(avg(CASE WHEN band = 'best' THEN 1.0 ELSE 0.0 END), 3) AS accuracy,
                round(avg(cost), 3) AS avg_cost,
+               count(*) FILTER (WHERE band = 'good') AS goods,
                count(*) FILTER (WHERE band = 'inaccuracy') AS inaccuracies,
                count(*) FILTER (WHERE band = 'mistake') AS mistakes,
                count(*) FILTER (WHERE band = 'blunder') AS blunders
@@ -403,22 +226,33 @@ OBJECTS: list[tuple[str, str, str]] = [
 ]
 
 
+def objects() -> list[tuple[str, str, str]]:
+    """Every object of the analytics layer, (kind, name, body) in creation order: the core's
+    and every registered game's."""
+    games = sorted(registry().values(), key=lambda g: g.name)
+    return [*OBJECTS, *(o for g in games for o in g.analytics), *LATER_OBJECTS]
+
+
+def views() -> list[str]:
+    """The names of the layer's views."""
+    return [name for kind, name, _ in objects() if kind == "view"]
+
+
 def statements() -> list[str]:
     """The CREATE statements of the analytics layer, in order."""
     out = []
     for name, cols in DERIVED_TABLES.items():
         body = ", ".join(f'"{c}" {t}' for c, t in cols)
         out.append(f"CREATE TABLE IF NOT EXISTS {name} ({body})")
-    for kind, name, body in OBJECTS:
+        # a derived table made by an older trickledger gains the columns added since
+        out.extend(f'ALTER TABLE {name} ADD COLUMN IF NOT EXISTS "{c}" {t}' for c, t in cols)
+    for kind, name, body in objects():
         if kind == "macro":
             table = " TABLE" if body.lstrip().upper().startswith(("SELECT", "WITH")) else ""
             out.append(f"CREATE OR REPLACE MACRO {name} AS{table} {body}")
         else:
             out.append(f"CREATE OR REPLACE VIEW {name} AS {body}")
     return out
-
-
-VIEWS = [name for kind, name, _ in OBJECTS if kind == "view"]
 
 
 def digest() -> str:

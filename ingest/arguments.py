@@ -9,7 +9,7 @@ import os
 import re
 from typing import Any
 
-from trickledger.replay.commands import say
+from trickledger.terminal import say
 
 # DuckDB reads "NAME:..." (":memory:", "md:", "s3://...") as something other than a file
 _NOT_A_FILE = re.compile(r"^(:memory:|[A-Za-z][A-Za-z0-9+._-]+:)")

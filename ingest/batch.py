@@ -33,10 +33,10 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from trickledger.replay.engine import replay_bytes
+from trickledger.replay.engine import replay_bytes_text
 from trickledger.replay.errors import UnreadableLog
 from trickledger.replay.reader import MAX_LOG_BYTES, read_file
-from trickledger.replay.state import Column, StringLists, TableRows
+from trickledger.replay.rows import ColumnValues, StringLists, TableRows
 
 from . import schema
 from .rows import Rows, decode_text, replay_rows, stored_status
@@ -50,9 +50,9 @@ _STACK = pa.struct([("player", pa.string()), ("stack", pa.string()), ("cards", p
 _ARROW_TYPES = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
                 "TIMESTAMP": pa.timestamp("us"), "BOOLEAN": pa.bool_(), "DATE": pa.date32(),
                 "VARCHAR[]": pa.list_(pa.string()), schema.STACKS: pa.list_(_STACK)}
-ARROW_SCHEMAS = {t: pa.schema([(c, _ARROW_TYPES[ty.removesuffix(" PRIMARY KEY")])
-                               for c, ty in cols])
-                 for t, cols in schema.TABLES.items()}
+# by table: its Arrow schema, made when first asked, again when the table's columns changed
+# (a game that registered later)
+ARROW_SCHEMAS: dict[str, pa.Schema] = {}
 
 Columns = dict[str, list[Any]]
 Recorded = tuple[str, int | None, str | None]  # a log not loaded: status, line, message
@@ -304,7 +304,8 @@ def _one(src: Source, task: Task, skip: frozenset[str], sinks: _Sinks, seen: set
                                line=line, message=msg, recorded_at=now)
         return Outcome(src.name, sha, "unreadable", 0, line, msg)
     try:
-        r = replay_bytes(data, src.name, src.max_bytes)
+        # the SHA-256 above and one decompression serve the replay and the stored text
+        r, text = replay_bytes_text(data, src.name, src.max_bytes, sha256=sha)
         gid = r.header.id if r.header else None
         game = r.header.game if r.header else None
         taken = ids.get(gid) if gid is not None else None
@@ -313,7 +314,7 @@ def _one(src: Source, task: Task, skip: frozenset[str], sinks: _Sinks, seen: set
                    f"(give the log another 'id' to load both)")
             sink = sinks.for_game(game)
             sink.logs.add(sha256=sha, file_name=src.name, size_bytes=len(data),
-                          ingested_at=now, raw_text=decode_text(data), status="conflict",
+                          ingested_at=now, raw_text=decode_text(data, text), status="conflict",
                           game_id=gid, error_line=None, error_message=msg)
             sink.ingest_errors.add(file_name=src.name, sha256=sha, status="conflict",
                                    line=None, message=msg, recorded_at=now)
@@ -321,7 +322,7 @@ def _one(src: Source, task: Task, skip: frozenset[str], sinks: _Sinks, seen: set
         sink = sinks.for_game(game)
         mark = _marks(sink)
         try:
-            replay_rows(r, data, now, sink)
+            replay_rows(r, data, now, sink, text)
         except Exception:
             for t, holder in sink.tables().items():  # drop the failed log's partial rows
                 holder.truncate(mark.get(t, 0))
@@ -344,7 +345,7 @@ def _one(src: Source, task: Task, skip: frozenset[str], sinks: _Sinks, seen: set
 
 def _arrow_schema(table: str) -> pa.Schema:
     fields = ARROW_SCHEMAS.get(table)
-    if fields is None:  # a game's own table, of a game registered after this module loaded
+    if fields is None or tuple(fields.names) != schema.COLUMNS[table]:
         fields = ARROW_SCHEMAS[table] = pa.schema(
             [(c, _ARROW_TYPES[ty.removesuffix(" PRIMARY KEY")]) for c, ty in schema.TABLES[table]])
     return fields
@@ -369,7 +370,7 @@ def holder_arrow(table: str, holder: TableRows) -> pa.Table:
                                 schema=fields)
 
 
-def _array(column: Column, typ: pa.DataType) -> pa.Array:
+def _array(column: ColumnValues, typ: pa.DataType) -> pa.Array:
     if isinstance(column, list):
         return pa.array(column, type=typ)
     ends = pa.array(column.ends, type=pa.int32())

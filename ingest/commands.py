@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from trickledger.replay.commands import EXIT_CODES, json_text, say, terminal
+from trickledger.terminal import EXIT_CODES, json_text, say, terminal
 
 from .arguments import positive, refuse_database
 
@@ -15,12 +15,14 @@ from .arguments import positive, refuse_database
 def cmd_ingest(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    from trickledger.ingest.admin import Actor
     from trickledger.ingest.cluster import ClusterError
     from trickledger.ingest.db import DatabaseBusy, NoDatabase, db_path, refuse_special
     from trickledger.ingest.executors import WorkerLost
     from trickledger.ingest.lake import LakeError
-    from trickledger.ingest.load import expand, ingest, record_missing
+    from trickledger.ingest.load import StagingRefused
     from trickledger.ingest.sources import SourceError
+    from trickledger.ingest.usecases import ingest_paths
 
     if args.lake and args.db:
         print("trickledger ingest: give --db or --lake, not both", file=sys.stderr)
@@ -38,15 +40,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     except NoDatabase as e:
         say(f"trickledger ingest: {e}", error=True)
         return 2
-    try:
-        sources, missing = expand(args.paths, follow_symlinks=args.follow_symlinks)
-    except SourceError as e:
-        say(f"trickledger ingest: {e}", error=True)
-        return 2
-    for name, msg in missing:
-        say(f"{terminal(name)}: {msg}", error=True)
-    bar = tqdm(total=len(sources), unit="log", desc="ingest",
-               disable=not sys.stderr.isatty() or len(sources) < 200)
+    bar: Any = None
+
+    def expanded(sources: list[Any], missing: list[tuple[str, str]]) -> None:
+        nonlocal bar
+        for name, msg in missing:
+            say(f"{terminal(name)}: {msg}", error=True)
+        bar = tqdm(total=len(sources), unit="log", desc="ingest",
+                   disable=not sys.stderr.isatty() or len(sources) < 200)
 
     def progress(done: int, total: int) -> None:
         bar.update(done - bar.n)
@@ -54,16 +55,23 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     def busy(left: float) -> None:
         say(f"{path} is busy (another process writes to it), retrying...", error=True)
 
-    try:
-        record_missing(missing, path, lake=args.lake)
-        summary = ingest(sources, path, jobs=args.jobs, batch_size=args.batch,
-                         progress=progress, on_busy=busy, keep_all=False, lake=args.lake,
-                         cluster=args.cluster, compact=args.compact)
-    except (DatabaseBusy, LakeError, ClusterError, WorkerLost) as e:
-        say(f"trickledger ingest: {e}", error=True)
+    try:  # one audit row per run: the command line is the machine's owner
+        run = ingest_paths(args.paths, db=path, lake=args.lake, actor=Actor.command_line(),
+                           follow_symlinks=args.follow_symlinks, on_expanded=expanded,
+                           jobs=args.jobs, batch_size=args.batch, progress=progress,
+                           on_busy=busy, keep_all=False, cluster=args.cluster,
+                           compact=args.compact)
+    except SourceError as e:
+        say(f"trickledger ingest: {terminal(str(e))}", error=True)
+        return 2
+    except (DatabaseBusy, LakeError, ClusterError, WorkerLost, StagingRefused) as e:
+        say(f"trickledger ingest: {terminal(str(e))}", error=True)
         return 2
     finally:
-        bar.close()
+        if bar is not None:
+            bar.close()
+    missing = run.missing
+    summary = run.summary
     summary.unreadable += len(missing)  # a path that names nothing is a file not loaded
     for p in summary.results:
         if p.status in ("illegal", "unreadable", "conflict", "quarantined"):
@@ -75,29 +83,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 f"(trickledger verify {terminal(p.name)})", error=True)
     say(summary.line())
     say(f"lake: {args.lake}" if args.lake else f"database: {path}")
-    if path is not None:
-        from trickledger.ingest.admin import Actor, audit
-
-        try:  # one row per run: the command line is the machine's owner
-            audit(path, Actor.command_line(), "ingest",
-                  [{"file_name": ", ".join(args.paths)[:500],
-                    "result": audit_result(summary), "detail": summary.line()}])
-        except DatabaseBusy as e:
-            say(f"trickledger ingest: the run is not in the audit log ({e})", error=True)
+    if run.audit_problem:
+        say(f"trickledger ingest: the run is not in the audit log ({run.audit_problem})",
+            error=True)
     if missing or summary.unreadable or summary.conflicts or summary.quarantined:
         return 2
     return 1 if summary.illegal or summary.disputed else 0
-
-
-def audit_result(summary: Any) -> str:
-    """An ingest run in the audit log's result column: what was loaded and, beside it, what
-    was not (a conflict is not 'loaded 0')."""
-    parts = [f"loaded {summary.loaded}"]
-    for n, what in ((summary.already, "already loaded"), (summary.conflicts, "id conflict"),
-                    (summary.unreadable, "unreadable"), (summary.quarantined, "quarantined")):
-        if n:
-            parts.append(f"{what} {n}")
-    return ", ".join(parts)
 
 
 def cmd_compact(args: argparse.Namespace) -> int:

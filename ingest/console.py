@@ -125,8 +125,9 @@ def _connect(target: dict[str, Any], temp: str) -> Any:
     delay = 0.02
     # an ingest holds the file until it sees this flag (between two of its batches); the
     # caller's clock rules
-    with waiting_flag(target["db"], read_only=True):
+    with waiting_flag(target["db"], read_only=True) as flag:
         while True:
+            flag.keep_up()
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
             try:

@@ -11,6 +11,7 @@ and gives the file up between batches as soon as such a flag appears.
 from __future__ import annotations
 
 import os
+import stat
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -79,6 +80,19 @@ def _locked(e: Exception) -> bool:
 
 WRITER_WAITING = ".writer-waiting."  # + pid.token: a flag file beside the database
 READER_WAITING = ".reader-waiting."  # + pid.token: a reader that found the file held
+# Anyone who may write in the database's folder may put anything there under a flag's name
+# (a FIFO, a link to /dev/zero, a folder, a huge file, a flag naming a live process), so a
+# flag is read as a small regular file only, never following a link nor blocking, and it
+# is current only while its waiter keeps it fresh (`Flag.keep_up`).
+FLAG_MAX_BYTES = 32  # a flag holds its process's start time: a number
+FLAG_FRESH_S = 15.0  # a flag not touched for this long is stale, whoever it names
+FLAG_TOUCH_S = 1.0  # how often a waiter touches its flag
+FLAG_AHEAD_S = 5.0  # a flag dated further ahead than this (a forged date) is stale too
+PID_MAX = 1 << 22  # Linux's highest process id; a flag naming a bigger one names nobody
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_NOCTTY = getattr(os, "O_NOCTTY", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 def _beside(path: str) -> tuple[str, str]:
@@ -94,36 +108,105 @@ def _started(pid: int) -> str | None:
     not keep a dead waiter's flag alive."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
+            stat_line = f.read()
     except OSError:
         return None
-    fields = stat[stat.rfind(b")") + 2:].split()  # past the command name, which may hold spaces
+    # past the command name, which may hold spaces
+    fields = stat_line[stat_line.rfind(b")") + 2:].split()
     return fields[19].decode() if len(fields) > 19 else None  # field 22, starttime
 
 
+def process_gone(pid: int, started: str) -> bool:
+    """Whether process `pid`, which started at `started` (`_started`), has ended: no such
+    process, or its id is now another process's."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError, ValueError):
+        return False  # another user's live process, or not a process id
+    now = _started(pid)
+    return now is not None and now != started
+
+
+def owner_tag() -> str:
+    """This process as a name part, `PID-STARTTIME`: what it leaves beside the database
+    (a run's staged files) is known as its own, and as stale once it has ended."""
+    return f"{os.getpid()}-{_started(os.getpid()) or 0}"
+
+
+def owner_of(name: str) -> tuple[int, str] | None:
+    """The process an `owner_tag`-named thing belongs to, None for another name."""
+    parts = name.split("-", 2)
+    if len(parts) < 3 or not all(p.isascii() and p.isdigit() and len(p) <= 20
+                                 for p in parts[:2]):
+        return None
+    return int(parts[0]), parts[1]
+
+
+class Flag:
+    """This process's flag for one wait: raised beside the database, touched while the
+    wait lasts (a flag left untouched for FLAG_FRESH_S is stale to everyone else), raised
+    again if someone took it down meanwhile, and taken down when the wait ends."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.touched = 0.0
+        self.raised = self._raise()
+
+    def _raise(self) -> bool:
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC,
+                         0o644)
+        except OSError:  # a folder this process may not write: it waits all the same
+            return False
+        try:
+            os.write(fd, (_started(os.getpid()) or "").encode())
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+        self.touched = time.monotonic()
+        return True
+
+    def keep_up(self) -> None:
+        """Called as the wait goes on: the flag's date says its waiter still waits."""
+        if time.monotonic() - self.touched < FLAG_TOUCH_S:
+            return
+        if not self.raised:
+            self.raised = self._raise()  # the folder may have become writable
+            self.touched = time.monotonic()
+            return
+        try:
+            os.utime(self.path, follow_symlinks=False)
+            self.touched = time.monotonic()
+        except FileNotFoundError:  # judged stale while this process stood still: again
+            self.raised = self._raise()
+        except OSError:
+            self.touched = time.monotonic()
+
+    def lower(self) -> None:
+        if self.raised:
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
+
+
 @contextmanager
-def waiting_flag(path: str, read_only: bool) -> Iterator[None]:
+def waiting_flag(path: str, read_only: bool) -> Iterator[Flag]:
     """A flag beside the database while this wait lasts: a writer's makes the dashboard's
     reads hold back, a reader's makes a long-lived writer let go of the file between its
     batches. Each wait has its own (two threads of one server waiting at once each keep
-    theirs); it goes when the block ends, and a killed process's is stale (`_waiting`)."""
+    theirs); the waiter calls `keep_up` as it waits, and the flag goes when the block
+    ends. A killed process's flag is stale, and so is one nobody touches (`_live_flag`)."""
     folder, name = _beside(path)
     kind = READER_WAITING if read_only else WRITER_WAITING
-    flag = os.path.join(folder, f"{name}{kind}{os.getpid()}.{uuid.uuid4().hex[:12]}")
+    flag = Flag(os.path.join(folder, f"{name}{kind}{os.getpid()}.{uuid.uuid4().hex[:12]}"))
     try:
-        with open(flag, "w") as f:
-            f.write(_started(os.getpid()) or "")
-        raised = True
-    except OSError:  # a folder this reader may not write: it waits all the same, unflagged
-        raised = False
-    try:
-        yield
+        yield flag
     finally:
-        if raised:
-            try:
-                os.unlink(flag)
-            except OSError:
-                pass
+        flag.lower()
 
 
 def open_db(path: str, read_only: bool, wait_s: float = 30.0,
@@ -148,7 +231,7 @@ def open_db(path: str, read_only: bool, wait_s: float = 30.0,
         if not _locked(e):
             raise
     delay = 0.02
-    with waiting_flag(path, read_only):  # raised only once the file was found held
+    with waiting_flag(path, read_only) as flag:  # raised only once the file was found held
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -156,6 +239,7 @@ def open_db(path: str, read_only: bool, wait_s: float = 30.0,
                                    f"gave up after {wait_s:.0f} s") from None
             if on_busy:
                 on_busy(left)
+            flag.keep_up()
             time.sleep(min(delay, left))
             delay = min(delay * 2, 0.5)
             try:
@@ -206,33 +290,77 @@ def _waiting(path: str, kinds: tuple[str, ...], me: int | None = None) -> bool:
     for flag in flags:
         rest = flag[len(next(p for p in prefixes if flag.startswith(p))):]
         pid_text = rest.split(".", 1)[0]
-        if not pid_text.isdigit() or int(pid_text) == me:
-            continue  # not a flag (a copy, a backup), or this process's own
+        if not (pid_text.isascii() and pid_text.isdigit() and len(pid_text) <= 7) or \
+                not 0 < int(pid_text) <= PID_MAX or int(pid_text) == me:
+            continue  # not a flag (a copy, a backup, no process's), or this process's own
         if _live_flag(os.path.join(folder, flag), int(pid_text)):
             return True
     return False
 
 
-def _live_flag(flag: str, pid: int) -> bool:
-    """Whether `flag` is raised by a live process; a stale one (its process gone, or its
-    id now another process's) is removed."""
+def read_flag(flag: str) -> tuple[str | None, float] | None:
+    """A flag's text (None: another user's flag, which this process may not read) and its
+    date (seconds since the epoch), or None when `flag` is not a flag: anything but a small
+    regular file (a FIFO, a device, a folder, a symbolic link, a file of more than
+    FLAG_MAX_BYTES, text that is not a start time). It is opened without following a link
+    and without blocking, and read within its bound."""
     try:
-        with open(flag) as f:
-            started = f.read().strip()
-    except (IsADirectoryError, FileNotFoundError):
-        return False  # nothing trickledger raises, or a flag taken down meanwhile
+        seen = os.lstat(flag)
     except OSError:
-        started = ""  # gone meanwhile, or unreadable: the process decides
+        return None
+    if not stat.S_ISREG(seen.st_mode) or seen.st_size > FLAG_MAX_BYTES:
+        return None
     try:
-        os.kill(pid, 0)
-        alive = started == "" or _started(pid) in (None, started)
-    except ProcessLookupError:
-        alive = False
-    except PermissionError:  # another user's live process
-        alive = True
+        fd = os.open(flag, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _NOCTTY | _CLOEXEC)
+    except PermissionError:  # another user's flag, unreadable: judged by its date and pid
+        return None, seen.st_mtime
+    except OSError:
+        return None
+    try:
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode) or opened.st_size > FLAG_MAX_BYTES or \
+                (opened.st_dev, opened.st_ino) != (seen.st_dev, seen.st_ino):
+            return None  # swapped for something else meanwhile
+        text = os.read(fd, FLAG_MAX_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    started = text.strip()
+    if len(text) > FLAG_MAX_BYTES or not (started == b"" or started.isdigit()):
+        return None
+    return started.decode("ascii"), opened.st_mtime
+
+
+def _live_flag(flag: str, pid: int) -> bool:
+    """Whether `flag` is raised by a live process that still waits. A stale one is
+    removed: its process gone, its id now another process's, left untouched for
+    FLAG_FRESH_S (so a flag naming a live process that does not wait, or dated ahead,
+    holds nobody back for long), or empty where every waiter writes its start time (an
+    empty file naming a live process is nobody's flag). Anything that is not a flag is
+    left alone."""
+    got = read_flag(flag)
+    if got is None:
+        return False  # nothing trickledger raises, or a flag taken down meanwhile
+    started, dated = got
+    age = time.time() - dated
+    alive = -FLAG_AHEAD_S <= age <= FLAG_FRESH_S
+    if alive and started == "" and _started(os.getpid()) is not None:
+        alive = False  # this system tells start times, so every waiter wrote its own
+    if alive:
+        try:
+            os.kill(pid, 0)
+            alive = not started or _started(pid) in (None, started)
+        except ProcessLookupError:
+            alive = False
+        except PermissionError:  # another user's live process
+            alive = True
+        except (OverflowError, OSError):
+            alive = False
     if not alive:
         try:
-            os.unlink(flag)
+            if stat.S_ISREG(os.lstat(flag).st_mode):
+                os.unlink(flag)
         except OSError:
             pass
     return alive

@@ -1,6 +1,7 @@
 """Bidding against the hand: how many tricks a dealt hand could be expected to take.
 
-For one player's hand in one round of a bidding game, a seeded Monte-Carlo:
+For one player's hand in one round of a bidding game (the hands a game declares worth it,
+`GameInfo.estimated_hands`: rage's settled bids), a seeded Monte-Carlo:
 
 1. what the player saw when bidding is kept: their own hand and the cards turned up
    after the deal (the log's own chance events the game declares as seen by all,
@@ -48,6 +49,22 @@ from trickledger.replay.state import GameState
 
 METHOD = "greedy-redeal-v1"
 DEFAULT_PLAYOUTS = 200
+
+
+def estimable() -> str:
+    """SQL of every hand worth an estimate (game_id, round, player, and the tricks it won):
+    the union of the games' declarations (`GameInfo.estimated_hands`: rage's settled bids);
+    no row when no game declares any."""
+    parts = [f"SELECT game_id, round, player, won FROM ({g.estimated_hands})"
+             for g in sorted(registry().values(), key=lambda g: g.name) if g.estimated_hands]
+    return " UNION ALL ".join(parts) or (
+        "SELECT CAST(NULL AS VARCHAR) AS game_id, CAST(NULL AS INTEGER) AS round, "
+        "CAST(NULL AS VARCHAR) AS player, CAST(NULL AS INTEGER) AS won WHERE false")
+
+
+def estimable_games() -> list[str]:
+    """The games whose hands `trickledger analyse` estimates."""
+    return sorted(g.name for g in registry().values() if g.estimated_hands)
 
 
 @dataclass(frozen=True)

@@ -50,33 +50,18 @@ def _emit(out: IO[str], **kw: Any) -> None:
 
 def _upload(req: dict[str, Any], out: IO[str]) -> dict[str, Any]:
     from .admin import Actor
-    from .load import ingest
+    from .usecases import ingest_sources
 
     sources = [Source(name, path=path) for name, path in req["items"]]
-    db, lake = req.get("db"), req.get("lake")
-    actor, action = Actor.of(req.get("who")), req.get("action", "upload")
-    # into a database file, each batch's audit rows are written in its own transaction
-    summary = ingest(sources, None if lake else db, jobs=1, lake=lake,
-                     progress=lambda done, total: _emit(out, progress=[done, total]),
-                     audit_as=None if lake else (actor, action))
-    if lake:
-        _audit_lake(lake, actor, action, [{
-            "file_name": o.name, "sha256": o.sha256, "game_id": o.game_id,
-            "result": o.status, "detail": o.message} for o in summary.results])
-    data = {f.name: getattr(summary, f.name) for f in fields(Summary) if f.name != "results"}
-    data["results"] = [asdict(o) for o in summary.results]
+    # one audit row per file: into a database file in its batch's own transaction
+    run = ingest_sources(sources, db=req.get("db"), lake=req.get("lake"),
+                         actor=Actor.of(req.get("who")), action=req.get("action", "upload"),
+                         per_log=True, jobs=1,
+                         progress=lambda done, total: _emit(out, progress=[done, total]))
+    data = {f.name: getattr(run.summary, f.name) for f in fields(Summary)
+            if f.name != "results"}
+    data["results"] = [asdict(o) for o in run.summary.results]
     return data
-
-
-def _audit_lake(lake: str, actor: Any, action: str, rows: list[dict[str, Any]]) -> None:
-    """A lake keeps its audit as JSON lines in `_audit.jsonl` (appended, never rewritten)."""
-    import datetime as dt
-
-    at = dt.datetime.now(dt.UTC).replace(tzinfo=None).isoformat(sep=" ")
-    with open(os.path.join(lake, "_audit.jsonl"), "a", encoding="utf-8") as f:
-        for r in rows:
-            f.write(json.dumps({"happened_at": at, "actor": actor.name, "via": actor.via,
-                                "address": actor.address, "action": action, **r}) + "\n")
 
 
 def _ratings(req: dict[str, Any], out: IO[str]) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
+import stat
 import threading
 import time
 import uuid
@@ -37,7 +38,7 @@ import pyarrow as pa
 from . import schema
 from .admin import Actor, record
 from .batch import STAGING, Done, Outcome, Recorded, Source, Task, to_arrow, write_parquet
-from .db import open_db, others_waiting, writing, yield_to_writers
+from .db import open_db, others_waiting, owner_of, owner_tag, process_gone, writing, yield_to_writers
 from .lake import LOADED, LakeWriter, discard
 from .sources import expand
 from .transactions import transaction
@@ -197,8 +198,9 @@ class DatabaseWriter:
         self._watcher: threading.Thread | None = None
         # this run's own folder: two ingests into one file (their batches take turns on
         # the file) must not delete each other's staged files
-        self.root = os.path.abspath(path) + ".ingest"
-        self.out = os.path.join(self.root, uuid.uuid4().hex)
+        self.root = staging_root(path)
+        # named after its process: the next run removes it at once if this one is killed
+        self.out = os.path.join(self.root, f"{owner_tag()}-{uuid.uuid4().hex}")
         os.makedirs(os.path.join(self.out, STAGING), exist_ok=True)
         self._sweep()
 
@@ -238,7 +240,7 @@ class DatabaseWriter:
         """Between commits: let go of the file when another process waits for it (a commit
         under way keeps it; the next look comes a moment later). Nothing is checkpointed
         here: one checkpoint of the whole run, when the file is let go, costs less than one
-        per batch (and leaves a smaller file: docs/performance.md)."""
+        per batch (and leaves a smaller file: docs/performance-history.md)."""
         while not self._stop.wait(YIELD_POLL_S):
             if self._con is None or not others_waiting(self.path) or \
                     not self._held.acquire(blocking=False):
@@ -260,15 +262,28 @@ class DatabaseWriter:
                     raise
 
     def _sweep(self, idle_s: float = 3600.0) -> None:
-        """Staged files of a run that crashed (none of its files changed for an hour)."""
+        """Staged files of a run that was killed or crashed: at once when its process is
+        gone, else (a folder not named after its process) when none of its files changed
+        for an hour. Another run's, still going, are left alone."""
         now = time.time()
-        for name in os.listdir(self.root):
-            staging = os.path.join(self.root, name, STAGING)
-            try:
-                if now - os.path.getmtime(staging) > idle_s:
-                    shutil.rmtree(os.path.join(self.root, name), ignore_errors=True)
-            except OSError:
-                pass
+        # by the folder's descriptor, never by its path, which someone who may write beside
+        # the database could turn into a link meanwhile (rmtree then refuses a linked entry)
+        try:
+            root = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW)
+        except OSError:
+            return
+        try:
+            for name in os.listdir(root):
+                owner = owner_of(name)
+                try:
+                    if (owner is not None and process_gone(*owner)) or \
+                            (owner is None and now - os.stat(os.path.join(name, STAGING),
+                                                              dir_fd=root).st_mtime > idle_s):
+                        shutil.rmtree(name, dir_fd=root, ignore_errors=True)
+                except OSError:
+                    pass
+        finally:
+            os.close(root)
 
     def known(self) -> tuple[frozenset[str], dict[str, Recorded]]:
         with self._connection() as con:
@@ -342,6 +357,35 @@ class DatabaseWriter:
             os.rmdir(self.root)  # only when no other run is using it
         except OSError:
             pass
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+class StagingRefused(RuntimeError):
+    """What sits beside the database under the name of the runs' staging folder is not a
+    folder (a symbolic link, a file, a pipe): refused, never followed nor written through."""
+
+
+def staging_root(path: str) -> str:
+    """The folder beside the database (`FILE.ingest`) that holds each run's staged files,
+    made if it is missing; StagingRefused if that name is anything but a real folder (a run
+    would write its files through a link, and remove what it found there as stale)."""
+    root = os.path.abspath(path) + ".ingest"
+    try:
+        os.makedirs(root, exist_ok=True)
+    except OSError:
+        pass  # something else under that name: said below
+    try:
+        seen = os.lstat(root)
+    except OSError as e:
+        raise StagingRefused(f"{root}: cannot make the folder for an ingest's staged files "
+                             f"({e.strerror})") from None
+    if not stat.S_ISDIR(seen.st_mode):
+        raise StagingRefused(f"{root}: not a folder (a symbolic link, a file, a pipe or a "
+                             f"device) where an ingest keeps its staged files; refused "
+                             f"(remove it, or write the database elsewhere)")
+    return root
 
 
 class LakeCommitter:

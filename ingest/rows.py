@@ -1,6 +1,6 @@
 """One replayed log -> columns for every table. It reshapes the engine's facts; it decides
 nothing: each fact goes through its game's projection (`GameInfo.project`, or the core's),
-which fills the tables' column holders (replay.state.RowSink); the log-level tables (logs,
+which fills the tables' column holders (replay.rows.RowSink); the log-level tables (logs,
 games, players, ingest_errors) are filled here."""
 
 from __future__ import annotations
@@ -8,13 +8,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-import orjson
-
-from trickledger.replay.engine import Replay, verdict
+from trickledger.replay.engine import Replay, exact_json, winners
 from trickledger.replay.reader import decompress
-from trickledger.replay.state import KeywordRows, RowSink, TableRows, project
+from trickledger.replay.rows import RowSink, TableRows, project
 
-from .schema import COLUMNS  # every table's columns, games' own tables included
+from .schema import FACT_TABLES, declared  # every table, games' own included
 
 
 class Rows:
@@ -23,11 +21,11 @@ class Rows:
 
     def __init__(self) -> None:
         # a row or two a log: made from the schema's columns, filled by keyword
-        self.logs = KeywordRows("logs", COLUMNS["logs"], False)
-        self.games = KeywordRows("games", COLUMNS["games"], False)
-        self.players = KeywordRows("players", COLUMNS["players"], False)
-        self.ingest_errors = KeywordRows("ingest_errors", COLUMNS["ingest_errors"], False)
-        self.facts = RowSink(COLUMNS)
+        self.logs = TableRows("logs", declared("logs"), False)
+        self.games = TableRows("games", declared("games"), False)
+        self.players = TableRows("players", declared("players"), False)
+        self.ingest_errors = TableRows("ingest_errors", declared("ingest_errors"), False)
+        self.facts = RowSink(FACT_TABLES)
 
     def tables(self) -> dict[str, TableRows]:
         """Every table's holder, by name."""
@@ -41,25 +39,15 @@ class Rows:
                 if (n := holder.rows())}
 
 
-def check_holders(holders: dict[str, TableRows]) -> None:
-    """Each holder has its table's declared columns, in their order (ingest.schema): else
-    the loader would write a column under another's name. Raises ValueError naming both."""
-    for table, holder in holders.items():
-        have = tuple(name for name, _ in holder.columns())
-        if have != COLUMNS[table]:
-            raise ValueError(f"the {table} rows hold the columns {', '.join(have)}; the "
-                             f"schema declares {', '.join(COLUMNS[table])}")
-
-
-check_holders(Rows().tables())
-
-
-def decode_text(data: bytes) -> str:
-    """The log as text for the `logs` table (gunzipped; invalid UTF-8 shown as U+FFFD)."""
-    try:
-        text = decompress(data, "")
-    except Exception:  # an unreadable gzip keeps its bytes as they are
-        text = data
+def decode_text(data: bytes, text: bytes | None = None) -> str:
+    """The log as text for the `logs` table (gunzipped; invalid UTF-8 shown as U+FFFD).
+    `text`: its decompressed bytes, when the replay has them already (one decompression
+    per log)."""
+    if text is None:
+        try:
+            text = decompress(data, "")
+        except Exception:  # an unreadable gzip keeps its bytes as they are
+            text = data
     return text.decode("utf-8", errors="replace").replace("\x00", "\ufffd")
 
 
@@ -86,9 +74,11 @@ def stored_status(r: Replay) -> str:
     return r.status
 
 
-def replay_rows(r: Replay, data: bytes, now: dt.datetime, sink: Rows | None = None) -> Rows:
+def replay_rows(r: Replay, data: bytes, now: dt.datetime, sink: Rows | None = None,
+                text: bytes | None = None) -> Rows:
     """All rows of one log, added to `sink` (a batch's, shared by its logs) or to a new
-    one. Unreadable logs give a `logs` and an `ingest_errors` row only."""
+    one. Unreadable logs give a `logs` and an `ingest_errors` row only. `text`: the
+    decompressed bytes, when the replay has them (ingest.batch)."""
     h = r.header
     st = r.state
     if sink is None:
@@ -100,24 +90,23 @@ def replay_rows(r: Replay, data: bytes, now: dt.datetime, sink: Rows | None = No
     line = err.line if err else None
     message = err.message if err else None
     sink.logs.add(sha256=r.sha256, file_name=r.file, size_bytes=len(data), ingested_at=now,
-                  raw_text=decode_text(data), status=status, game_id=gid, error_line=line,
+                  raw_text=decode_text(data, text), status=status, game_id=gid, error_line=line,
                   error_message=message)
     if err is not None:
         sink.ingest_errors.add(file_name=r.file, sha256=r.sha256, status=r.status,
                                line=err.line, message=err.message, recorded_at=now)
     if st is None or h is None:
         return sink
-    v = verdict(r)
-    winners = v["winners"]
+    won = winners(r)  # the verdict's winners, without building the whole verdict
     sink.games.add(game_id=h.id, sha256=r.sha256, file_name=r.file, game=h.game,
                    edition=h.edition, variants=sorted(h.variants), n_players=st.n,
                    rounds_planned=st.rounds_total, rounds_played=len(st.rounds),
-                   status=status, error_line=line, error_message=message, winners=winners,
+                   status=status, error_line=line, error_message=message, winners=won,
                    played_on=played_on(h.meta), events=r.events, claims_checked=len(st.claims),
                    claims_mismatched=sum(1 for c in st.claims if not c.match),
-                   meta=orjson.dumps(h.meta).decode(), ingested_at=now)
+                   meta=exact_json(h.meta).decode(), ingested_at=now)
     for i, p in enumerate(st.players):
         sink.players.add(game_id=h.id, seat=i, player=p, total=st.totals[i],
-                         is_winner=p in winners)
+                         is_winner=p in won)
     project(st.info, st.facts, sink.facts)
     return sink

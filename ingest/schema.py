@@ -8,18 +8,22 @@ from __future__ import annotations
 
 import duckdb
 
+from trickledger.replay import tables
 from trickledger.replay.registry import GameInfo, on_register, registry
+from trickledger.replay.tables import Column
 
 from . import analytics
-from .analytics import VIEWS
+from .analytics import views
 from .transactions import transaction
 
 SCHEMA_VERSION = 4
-# stacks after a trick or turn: one entry per stack; `player` is NULL for shared stacks
-STACKS = "STRUCT(player VARCHAR, stack VARCHAR, cards INTEGER)[]"
+STACKS = tables.STACKS  # the stacks column: a list of (player, stack, cards)
 
-# Column lists are data: the loader builds its frames from them, in this order.
-TABLES: dict[str, list[tuple[str, str]]] = {
+# Column lists are data: the loader builds its frames from them, in this order. The
+# log-level tables are ingest's own; the tables facts become (the shared ones with the games'
+# columns in place, then each game's own) are laid out from the core's declarations and the
+# registered games' (replay.tables), and laid out again when a game registers later.
+LOG_TABLES: dict[str, list[tuple[str, str]]] = {
     "logs": [
         ("sha256", "VARCHAR PRIMARY KEY"), ("file_name", "VARCHAR"), ("size_bytes", "BIGINT"),
         ("ingested_at", "TIMESTAMP"), ("raw_text", "VARCHAR"), ("status", "VARCHAR"),
@@ -38,86 +42,62 @@ TABLES: dict[str, list[tuple[str, str]]] = {
         ("game_id", "VARCHAR"), ("seat", "INTEGER"), ("player", "VARCHAR"),
         ("total", "INTEGER"), ("is_winner", "BOOLEAN"),
     ],
-    "rounds": [
-        ("game_id", "VARCHAR"), ("round", "INTEGER"), ("dealer", "VARCHAR"),
-        ("leader", "VARCHAR"), ("tricks", "INTEGER"), ("ended_early", "BOOLEAN"),
-        ("early_end_player", "VARCHAR"), ("early_end_trick", "INTEGER"), ("trump", "VARCHAR"),
-        ("hand_size", "INTEGER"), ("turns", "INTEGER"), ("ender", "VARCHAR"),
-        ("end_reason", "VARCHAR"), ("line", "INTEGER"),
-    ],
-    "tricks": [
-        ("game_id", "VARCHAR"), ("round", "INTEGER"), ("trick", "INTEGER"),
-        ("leader", "VARCHAR"), ("led_color", "VARCHAR"), ("cards", "VARCHAR[]"),
-        ("players", "VARCHAR[]"), ("first_winner", "VARCHAR"), ("first_card", "VARCHAR"),
-        ("second_winner", "VARCHAR"), ("second_card", "VARCHAR"), ("monochrome", "BOOLEAN"),
-        ("winner", "VARCHAR"), ("winning_card", "VARCHAR"), ("trump", "VARCHAR"),
-        ("notrump", "BOOLEAN"), ("change", "BOOLEAN"), ("plus5", "INTEGER"),
-        ("minus5", "INTEGER"), ("length", "INTEGER"), ("laps", "INTEGER"),
-        ("closed", "VARCHAR[]"), ("next_leader", "VARCHAR"), ("stacks", STACKS),
-        ("line", "INTEGER"),
-    ],
-    "plays": [
-        ("game_id", "VARCHAR"), ("round", "INTEGER"), ("trick", "INTEGER"), ("seq", "INTEGER"),
-        ("player", "VARCHAR"), ("card", "VARCHAR"), ("joker_as", "VARCHAR"), ("kind", "VARCHAR"),
-    ],
-    "takes": [
-        ("game_id", "VARCHAR"), ("round", "INTEGER"), ("trick", "INTEGER"),
-        ("player", "VARCHAR"), ("role", "VARCHAR"), ("cards", "VARCHAR[]"),
-        ("n_cards", "INTEGER"), ("kept_cards", "INTEGER"),
-    ],
-    "keeps": [
-        ("game_id", "VARCHAR"), ("round", "INTEGER"), ("trick", "INTEGER"),
-        ("player", "VARCHAR"), ("colors", "VARCHAR[]"), ("discarded", "INTEGER"),
-        ("line", "INTEGER"),
-    ],
-    "trumps": [
-        ("game_id", "VARCHAR"), ("round", "INTEGER"), ("trick", "INTEGER"), ("seq", "INTEGER"),
-        ("card", "VARCHAR"), ("reason", "VARCHAR"), ("trump", "VARCHAR"), ("line", "INTEGER"),
-    ],
-    "bids": [
-        ("game_id", "VARCHAR"), ("round", "INTEGER"), ("player", "VARCHAR"),
-        ("hand_size", "INTEGER"), ("bid", "INTEGER"), ("won", "INTEGER"),
-        ("bid_error", "INTEGER"), ("exact", "BOOLEAN"), ("plus5", "INTEGER"),
-        ("minus5", "INTEGER"), ("trumps_held", "INTEGER"), ("jokers_held", "INTEGER"),
-        ("marching", "BOOLEAN"), ("score", "INTEGER"),
-    ],
-    "turns": [
-        ("game_id", "VARCHAR"), ("round", "INTEGER"), ("seq", "INTEGER"), ("turn", "INTEGER"),
-        ("player", "VARCHAR"), ("kind", "VARCHAR"), ("cards", "VARCHAR[]"),
-        ("stacks", STACKS), ("ended", "BOOLEAN"), ("line", "INTEGER"),
-    ],
-    "round_scores": [
-        ("game_id", "VARCHAR"), ("round", "INTEGER"), ("player", "VARCHAR"),
-        ("score", "INTEGER"), ("running_total", "INTEGER"), ("derivation", "VARCHAR"),
-    ],
-    "claims": [
-        ("game_id", "VARCHAR"), ("line", "INTEGER"), ("round", "INTEGER"),
-        ("player", "VARCHAR"), ("claimed", "INTEGER"), ("computed", "INTEGER"),
-        ("match", "BOOLEAN"), ("derivation", "VARCHAR"),
-    ],
     "ingest_errors": [
         ("file_name", "VARCHAR"), ("sha256", "VARCHAR"), ("status", "VARCHAR"),
         ("line", "INTEGER"), ("message", "VARCHAR"), ("recorded_at", "TIMESTAMP"),
     ],
 }
-
-SHARED_TABLES = frozenset(TABLES)
-# A game's own tables (`GameInfo.tables`) join TABLES when the game registers, by name ->
-# the game that declares it; `create` makes them on a new database and on an existing one.
+# every table, by name (the log-level ones, then the facts'), each with its columns
+TABLES: dict[str, list[tuple[str, str]]] = {}
+# the tables facts become, as replay.tables declares them: what a RowSink holds
+FACT_TABLES: dict[str, tuple[Column, ...]] = {}
+# every table but the games' own, and each game's own table -> the game that declares it
+SHARED_TABLES = frozenset(LOG_TABLES) | frozenset(tables.SHARED)
 GAME_TABLES: dict[str, str] = {}
-# Each table's column names, in order: what a projection may fill (replay.state.RowSink).
-COLUMNS: dict[str, tuple[str, ...]] = {t: tuple(c for c, _ in cols) for t, cols in TABLES.items()}
+# Each table's column names, in order: what a projection may fill (replay.rows.RowSink).
+COLUMNS: dict[str, tuple[str, ...]] = {}
+_GAMES: dict[str, GameInfo] = {}
 
 
-def _add_game_tables(info: GameInfo) -> None:
-    for name, cols in info.tables.items():
-        owner = GAME_TABLES.get(name, info.name)
-        if name in SHARED_TABLES or name in ADMIN_TABLES or owner != info.name:
+def _lay_out(info: GameInfo) -> None:
+    """Lay every table out again with `info` registered (in place: other modules hold
+    these dicts)."""
+    for name in info.tables:
+        if name in ADMIN_TABLES or name in LOG_TABLES:
             raise ValueError(f"game {info.name!r} declares the table {name!r}, which "
-                             f"{'the schema' if owner == info.name else owner} already has")
-        TABLES[name] = list(cols)
-        COLUMNS[name] = tuple(c for c, _ in cols)
-        GAME_TABLES[name] = info.name
+                             f"the schema already has")
+    facts = tables.fact_tables([*(g for g in _GAMES.values() if g.name != info.name), info])
+    _GAMES[info.name] = info
+    _install(facts)
+
+
+def _forget(info: GameInfo) -> None:
+    """Lay every table out again without `info` (taken out of the registry again:
+    `replay.registry.registered`)."""
+    if _GAMES.pop(info.name, None) is not None:
+        _install(tables.fact_tables(_GAMES.values()))
+
+
+def _install(facts: dict[str, tuple[Column, ...]]) -> None:
+    FACT_TABLES.clear()
+    FACT_TABLES.update(facts)
+    TABLES.clear()
+    TABLES.update({t: LOG_TABLES[t] for t in ("logs", "games", "players")})
+    TABLES.update({t: [(c.name, c.type) for c in cols] for t, cols in facts.items()})
+    TABLES["ingest_errors"] = LOG_TABLES["ingest_errors"]
+    COLUMNS.clear()
+    COLUMNS.update({t: tuple(c for c, _ in cols) for t, cols in TABLES.items()})
+    GAME_TABLES.clear()
+    GAME_TABLES.update({t: g.name for g in _GAMES.values() for t in g.tables})
+
+
+def declared(table: str) -> tuple[Column, ...]:
+    """A table's columns as declarations (a fact table's as its game or the core declares
+    them; a log-level table's from its pairs)."""
+    found = FACT_TABLES.get(table)
+    if found is not None:
+        return found
+    return tuple(Column(c, ty) for c, ty in TABLES[table])
 
 
 # Written by the dashboard and the commands, never by a log: who wrote what (version 4).
@@ -130,12 +110,14 @@ ADMIN_TABLES: dict[str, list[tuple[str, str]]] = {
 }
 
 
-on_register(_add_game_tables)
+TABLES.update(LOG_TABLES)  # until the first game registers (just below)
+on_register(_lay_out, forget=_forget)
+registry()  # every game now: the tables' shapes are complete before anyone reads them
 
 
 def create(con: duckdb.DuckDBPyConnection) -> None:
     """Create (or migrate to) the current schema; idempotent."""
-    registry()  # every game registered: its own tables are in TABLES
+    registry()  # every game registered (as at import): its own tables are in TABLES
     con.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER, applied_at TIMESTAMP)")
     row = con.execute("SELECT max(version) FROM schema_version").fetchone()
     current = row[0] if row else None
@@ -163,8 +145,8 @@ def create(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("INSERT INTO schema_version VALUES (?, now())", [SCHEMA_VERSION])
 
 
-__all__ = ["ADMIN_TABLES", "COLUMNS", "GAME_TABLES", "SCHEMA_VERSION", "STACKS", "TABLES",
-           "VIEWS", "create"]
+__all__ = ["ADMIN_TABLES", "COLUMNS", "FACT_TABLES", "GAME_TABLES", "SCHEMA_VERSION", "STACKS",
+           "TABLES", "create", "declared", "views"]
 
 
 def _create_table(con: duckdb.DuckDBPyConnection, name: str, cols: list[tuple[str, str]]) -> None:
@@ -182,31 +164,33 @@ def _missing_game_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def _migrate_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
-    """Version 1 kept stacks as JSON text; version 2 keeps them as a list of structs."""
+    """Version 1 kept stacks as JSON text; version 2 keeps them as a list of structs. Every
+    table with a stacks column is converted, row by row (by DuckDB's rowid): a player's
+    stacks were {player: {stack: n}}, shared stacks {stack: n}."""
     import orjson
     import pyarrow as pa
 
     stack = pa.struct([("player", pa.string()), ("stack", pa.string()), ("cards", pa.int32())])
-    for table, keys in (("tricks", ("round", "trick")), ("turns", ("round", "seq"))):
-        rows = con.execute(f"SELECT game_id, {keys[0]}, {keys[1]}, stacks FROM {table} "
-                           f"WHERE stacks IS NOT NULL").fetchall()
+    for table, cols in FACT_TABLES.items():
+        if ("stacks", STACKS) not in [(c.name, c.type) for c in cols]:
+            continue
+        rows = con.execute(f"SELECT rowid, stacks FROM {table} WHERE stacks IS NOT NULL"
+                           ).fetchall()
         converted = []
-        for gid, a, b, text in rows:
+        for rid, text in rows:
             data = orjson.loads(text)
-            if table == "tricks":  # {player: {B: n, ..., discarded: n}}
+            if all(isinstance(v, dict) for v in data.values()):  # by player
                 entries = [{"player": p, "stack": k, "cards": v}
                            for p, st in data.items() for k, v in st.items()]
-            else:  # {suit: n}
+            else:  # shared
                 entries = [{"player": None, "stack": k, "cards": v} for k, v in data.items()]
-            converted.append((gid, a, b, entries))
-        frame = pa.table({"game_id": pa.array([r[0] for r in converted], pa.string()),
-                          "k1": pa.array([r[1] for r in converted], pa.int32()),
-                          "k2": pa.array([r[2] for r in converted], pa.int32()),
-                          "stacks": pa.array([r[3] for r in converted], pa.list_(stack))})
+            converted.append((rid, entries))
+        frame = pa.table({"rid": pa.array([r[0] for r in converted], pa.int64()),
+                          "stacks": pa.array([r[1] for r in converted], pa.list_(stack))})
         con.execute(f"ALTER TABLE {table} ADD COLUMN stacks_v2 {STACKS}")
         con.register("converted", frame)
         con.execute(f"UPDATE {table} t SET stacks_v2 = c.stacks FROM converted c "
-                    f"WHERE t.game_id = c.game_id AND t.{keys[0]} = c.k1 AND t.{keys[1]} = c.k2")
+                    f"WHERE t.rowid = c.rid")
         con.unregister("converted")
         con.execute(f"ALTER TABLE {table} DROP COLUMN stacks")
         con.execute(f"ALTER TABLE {table} RENAME COLUMN stacks_v2 TO stacks")

@@ -11,8 +11,7 @@ It answers the three questions every reader and writer asks, the same way for bo
 
 and, on top of `read()`, the queries a data person asks from Python: `sql()` (a polars
 DataFrame), `table()` (a polars LazyFrame; a lake's tables are scanned in place) and
-`tables()`. `load()` is the ingest that the `ingest` command and `trickledger.ingest`
-share.
+`tables()`. `load()` is the ingest use case (ingest.usecases) for `trickledger.ingest_logs`.
 
 This module imports DuckDB and polars only when a store is used: `import trickledger`
 (and so `trickledger verify`) stays free of them.
@@ -22,6 +21,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal
@@ -42,15 +42,26 @@ class StoreError(RuntimeError):
     have); the message says why in one line."""
 
 
+class QueryTimeout(TimeoutError):
+    """A query stopped at the time it was given (`Store.sql(..., timeout=)`)."""
+
+
+# How long a query is given to stop once interrupted (DuckDB checks between chunks of
+# work); a query that does not stop by then is left to end in the background.
+STOP_GRACE_S = 5.0
+
+
 class Store:
     """A database file or a lake folder (exactly one), read-only unless `writable`."""
 
     def __init__(self, db: str | os.PathLike[str] | None = None, *,
-                 lake: str | os.PathLike[str] | None = None, writable: bool = False) -> None:
+                 lake: str | os.PathLike[str] | None = None, writable: bool = False,
+                 timeout: float | None = None) -> None:
         from .db import db_path
 
         if db is not None and lake is not None:
             raise ValueError("give a database file or a lake, not both")
+        self.timeout = _seconds(timeout)  # each query's, unless `sql` is given its own
         self.kind: Literal["file", "lake"] = "lake" if lake is not None else "file"
         self.path = os.path.abspath(os.fspath(lake) if lake is not None
                                     else db_path(os.fspath(db) if db is not None else None))
@@ -60,13 +71,15 @@ class Store:
 
     @classmethod
     def connect(cls, db: str | os.PathLike[str] | None = None, *,
-                lake: str | os.PathLike[str] | None = None, writable: bool = False) -> Store:
+                lake: str | os.PathLike[str] | None = None, writable: bool = False,
+                timeout: float | None = None) -> Store:
         """The store at `db` or `lake`. A read-only store must exist (reading never
-        creates a file): NoDatabase or LakeError say so otherwise."""
+        creates a file): NoDatabase or LakeError say so otherwise. `timeout`: the seconds
+        each query may run (None: no limit)."""
         from .db import must_exist
         from .lake import MANIFEST, LakeError, is_lake
 
-        store = cls(db, lake=lake, writable=writable)
+        store = cls(db, lake=lake, writable=writable, timeout=timeout)
         if not writable:
             if store.kind == "file":
                 must_exist(store.path)
@@ -146,24 +159,15 @@ class Store:
 
     # ----------------------------------------------------------------- queries
 
-    def sql(self, query: str, params: Params = None) -> pl.DataFrame:
+    def sql(self, query: str, params: Params = None, *,
+            timeout: float | None = None) -> pl.DataFrame:
         """One read-only statement (a SELECT, or the plan of one) as a polars DataFrame;
         values go in as `params` (`?` or `$name`), never pasted into the text. Raises
-        ingest.sql.SqlRefused with DuckDB's message in one line."""
-        import duckdb
-
-        from .readonly import SqlRefused, check, one_line
-
-        with self.read() as con:
-            check(con, query)  # a lake's connection is in memory: only the gate keeps it read-only
-            try:
-                rel = con.sql(query, params=params)
-                if rel is None:
-                    raise SqlRefused("the statement returns no rows")
-                frame: pl.DataFrame = rel.pl()
-            except duckdb.Error as e:
-                raise SqlRefused(one_line(e)) from None
-        return frame
+        ingest.sql.SqlRefused with DuckDB's message in one line. `timeout`: the seconds it
+        may run (default: the store's, from `connect`), then QueryTimeout; Ctrl-C (a
+        notebook's interrupt) stops it too, with KeyboardInterrupt."""
+        limit = self.timeout if timeout is None else _seconds(timeout)
+        return _interruptible(self, query, params, limit)
 
     def tables(self) -> list[str]:
         """The names of the tables and views, sorted."""
@@ -205,22 +209,100 @@ class Store:
              actor: Actor | None = None) -> tuple[Summary, list[tuple[str, str]]]:
         """Ingest the logs that `paths` name (files, folders, globs, `-`, URLs): the
         arguments that name nothing are recorded in `ingest_errors` and returned with
-        their reason; into a database file, `actor`'s run gets one audit row. Returns
-        the summary (the counts `trickledger ingest` prints) and those arguments."""
-        from .load import expand, ingest, record_missing
+        their reason. The run gets one audit row (ingest.usecases), as `actor` (default: an
+        unnamed Python caller), in a database file's `audit_log` or a lake's
+        `_audit.jsonl`; a busy database file keeps it out with a warning. Returns the
+        summary (the counts `trickledger ingest` prints) and those arguments."""
+        from .admin import Actor
+        from .usecases import ingest_paths
 
         if not self.writable:
             raise StoreError(f"{self.path} was opened read-only; "
                              f"Store.connect(..., writable=True) writes")
-        args = list(paths)
-        sources, missing = expand(args, follow_symlinks=follow_symlinks)
-        record_missing(missing, self.db, lake=self.lake)
-        summary = ingest(sources, self.db, jobs=jobs, batch_size=batch_size, progress=progress,
-                         on_busy=on_busy, keep_all=keep_all, lake=self.lake, cluster=cluster)
-        if self.kind == "file" and actor is not None:
-            from .admin import audit
+        run = ingest_paths(list(paths), db=self.db, lake=self.lake,
+                           actor=actor or Actor(None, "python"),
+                           follow_symlinks=follow_symlinks, jobs=jobs, batch_size=batch_size,
+                           cluster=cluster, progress=progress, on_busy=on_busy,
+                           keep_all=keep_all)
+        if run.audit_problem:
+            import warnings
 
-            audit(self.path, actor, "ingest",
-                  [{"file_name": ", ".join(args)[:500],
-                    "result": f"loaded {summary.loaded}", "detail": summary.line()}])
-        return summary, missing
+            warnings.warn(f"the run is not in the audit log ({run.audit_problem})",
+                          stacklevel=2)
+        return run.summary, run.missing
+
+
+def _seconds(timeout: float | None) -> float | None:
+    if timeout is None:
+        return None
+    if not timeout > 0:  # NaN too
+        raise ValueError(f"timeout must be a number of seconds above 0 (or None: no limit), "
+                         f"got {timeout!r}")
+    return float(timeout)
+
+
+def _interruptible(store: Store, query: str, params: Params,
+                   limit: float | None) -> pl.DataFrame:
+    """Run the query in a thread of its own, which opens, uses and closes its connection,
+    while this one waits: the wait ends at the time limit, and a signal (Ctrl-C) reaches
+    this thread there, where DuckDB's own call would keep it until the query ends. Either
+    way DuckDB is told to stop (`interrupt`); a query that does not stop within
+    STOP_GRACE_S is left to end in the background, and its connection closes then."""
+    import duckdb
+
+    from .readonly import SqlRefused, check, one_line
+
+    answer: list[pl.DataFrame] = []
+    failed: list[BaseException] = []
+    running: list[duckdb.DuckDBPyConnection] = []
+    lock = threading.Lock()
+    stopped = threading.Event()
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            with store.read() as con:
+                with lock:
+                    if stopped.is_set():
+                        return  # given up while the file was waited for
+                    running.append(con)
+                # a lake's connection is in memory: only the gate keeps it read-only
+                check(con, query)
+                rel = con.sql(query, params=params)
+                if rel is None:
+                    raise SqlRefused("the statement returns no rows")
+                answer.append(rel.pl())
+        except BaseException as e:  # handed to the waiting thread
+            failed.append(e)
+        finally:
+            done.set()
+
+    def stop() -> None:
+        with lock:
+            stopped.set()
+            for con in running:
+                con.interrupt()
+        done.wait(STOP_GRACE_S)
+
+    worker = threading.Thread(target=work, name="trickledger-query", daemon=True)
+    worker.start()
+    deadline = None if limit is None else time.monotonic() + limit
+    try:
+        # short waits: a signal handler runs between them (a wait without end would not
+        # be interrupted by Ctrl-C)
+        while not done.wait(0.1) and (deadline is None or time.monotonic() < deadline):
+            pass
+    except KeyboardInterrupt:
+        stop()
+        raise
+    if not done.is_set():
+        stop()
+        raise QueryTimeout(f"the query ran longer than {limit:g} s and was stopped") from None
+    if failed:
+        e = failed[0]
+        if isinstance(e, duckdb.InterruptException):
+            raise KeyboardInterrupt from None  # stopped by an interrupt of another thread's
+        if isinstance(e, duckdb.Error):
+            raise SqlRefused(one_line(e)) from None
+        raise e
+    return answer[0]

@@ -9,12 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from random import Random
-from typing import Generic, TypeVar
+from typing import Final, Generic, TypeVar
 
 from mypy_extensions import mypyc_attr
 
 from .errors import FormatError
 from .events import Event, field_of
+
+# The colours the dashboard paints a card's chip in (CSS), by colour word: a game maps its own
+# colours onto them, or onto any CSS colour (GameInfo.colors). A chip's text is white, so
+# white cards are shown grey.
+CHIP_COLORS: Final = {
+    "blue": "#2f6fdb", "green": "#2e9d4a", "red": "#d63a3a", "yellow": "#e0b400",
+    "purple": "#8a49c9", "orange": "#f07f1b", "black": "#333333", "white": "#9aa0a6",
+}
 
 
 # A game's cards may be a subclass (under_the_radar's shapes); a game that runs interpreted

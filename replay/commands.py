@@ -4,17 +4,15 @@ by the top-level `trickledger` package)."""
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 from typing import Any
 
-import orjson
+from trickledger.terminal import EXIT_CODES, json_escaped, json_text, say, terminal
 
-from .engine import Replay, exit_status, replay_path, verdict, verdict_json
+from .engine import Replay, exit_status, replay_path, verdict
 from .errors import LogError
 from .files import STDIN, find_logs
-from .reader import INVISIBLE, INVISIBLE_RANGES, char_class
 from .registry import registry
 
 
@@ -61,79 +59,12 @@ def human_report(r: Replay) -> str:
     return "\n".join(out)
 
 
-# Everything a reader cannot see (replay.reader.INVISIBLE: controls, ESC, BEL, C1, every
-# text-direction mark, zero widths, fillers), the tab and the line break included.
-_CONTROL = INVISIBLE
-# The same class with the line break cut out of it (a lookahead before the class was tried
-# at every character of a verdict: 18 % of `verify --json`).
-_CONTROL_BUT_LINES = char_class(
-    r for lo, hi in INVISIBLE_RANGES
-    for r in (((lo, 0x09), (0x0B, hi)) if lo <= 0x0A <= hi else ((lo, hi),)))
-# Its ASCII part: most output is ASCII (a flag Python keeps on every string), and a class of
-# three ranges scans it about five times faster.
-_ASCII_CONTROL_BUT_LINES = re.compile("[\x00-\x09\x0b-\x1f\x7f]")
-
-
-def _but_lines(text: str) -> re.Pattern[str]:
-    return _ASCII_CONTROL_BUT_LINES if text.isascii() else _CONTROL_BUT_LINES
-
-
-def _escape(m: re.Match[str]) -> str:
-    return m.group().encode("unicode_escape").decode()
-
-
-def terminal(text: str) -> str:
-    """One data field (a file name, a value, a column name) made safe to print: control,
-    text-direction and invisible characters are shown as escapes, the line break and the
-    tab too, so nothing read from a log or a database can rewrite what the terminal shows
-    or add a line of its own."""
-    return _CONTROL.sub(_escape, text)
-
-
 def _error_line(e: object) -> str:
     """A log's error as printed: its file name escaped as a data field."""
     if isinstance(e, LogError):
         where = terminal(e.file) + (f":{e.line}" if e.line is not None else "")
         return f"{where}: {terminal(e.message)}"
     return terminal(str(e))
-
-
-def _json_escape(m: re.Match[str]) -> str:
-    code = ord(m.group())
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    code -= 0x10000  # beyond the BMP JSON spells a character as its UTF-16 surrogate pair
-    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
-
-
-def json_text(value: Any, indent: bool = True) -> str:
-    """`value` as JSON that is safe to print: orjson escapes C0 controls only, so every
-    other invisible character (DEL, C1, text-direction marks, ...) is written as a
-    \\u escape too. The JSON means the same; only its spelling changes."""
-    try:
-        text = orjson.dumps(value, default=str,
-                            option=orjson.OPT_INDENT_2 if indent else 0).decode()
-    except TypeError:  # an integer beyond 64 bits, written exactly
-        text = verdict_json(value).decode()
-    if text.isascii() and "\x7f" not in text:
-        return text  # orjson escapes every other ASCII control inside strings
-    return _but_lines(text).sub(_json_escape, text)  # a raw line break is orjson's indentation
-
-
-def say(text: str = "", error: bool = False) -> None:
-    """Print the program's own lines: its line breaks stay, every other control character
-    is escaped (data fields in `text` must be escaped with `terminal` first, so that a line
-    break in them shows as \\n). An error is one line whatever it quotes (a path given on
-    the command line, a database's message): every character of it is escaped."""
-    if error:
-        print(terminal(text), file=sys.stderr)
-        return
-    print(_but_lines(text).sub(_escape, text), file=sys.stdout)
-
-
-EXIT_CODES = ("exit status: 0 when every log is complete or incomplete and every claim "
-              "matches; 1 when a move is illegal or a claim does not match (disputed); 2 "
-              "when a log is unreadable or the command is misused")
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -237,7 +168,8 @@ def _simulate_parser(sub: Any) -> None:
     s.add_argument("--variants", default="",
                    help="comma list of variants for every game, or 'random' for a random "
                         "subset per game")
-    s.add_argument("--edition", default=None, help="plotters edition, or 'mixed'")
+    s.add_argument("--edition", default=None,
+                   help="the game's edition (for a game that has editions), or 'mixed'")
     s.add_argument("--rounds", type=int, default=None, help="header rounds (shorter games)")
     s.add_argument("--claims", action="store_true", help="write score-sheet claims")
     s.add_argument("--wrong-claims", type=_fraction, default=0.0, metavar="P",
@@ -347,7 +279,9 @@ def cmd_sheet_of(args: argparse.Namespace) -> int:
             say(f"trickledger sheet-of: -o {args.out}: {e.strerror or e}", error=True)
             return 2
     else:
-        sys.stdout.write(data.decode())
+        # the header's id and meta are the log's text: a C1 control or a direction mark in
+        # them is written as a JSON escape, as by `verify --json` (the same JSON)
+        sys.stdout.write(json_escaped(data.decode()))
     return 1 if r.status == "illegal" else 0
 
 

@@ -15,9 +15,11 @@ import orjson
 
 from .errors import FormatError, IllegalLine, LogError, RuleError, UnreadableLog
 from .events import Event, Header, Status
-from .reader import Log, event_object, read_bytes, read_file
+from .facts import ClaimChecked, Fact
+from .reader import Log, decompress, event_object, read_file, read_text
 from .registry import registry
-from .state import ClaimChecked, Fact, FoldWatcher, GameState, render
+from .render import render
+from .state import FoldWatcher, GameState
 
 # ------------------------------------------------------------------ replay
 
@@ -109,11 +111,25 @@ def replay_log(log: Log, watcher: FoldWatcher | None = None) -> Replay:
 
 def replay_bytes(data: bytes, name: str, max_bytes: int | None = None) -> Replay:
     """Replay a log given as bytes; `max_bytes` caps its decompressed size."""
+    return replay_bytes_text(data, name, max_bytes)[0]
+
+
+def replay_bytes_text(data: bytes, name: str, max_bytes: int | None = None,
+                      sha256: str | None = None) -> tuple[Replay, bytes | None]:
+    """Replay a log given as bytes, and give the decompressed text its lines were read
+    from (None when it could not be decompressed): the loader stores that text and keys
+    the log by `sha256`, the SHA-256 of `data` if it has it already, so that neither is
+    computed twice per log."""
+    sha = sha256 if sha256 is not None else hashlib.sha256(data).hexdigest()
     try:
-        log = read_bytes(data, name, max_bytes)
+        text = decompress(data, name, max_bytes)
     except UnreadableLog as e:
-        return Replay(name, hashlib.sha256(data).hexdigest(), None, None, "unreadable", e)
-    return replay_log(log)
+        return Replay(name, sha, None, None, "unreadable", e), None
+    try:
+        log = read_text(text, name, sha)
+    except UnreadableLog as e:
+        return Replay(name, sha, None, None, "unreadable", e), text
+    return replay_log(log), text
 
 
 def replay_path(path: str, name: str | None = None) -> Replay:
@@ -189,12 +205,18 @@ def _exact(value: Any) -> Any:
     return value
 
 
+def exact_json(value: Any, option: int = 0) -> bytes:
+    """`value` as JSON, every integer written exactly: a log's `meta` and its other fields
+    may hold integers of any size (FORMAT.md: kept, never interpreted)."""
+    try:
+        return orjson.dumps(value, option=option)
+    except TypeError:  # an integer beyond 64 bits: the rare slow path
+        return orjson.dumps(_exact(value), option=option)
+
+
 def verdict_json(payload: Any) -> bytes:
     """A verdict (or a list of them) as indented JSON, every integer written exactly."""
-    try:
-        return orjson.dumps(payload, option=orjson.OPT_INDENT_2)
-    except TypeError:  # an integer beyond 64 bits: the rare slow path
-        return orjson.dumps(_exact(payload), option=orjson.OPT_INDENT_2)
+    return exact_json(payload, orjson.OPT_INDENT_2)
 
 
 def exit_status(r: Replay) -> int:

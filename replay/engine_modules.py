@@ -22,7 +22,12 @@ ENGINE_CORE: Final[tuple[str, ...]] = (
     "replay/errors.py",
     "replay/events.py",
     "replay/cards.py",
+    "replay/tables.py",
+    "replay/facts.py",
     "replay/state.py",
+    "replay/info.py",
+    "replay/rows.py",
+    "replay/render.py",
     "replay/sheet.py",  # the games' score sheets subclass its SheetState
     "replay/reader.py",
     "replay/engine.py",

@@ -24,7 +24,7 @@ import orjson
 
 from .errors import IllegalLine, UnreadableLog
 from .events import EXACT_NUMBER_EVENTS, SHEET_EVENT, Event, Header, kind
-from .registry import game_info, registry
+from .registry import lookup_game, registry
 
 FORMAT: Final = "trickledger/1"
 # Limits on what one log may cost, the same wherever a log is read (CLI, ingest, the
@@ -237,8 +237,13 @@ def iter_events(name: str, lines: list[bytes], start: int) -> Iterator[Event]:
 
 def read_bytes(data: bytes, name: str, max_bytes: int | None = None) -> Log:
     """Read a log from bytes. Raises UnreadableLog when there is no valid header."""
-    sha = hashlib.sha256(data).hexdigest()
-    text = decompress(data, name, max_bytes)
+    return read_text(decompress(data, name, max_bytes), name,
+                     hashlib.sha256(data).hexdigest())
+
+
+def read_text(text: bytes, name: str, sha: str) -> Log:
+    """Read a log from its decompressed bytes `text`, `sha` the SHA-256 of the bytes as
+    stored. Raises UnreadableLog when there is no valid header."""
     if text.startswith(_BOM):
         text = text[len(_BOM):]
     # never more than MAX_LINES + 1 pieces, however many newlines (a bomb of blank lines)
@@ -269,7 +274,7 @@ def parse_header(name: str, lineno: int, raw: bytes, sha: str) -> Header:
     if type(game) is not str:
         raise bad("the header's 'game' must be a string naming the game"
                   f" ({', '.join(sorted(registry()))})")
-    info = game_info(game)
+    info = lookup_game(game)
     if info is None:
         raise bad(f"unknown game {game!r}: expected one of {', '.join(sorted(registry()))}")
     players = obj.get("players")
@@ -364,8 +369,14 @@ INVISIBLE: Final = char_class(INVISIBLE_RANGES)
 
 def _names_alike(name: str) -> str:
     """The form two names that a reader cannot tell apart share: NFKC folds composed and
-    decomposed accents, full-width and compatibility letters into one spelling."""
-    return unicodedata.normalize("NFKC", name)
+    decomposed accents, full-width and compatibility letters into one spelling, and a
+    letter of another script that looks like a Latin one (Cyrillic А) is that one."""
+    folded = unicodedata.normalize("NFKC", name)
+    if folded.isascii():
+        return folded
+    from .lookalike import seen_as  # the confusables table, loaded for such names only
+
+    return seen_as(folded)
 
 
 def names_alike(names: list[str]) -> tuple[str, str] | None:

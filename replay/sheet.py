@@ -32,7 +32,9 @@ from mypy_extensions import mypyc_attr
 from .cards import Card
 from .errors import FormatError, RuleError
 from .events import EVENT_TYPES, SHEET_EVENT, Event, Header, field_of, int_dict, kind
-from .state import ClaimChecked, Fact, GameInfo, GameState, Move, RoundOutcome, RoundScored
+from .facts import ClaimChecked, Fact, RoundOutcome, RoundScored
+from .info import GameInfo
+from .state import GameState, Move
 
 SHEET_END = "score sheet"  # `rounds.end_reason` of a round entered on a score sheet
 

@@ -17,8 +17,8 @@ from typing import Any
 
 from .engine import Replay
 from .events import SHEET_EVENT
+from .facts import ClaimChecked, Fact, RoundDealt, RoundScored
 from .sheet import sheet_class
-from .state import ClaimChecked, Fact, RoundDealt, RoundScored
 from .writer import dump_lines
 
 

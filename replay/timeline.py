@@ -16,12 +16,14 @@ from typing import Any
 from .engine import Replay, replay_log
 from .errors import LogError
 from .events import Event
+from .facts import Fact, RoundDealt, RoundScored
 from .reader import Log, read_bytes
-from .state import Fact, FoldWatcher, GameState, RoundDealt, RoundScored, render
+from .render import render
+from .state import FoldWatcher, GameState
 
 
 @dataclass(frozen=True)
-class Move:
+class StepMove:
     """One move of a step, with what the mover held and could have played."""
 
     player: str
@@ -52,14 +54,14 @@ class Step:
     round: int
     number: int
     hands_before: dict[str, tuple[str, ...]]
-    moves: list[Move] = field(default_factory=list)
+    moves: list[StepMove] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)  # the engine's words for this step
     facts: list[Fact] = field(default_factory=list)
     finished: bool = False  # closed by a step fact (not by an early end or the log's end)
     label: str = ""  # as the engine names it ("Trick 3", "Turn 2", "Draw after turn 2")
     error: str | None = None  # the illegal move that ends the log here, with its line
     error_line: int | None = None
-    illegal: Move | None = None  # that move, when it was a card move: what the mover held
+    illegal: StepMove | None = None  # that move, when it was a card move: what the mover held
 
 
 @dataclass
@@ -113,7 +115,7 @@ class _StepWatcher(FoldWatcher):
         self.seen = 0  # facts filed so far
         # the event being applied: its line, its card move and the step its facts go to
         self.applying: int | None = None
-        self.pending: Move | None = None
+        self.pending: StepMove | None = None
         self.where: Step | None = None
 
     @staticmethod
@@ -149,7 +151,7 @@ class _StepWatcher(FoldWatcher):
             name = who if isinstance(who, str) else ""
             s = state.seat.get(name)
             hand = tuple(c.name for c in state.hand(s)) if s is not None else ()
-            self.pending = Move(name, ev.data, ev.line, hand, _legal_cards(state, name))
+            self.pending = StepMove(name, ev.data, ev.line, hand, _legal_cards(state, name))
         self.where = self.current if card_move else self.target(state)
         self.applying = ev.line
 

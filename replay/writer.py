@@ -5,15 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import orjson
-
+from .engine import exact_json
 from .reader import Log
 
 
 def dump_lines(header: dict[str, Any], events: Iterable[dict[str, Any]]) -> bytes:
     """A log as bytes: the header line, then one line per event, each ending in a newline."""
-    out = [orjson.dumps(header)]
-    out.extend(orjson.dumps(e) for e in events)
+    out = [exact_json(header)]  # a header's meta may hold an integer of any size
+    out.extend(exact_json(e) for e in events)
     return b"\n".join(out) + b"\n"
 
 

@@ -9,6 +9,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# the example plugin game (examples/toy_high_card): the fast tests import it from the
+# checkout; tests/system/test_plugin_game.py installs it as a user would
+sys.path.insert(0, str(ROOT / "examples" / "toy_high_card"))
 
 # tests/build/test_engines.py runs the conformance and rule tests once more in a subprocess, against
 # the compiled engine installed into a folder of its own: that folder goes first, and the
@@ -29,9 +32,15 @@ FOLDER_MARKERS = {"rules": "fast", "format": "fast", "units": "fast", "system": 
                   "browser": "browser", "build": "compiled"}
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     for item in items:
         folder = Path(str(item.fspath)).parent.name
+        # The parallel run (`--dist loadgroup`, pyproject's addopts) keeps a file's tests on
+        # one worker, so a module's fixtures (a loaded database, a server) are made once; the
+        # build's files share one wheel, built once.
+        group = "build" if folder == "build" else item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group(group))
         marker = FOLDER_MARKERS.get(folder)
         if marker is None:
             raise pytest.UsageError(f"{item.nodeid}: a test belongs in one of the folders "
@@ -39,6 +48,53 @@ def pytest_collection_modifyitems(config, items):
         item.add_marker(getattr(pytest.mark, marker))
         if {"cluster", "clustered"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.cluster)
+
+
+# The game registry is the process's: a test that registers a game (the example plugin game,
+# a variant of it) does so through `toy_game` or `register_game`, and the game is taken out
+# again when the test ends (replay.registry.registered), so that no other test sees it (a
+# `toy_boasts` table in the golden snapshot's database, a fifth game in a list of games).
+# `_registry_restored` checks it after every test: a game a test left registered fails that
+# test, named, and is taken out.
+
+
+@pytest.fixture
+def register_game():
+    """`register_game(info)` registers a game for this test only; returns the info."""
+    from contextlib import ExitStack
+
+    from trickledger.replay.registry import registered
+
+    with ExitStack() as stack:
+        def register(info):
+            stack.enter_context(registered(info))
+            return info
+
+        yield register
+
+
+@pytest.fixture
+def toy_game(register_game):
+    """The example plugin game (examples/toy_high_card) registered for this test only, as
+    its `trickledger.games` entry point registers it; yields its module."""
+    import toy_high_card
+
+    register_game(toy_high_card.INFO)
+    return toy_high_card
+
+
+@pytest.fixture(autouse=True)
+def _registry_restored(request):
+    from trickledger.replay import registry
+
+    before = dict(registry.registry())
+    yield
+    left = sorted(n for n, i in registry._REGISTRY.items() if before.get(n) is not i)
+    if left:
+        registry._restore(before)
+        pytest.fail(f"{request.node.nodeid} left the game(s) {', '.join(left)} registered: "
+                    f"register a game in a test through the toy_game or register_game "
+                    f"fixture (tests/conftest.py)", pytrace=False)
 
 
 # Every process this run starts must end with it (issue 27: killed ingests left their
@@ -100,7 +156,16 @@ def _release_cached_consoles() -> None:
     gc.collect()
 
 
+def _xdist_worker(config) -> bool:
+    """A worker of a parallel run (pytest-xdist): its processes are counted by the run that
+    started it, whose token it keeps."""
+    return hasattr(config, "workerinput")
+
+
 def pytest_sessionfinish(session, exitstatus):
+    if _xdist_worker(session.config):
+        _release_cached_consoles()
+        return
     token = os.environ.get(SESSION_TOKEN)
     if not token or not sys.platform.startswith("linux") or \
             session.config.getoption("collectonly"):
@@ -132,10 +197,13 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def pytest_configure(config):
-    # a run of its own (not a pytest run started by a test, which inherits the outer one)
+    # a run of its own (not a pytest run started by a test, which inherits the outer one);
+    # the workers of a parallel run keep their run's token, so that the run counts every
+    # process any of its tests started once they have all ended
     import uuid
 
-    os.environ[SESSION_TOKEN] = f"{os.getpid()}-{uuid.uuid4().hex}"
+    if not (_xdist_worker(config) and os.environ.get(SESSION_TOKEN)):
+        os.environ[SESSION_TOKEN] = f"{os.getpid()}-{uuid.uuid4().hex}"
     want = os.environ.get("TRICKLEDGER_EXPECT_ENGINE")
     if want:
         from trickledger import replay
@@ -144,6 +212,20 @@ def pytest_configure(config):
         if got != want:
             raise RuntimeError(f"expected the {want} engine, imported the {got} one from "
                                f"{replay.__file__}")
+    _shipped_games_only()
+
+
+def _shipped_games_only() -> None:
+    """The suite runs with the games trickledger ships, whatever plugin games the
+    environment has installed (the example's, say, after `pip install
+    ./examples/toy_high_card`): a test that wants one registers it for itself (`toy_game`),
+    and tests/system/test_plugin_game.py installs the example into processes of its own."""
+    from trickledger.replay import registry
+
+    games = registry.registry()
+    shipped = {n: i for n, i in games.items() if registry.shipped(i)}
+    if len(shipped) != len(games):
+        registry._restore(shipped)
 
 
 NOT_SOURCE = {".git", ".venv", "build", "__pycache__", ".pytest_cache", ".ruff_cache",

@@ -92,15 +92,34 @@ def dashboard_database(path: str) -> Iterator[str]:
             os.environ["TRICKLEDGER_DB"] = old
 
 
-def run_page(name: str, **params: str) -> Any:
-    """Run the dashboard page `dashboard/views/NAME.py` in Streamlit's AppTest with these
-    query parameters; it must raise nothing."""
+def every_page() -> dict[str, Any]:
+    """Every page of the dashboard by its address: the core's (dashboard/views/NAME.py) and
+    the games' (their declarations' `GameInfo.pages`), each with its file."""
     from pathlib import Path
 
+    from trickledger.dashboard.game_parts import script_path
+    from trickledger.replay.registry import registry
+
+    views = Path(__file__).resolve().parents[1] / "dashboard" / "views"
+    pages: dict[str, Any] = {p.stem: p for p in sorted(views.glob("*.py"))
+                             if p.stem != "__init__"}
+    for info in registry().values():
+        for page in info.pages:
+            pages[page.url_path] = script_path(page.script)
+    return pages
+
+
+def page_file(name: str) -> Any:
+    """The file of the dashboard page at the address `name` (a core page or a game's)."""
+    return every_page()[name]
+
+
+def run_page(name: str, **params: str) -> Any:
+    """Run the dashboard page at the address `name` (`page_file`) in Streamlit's AppTest
+    with these query parameters; it must raise nothing."""
     from streamlit.testing.v1 import AppTest
 
-    page = Path(__file__).resolve().parents[1] / "dashboard" / "views" / f"{name}.py"
-    at = AppTest.from_file(str(page), default_timeout=120)
+    at = AppTest.from_file(str(page_file(name)), default_timeout=120)
     for k, v in params.items():
         at.query_params[k] = v
     at.run()
@@ -128,6 +147,17 @@ def wait_for_health(url: str, proc: Any, limit_s: float = 180) -> bool:
 @contextmanager
 def dashboard_server(db: str, log_path: str, no_samples: bool = False) -> Iterator[str]:
     """`trickledger dashboard` for real on a free port; yields its URL."""
+    with dashboard_process(db, log_path, no_samples) as (url, _):
+        yield url
+
+
+@contextmanager
+def dashboard_process(db: str, log_path: str, no_samples: bool = False,
+                      args: tuple[str, ...] = (), env: dict[str, str] | None = None,
+                      preexec_fn: Any = None) -> Iterator[tuple[str, Any]]:
+    """`trickledger dashboard` for real on a free port (with these further arguments and
+    environment); yields its URL and its process (the server itself: the command becomes
+    Streamlit's server by exec)."""
     import os
     import subprocess
     import sys
@@ -136,25 +166,36 @@ def dashboard_server(db: str, log_path: str, no_samples: bool = False) -> Iterat
     root = Path(__file__).resolve().parent.parent
     port = free_port()
     log = open(log_path, "w+")
-    cmd = [sys.executable, "-m", "trickledger", "dashboard", "--port", str(port), "--db", db]
+    cmd = [sys.executable, "-m", "trickledger", "dashboard", "--port", str(port), "--db", db,
+           *args]
     if no_samples:
         cmd.append("--no-samples")
     proc = subprocess.Popen(cmd, cwd=root, stdout=log, stderr=subprocess.STDOUT,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+                            preexec_fn=preexec_fn)
     url = f"http://127.0.0.1:{port}"
     up = wait_for_health(url, proc)
     try:
         if not up:
             log.seek(0)
             raise AssertionError("dashboard did not start:\n" + log.read())
-        yield url
+        yield url, proc
     finally:
         proc.terminate()
         try:
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+            proc.wait()
         log.close()
+
+
+def visible(markdown: str) -> str:
+    """What a reader sees of markdown the pages escaped (dashboard/ui.py, `md`): the
+    backslashes and word joiners go."""
+    import re
+
+    return re.sub(r"\\(.)", r"\1", markdown.replace("\u2060", ""))
 
 
 def seat(name: str) -> int:

@@ -56,7 +56,7 @@ def _remove(me: auth.Visitor) -> None:
     # keyed by log and action: a tick given for one never carries over to another
     sure = st.checkbox(ui.md(f"Yes, {action} {log['file_name']}"),
                        key=f"admin_sure_{log['sha256']}_{action}")
-    if st.button(action.capitalize(), key="admin_go", disabled=not sure, type="primary"):
+    if st.button(ui.md(action.capitalize()), key="admin_go", disabled=not sure, type="primary"):
         line = data.remove_log(str(log["sha256"]), action, auth.describe(me), reason)
         st.success(ui.md(line))
 

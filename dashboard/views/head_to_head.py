@@ -3,14 +3,16 @@
 import plotly.express as px
 import streamlit as st
 
-from trickledger.dashboard import data, tables, ui
+from trickledger.dashboard import data, game_parts, tables, ui
 
 ui.page("Head-to-head")
 f = ui.filters()
+LOW = game_parts.lowest_wins()
 st.caption("Two players met when they sat at the same finished game; one is ahead when their "
-           "total is better (lower in under_the_radar, higher elsewhere), and equal totals "
-           "are a tie. One player's ahead is the other's behind. Finished games only. "
-           + f.counted())
+           "total is better ("
+           + (f"lower in {ui.md(LOW)}, higher elsewhere" if LOW else "higher") + "), and equal "
+           "totals are a tie. One player's ahead is the other's behind. Finished games only. "
+           + ui.md(f.counted()))
 
 
 def render() -> None:

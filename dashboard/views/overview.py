@@ -10,7 +10,7 @@ from trickledger.dashboard import data, tables, ui
 
 ui.page("Overview")
 f = ui.filters()
-st.caption(f.counted())
+st.caption(ui.md(f.counted()))
 
 
 def render() -> None:
@@ -22,7 +22,7 @@ def render() -> None:
     n_disputed = int(verdicts["disputed"].iloc[0]) if len(verdicts) else 0
     cols = st.columns(5)
     for col, key in zip(cols, ("games", "rounds", "tricks")):
-        col.metric(key.capitalize(), f"{int(by_game[key].sum()) if len(by_game) else 0:,}")
+        ui.metric(col, key.capitalize(), f"{int(by_game[key].sum()) if len(by_game) else 0:,}")
     cols[3].metric("Players", f"{people:,}")
     cols[4].metric("Disputed games", f"{n_disputed:,}",
                    help="Games whose score sheet disagrees with the replay in at least one "
@@ -91,4 +91,4 @@ def render() -> None:
 
 
 ui.guarded(render)
-st.caption(f"Replays on this server run on the engine {ui.engine()}.")
+st.caption(f"Replays on this server run on the engine {ui.md(ui.engine())}.")

@@ -1,11 +1,14 @@
-"""One player across every game: rating, form, results, head-to-head, splits, early ends,
-bidding (and whether the bid or the play cost them), disputes. Opened by `?player=`."""
+"""One player across every game: rating, form, results, head-to-head, each game's own part
+(its declaration's `player_section`: plotters' splits and early ends, rage's bidding),
+decisions, disputes. Opened by `?player=`."""
+
+from urllib.parse import quote
 
 import plotly.express as px
-import plotly.graph_objects as go
 import streamlit as st
 
-from trickledger.dashboard import data, tables, ui
+from trickledger.dashboard import data, game_parts, tables, ui
+from trickledger.replay.lookalike import lookalike_letters, seen_as
 
 ui.page("Player")
 f = ui.filters()
@@ -26,14 +29,16 @@ def render() -> None:
     player = st.selectbox("Player", people, key="player_pick")
     if st.query_params.get("player") != player:
         st.query_params["player"] = player
-    st.caption(f.counted() + " Ratings count every complete game. Splits, early ends and "
-               "bidding come from move logs only (a score sheet has no tricks).")
+    st.caption(ui.md(f.counted()) + " Ratings count every complete game. A game's own "
+               "figures (its tricks, bids, ...) come from move logs only (a score sheet has "
+               "none).")
+    _lookalikes(player, people)
     _summary(player)
     _ratings(player)
     _form(player)
     _head_to_head(player)
-    _splits_and_early_ends(player)
-    _bidding(player)
+    for section in game_parts.player_sections():  # each game's own part
+        section(f, player)
     _decisions(player)
     _disputes(player)
 
@@ -58,10 +63,22 @@ def _summary(player: str) -> None:
                     decimals={"expected_wins": 2, "vs_baseline": 2, "win_share": 2})
 
 
+def _lookalikes(player: str, people: list[str]) -> None:
+    """Another player whose name looks the same, spelt with letters of another script
+    (Cyrillic А for Latin A): two players to the database, one to the eye."""
+    seen = seen_as(player)
+    twins = [p for p in people if p != player and seen_as(p) == seen]
+    if twins:
+        letters = [c for name in (player, *twins) for c in lookalike_letters(name)]
+        st.warning(f"{ui.md(player)} looks like {ui.md(', '.join(twins))}, spelt with other "
+                   f"letters: {ui.md('; '.join(letters))}. They count as different players; "
+                   f"check that they are not one person.")
+
+
 def _ratings(player: str) -> None:
     note = data.ensure_ratings()
     if note:
-        st.warning(note)
+        st.warning(ui.md(note))
     rated = data.player_ratings(player)
     st.subheader("Rating")
     if rated.empty:
@@ -124,76 +141,6 @@ def _head_to_head(player: str) -> None:
                         "tied": "tied"}, players=("opponent",))
 
 
-def _splits_and_early_ends(player: str) -> None:
-    split = data.player_splits(f, player)
-    early = data.player_early_ends(f, player)
-    if split.empty and early.empty:
-        return
-    st.subheader("Splits and early ends")
-    left, right = st.columns(2)
-    if len(split):
-        s = split.iloc[0]
-        left.metric("Picks first", f"{s['first_share']:.1%} of tricks",
-                    f"chance {s['first_baseline']:.1%}", delta_color="off", delta_arrow="off")
-        if s["splits_played"]:
-            left.metric("Gets the rest", f"{s['second_share']:.1%} of splits",
-                        f"chance {s['second_baseline']:.1%}", delta_color="off", delta_arrow="off")
-        left.metric("Cards kept (that scored)",
-                    f"{int(s['first_kept'] + s['second_kept']):,} of "
-                    f"{int(s['first_cards'] + s['second_cards']):,} taken")
-    if len(early):
-        e = early.iloc[0]
-        right.metric("Could not play (ended the round)", f"{int(e['could_not_play'])}",
-                     f"by chance {e['expected_each']:.1f}", delta_color="off", delta_arrow="off")
-        right.metric("Caused an early end (played the last card)", f"{int(e['caused'])}",
-                     f"by chance {e['expected_each']:.1f}", delta_color="off", delta_arrow="off")
-        if e["early_rounds"] and e["mean_when_full"] == e["mean_when_full"]:
-            right.metric("Points lost per early end", f"{e['points_lost']:.1f}",
-                         help="Mean round score in full rounds minus in rounds that ended "
-                              "early; below 0: they scored more when rounds ended early.")
-
-
-def _bidding(player: str) -> None:
-    acc = data.player_bid_accuracy(f, player)
-    if acc.empty:
-        return
-    st.subheader("Bidding")
-    a = acc.iloc[0]
-    c1, c2, c3 = st.columns(3)
-    c1.metric("Exact bids", f"{a['exact_rate']:.0%}",
-              f"{int(a['exact'])} of {ui.count(int(a['rounds']), 'round')}",
-              delta_color="off", delta_arrow="off")
-    c2.metric("Mean won − bid", f"{a['mean_bid_error']:+.2f}",
-              help="Below 0: they win fewer tricks than they bid.")
-    hands = data.player_bids_against_hands(f, player)
-    n = int(hands["bids"].iloc[0])
-    if not n:
-        c3.metric("Bids judged against the hand", "none yet",
-                  help="`trickledger analyse` estimates what each hand could take.")
-        return
-    h = hands.iloc[0]
-    c3.metric("Bids judged against the hand", f"{n:,}")
-    verdict = ("the bids" if h["abs_bidding"] > h["abs_play"] else "the play")
-    def side(x: float, more: str, fewer: str) -> str:
-        return f"**{abs(x):.2f}** tricks a round {more if x >= 0 else fewer}"
-
-    st.markdown(f"Against what their hands could be expected to take, {ui.md(player)} bid "
-                f"{side(h['bidding'], 'more', 'fewer')} (bid − expected) and took "
-                f"{side(h['play'], 'more', 'fewer')} (won − expected), on average over "
-                f"{ui.count(n, 'bid')} judged. The larger miss is in **{verdict}** "
-                f"({h['abs_bidding']:.2f} against {h['abs_play']:.2f} tricks a round, "
-                f"whichever the direction).")
-    fig = go.Figure()
-    fig.add_bar(x=["bidding: bid − expected", "play: won − expected"],
-                y=[h["bidding"], h["play"]], name="mean per round")
-    fig.add_bar(x=["bidding: bid − expected", "play: won − expected"],
-                y=[h["abs_bidding"], h["abs_play"]], name="mean size of the miss")
-    fig.add_hline(y=0, line_dash="dot")
-    fig.update_layout(barmode="group", yaxis_title="tricks per round",
-                      title="The bid or the play?")
-    ui.chart(st, fig, width="stretch")
-
-
 def _disputes(player: str) -> None:
     claims = data.player_disputes(player)
     st.subheader("Disputes")
@@ -214,6 +161,9 @@ def _disputes(player: str) -> None:
 
 
 def _decisions(player: str) -> None:
+    """The player's game reviews: accuracy and average cost in each judged game, over
+    time, and their key moments (their costliest decisions), each a link to the viewer
+    at that decision."""
     st.subheader("Decisions")
     per_game = data.player_decisions(f, player)
     if per_game.empty:
@@ -221,26 +171,44 @@ def _decisions(player: str) -> None:
                    "(`trickledger analyse --moves` judges them; see the Decisions page).")
         return
     per_game["n"] = range(1, len(per_game) + 1)
-    per_game["game"] = [data.game_title(g) for g in per_game["game"]]
-    ui.chart(st, px.line(per_game, x="n", y="accuracy", color="game", markers=True,
+    per_game["title"] = [data.game_title(g) for g in per_game["game"]]
+    ui.chart(st, px.line(per_game, x="n", y="accuracy", color="title", markers=True,
                          hover_data=["game_id", "played_on", "decisions", "avg_cost",
                                      "blunders"],
                          labels={"n": "judged games, in played order",
-                                 "accuracy": "accuracy (share within 1 SE of the best)",
-                                 "game": "game"},
-                         title="Accuracy over time"), width="stretch")
+                                 "accuracy": "accuracy (share of best moves)",
+                                 "title": "game"},
+                         title="Accuracy, game by game").update_yaxes(tickformat=".0%"),
+             width="stretch")  # percent, as the tables beside it
+    st.markdown("**Game reviews** — each judged game: open it for the whole table's review")
+    tables.show(per_game.iloc[::-1], {"game_id": "game", "title": "kind",
+                                      "played_on": "played on", "accuracy": "accuracy",
+                                      "avg_cost": "average cost (points)",
+                                      "decisions": "decisions", "goods": "good",
+                                      "inaccuracies": "inaccuracies", "mistakes": "mistakes",
+                                      "blunders": "blunders"},
+                games=("game_id",), percent=("accuracy",), decimals={"avg_cost": 2},
+                height=min(400, 38 + 35 * len(per_game)), key="player_reviews")
     worst = data.player_costliest_moves(f, player)
     if worst.empty:
-        st.caption("Every judged decision was within one standard error of the best.")
+        st.caption("Key moments: none — every judged decision was a best move.")
         return
-    worst["open"] = [tables.viewer_url(g, int(r), text=f"round {int(r)}")
-                     for g, r in zip(worst["game_id"], worst["round"])]
-    st.caption("The ten costliest decisions (cost in the game's points, ± one standard "
-               "error; the best move is the judge's, with the greedy bot playing on).")
-    tables.show(worst, {"game_id": "game", "open": "round", "move": "played",
-                        "best_move": "best", "cost": "cost", "cost_se": "± SE",
-                        "band": "verdict"},
-                games=("game_id",), links=("open",), decimals={"cost": 2, "cost_se": 2})
+    worst["open"] = [
+        f"viewer?game={quote(str(g), safe='')}&round={int(r)}&line={int(ln)}"
+        f"#{g}, round {int(r)}"
+        for g, r, ln in zip(worst["game_id"], worst["round"], worst["line"])]
+    worst["verdict"] = [VERDICTS.get(b, b) for b in worst["band"]]
+    worst["cost_text"] = [f"{c:.1f} ± {e:.1f}" if e == e else f"{c:.1f}"
+                          for c, e in zip(worst["cost"], worst["cost_se"])]
+    st.markdown("**Key moments** — the ten costliest decisions (cost in the game's points, "
+                "± one standard error), each opening the viewer at that decision")
+    tables.show(worst, {"open": "decision", "move": "played", "best_move": "better move",
+                        "cost_text": "cost (points)", "verdict": "verdict"},
+                links=("open",), key="player_moments")
+
+
+VERDICTS = {"good": "good", "inaccuracy": "?! inaccuracy", "mistake": "? mistake",
+            "blunder": "?? blunder"}
 
 
 ui.guarded(render)

@@ -3,13 +3,15 @@
 import plotly.express as px
 import streamlit as st
 
-from trickledger.dashboard import data, tables, ui
+from trickledger.dashboard import data, game_parts, tables, ui
 
 ui.page("Ratings")
+LOW = game_parts.lowest_wins()
 st.caption("A multiplayer rating per game (OpenSkill, Plackett–Luce model), updated after "
            "every complete game in the order played — by date, undated games last, then by "
-           "game id. Equal totals are a tie; under_the_radar ranks the lowest total first. "
-           "Everyone starts at μ 25, σ 8.33; the rating shown is μ − 3σ, which rises as a "
+           "game id. Equal totals are a tie; "
+           + (f"{LOW} ranks the lowest total first. " if LOW else "")
+           + "Everyone starts at μ 25, σ 8.33; the rating shown is μ − 3σ, which rises as a "
            "player wins and as the model grows sure of them. Counts every complete game "
            "(disputed ones included) whatever the sidebar says: a rating is a history. "
            "The sidebar's game, table size and player choices pick who is shown.")
@@ -19,14 +21,14 @@ f = ui.filters()
 def render() -> None:
     note = data.ensure_ratings()
     if note:
-        st.warning(note)
+        st.warning(ui.md(note))
     rated = data.ratings_by_game(f)
     if ui.empty(rated, "ratings"):
         return
     most = int(rated["games"].max())
     min_games = ui.minimum("Minimum games rated", most, key="ratings_min_games")
     games = sorted(rated["game"].unique())
-    for game, tab in zip(games, st.tabs([data.game_title(g) for g in games])):
+    for game, tab in zip(games, st.tabs([ui.md(data.game_title(g)) for g in games])):
         with tab:
             board = rated[(rated["game"] == game) & (rated["games"] >= min_games)]
             if board.empty:

@@ -4,15 +4,17 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from trickledger.dashboard import data, tables, ui
+from trickledger.dashboard import data, game_parts, tables, ui
 
 ui.page("Results")
 f = ui.filters()
+LOW = game_parts.lowest_wins()
 st.caption("A win shared by k tied winners counts 1/k for each; at a table of n, chance "
-           "alone wins 1/n of the games. under_the_radar is won by the lowest total, the "
-           "others by the highest. Finished games only (a win needs a finished game), "
-           "replayed from their moves or entered as a score sheet. "
-           + f.counted())
+           "alone wins 1/n of the games. "
+           + (f"{ui.md(LOW)} is won by the lowest total, the others by the highest. " if LOW
+              else "The highest total wins. ")
+           + "Finished games only (a win needs a finished game), replayed from their moves "
+           "or entered as a score sheet. " + ui.md(f.counted()))
 
 
 def render() -> None:
@@ -22,13 +24,12 @@ def render() -> None:
     most = int(rates["games"].max())
     min_games = ui.minimum("Minimum games for the leaderboards", most, key="results_min_games")
     games = sorted(rates["game"].unique())
-    titles = [data.game_title(g) for g in games]
-    for game, tab in zip(games, st.tabs(titles)):
+    for game, tab in zip(games, st.tabs([ui.md(data.game_title(g)) for g in games])):
         with tab:
             rg = rates[(rates["game"] == game) & (rates["games"] >= min_games)].copy()
             if rg.empty:
                 st.info(f"No player has {ui.count(min_games, 'finished game')} of "
-                        f"{data.game_title(game)} under this filter; lower the minimum.")
+                        f"{ui.md(data.game_title(game))} under this filter; lower the minimum.")
                 continue
             rg = rg.sort_values(["vs_baseline", "games", "player"],
                                 ascending=[False, False, True])

@@ -3,18 +3,18 @@
 import plotly.express as px
 import streamlit as st
 
-from trickledger.dashboard import data, ui
+from trickledger.dashboard import data, game_parts, ui
 
 ui.page("Seat effects")
 f = ui.filters()
+LOW = game_parts.lowest_wins()
 st.caption("Each round, every player's score is compared with the table's mean in that "
            "round: with no seat effect the bars stay at 0. Seats are counted clockwise from "
-           "the dealer: 1 is the dealer's left, who leads first in plotters and rage (and "
-           "bids first in rage). The first leader is who led the round's first trick: left "
-           "of the dealer, except the leader the table elects in round 1 of plotters-inc "
-           "and, from round 2 of under_the_radar, the player with the highest total. In "
-           "under_the_radar a point is a trick taken, so below 0 is good. Bars show ±1.96 "
-           "standard errors. " + f.counted())
+           "the dealer: 1 is the dealer's left, who in most games leads (or bids) first. The "
+           "first leader is who led the round's first trick: the dealer's left, unless the "
+           "game's rules choose another (an elected leader, the highest total). "
+           + (f"In {ui.md(LOW)} the lowest total wins, so below 0 is good. " if LOW else "")
+           + "Bars show ±1.96 standard errors. " + ui.md(f.counted()))
 
 
 def render() -> None:
@@ -23,7 +23,7 @@ def render() -> None:
         return
     leaders = data.leader_effects(f)
     games = sorted(seats["game"].unique())
-    for game, tab in zip(games, st.tabs([data.game_title(g) for g in games])):
+    for game, tab in zip(games, st.tabs([ui.md(data.game_title(g)) for g in games])):
         with tab:
             sg = seats[seats["game"] == game].copy()
             sg["seat"] = [_seat(int(s)) for s in sg["seat_from_dealer"]]

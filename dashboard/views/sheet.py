@@ -84,7 +84,7 @@ def _rounds(header: Header, raw_header: dict[str, Any], info: GameInfo) -> None:
     rounds = list(range(1, header.rounds + 1))
     current: int = st.segmented_control(
         "Round", rounds, key=_key(sig, "round"), default=rounds[0],
-        required=True, format_func=lambda r: f"R{r}" if len(rounds) > 6 else f"Round {r}")
+        required=True, format_func=lambda r: f"R{r:d}" if len(rounds) > 6 else f"Round {r:d}")
     form = sheet.form(header, current)
     store[current] = _round_editor(form, players, current, store.get(current), sig)
     filled = [r for r in rounds if r in store and _filled(store[r])]
@@ -98,7 +98,7 @@ def _rounds(header: Header, raw_header: dict[str, Any], info: GameInfo) -> None:
         st.info(ui.md(f"Round {current}: still to type — {missing[current]}."))
     elif current in filled and current not in entered:
         first = next(r for r in filled if missing[r])
-        st.info(f"Round {first} is not typed in full yet: finish it to score round {current}.")
+        st.info(f"Round {first:d} is not typed in full yet: finish it to score round {current:d}.")
     else:
         _round_result(result, players, current, entered)
     _totals(result, current)
@@ -120,7 +120,7 @@ def _setup() -> tuple[Header, dict[str, Any], GameInfo] | None:
         players = [p.strip() for p in text.split(",") if p.strip()]
         if len(players) < info.min_players:
             st.session_state["sheet_ready"] = False
-            st.info(f"{info.title} is for {info.min_players} to {info.max_players} players: "
+            st.info(f"{ui.md(info.title)} is for {info.min_players:d} to {info.max_players:d} players: "
                     f"name them in seating order.")
             return None
         dealer = st.selectbox("First dealer", players, index=len(players) - 1,
@@ -136,7 +136,7 @@ def _setup() -> tuple[Header, dict[str, Any], GameInfo] | None:
         if "suits" in defaults:
             letters = list(dict.fromkeys(c.color for c in info.cards if c.color))
             k = len(defaults["suits"])
-            raw["suits"] = st.multiselect(f"Suits in play ({k})", letters, default=letters[:k],
+            raw["suits"] = st.multiselect(f"Suits in play ({k:d})", letters, default=letters[:k],
                                           key=f"sheet_suits_{name}_{k}")
         try:
             standard = parse_header("the sheet", 1, _json(raw), "sheet")
@@ -227,7 +227,7 @@ def _round_editor(form: SheetForm, players: tuple[str, ...], r: int,
     for key, label in form.pick:
         options = [NOBODY, *players]
         chosen = typed.get(key)
-        typed[key] = st.selectbox(f"Who {label}", options, key=_key(sig, f"{key}_r{r}"),
+        typed[key] = st.selectbox(f"Who {ui.md(label)}", options, key=_key(sig, f"{key}_r{r}"),
                                   index=options.index(chosen) if chosen in options else 0)
     cols = [f.label for f in form.players]
     sizes = widths([*cols, WROTE])
@@ -326,22 +326,26 @@ def _round_result(result: Replay, players: tuple[str, ...], r: int, entered: lis
         st.error(ui.md(f"Round {r} cannot be: {err.message if err else ''}"))
         return
     if r not in entered:
-        st.info(f"Type round {r} when it ends: each player's numbers in their row.")
+        st.info(f"Type round {r:d} when it ends: each player's numbers in their row.")
         return
     if bad is not None and bad < r:
-        st.warning(f"Round {bad} holds an entry that cannot be: fix it to score round {r}.")
+        st.warning(f"Round {bad:d} holds an entry that cannot be: fix it to score round {r:d}.")
         return
     assert st_ is not None
     scored = next(x for x in st_.rounds if x.round == r)
     disputes = {c.player: c for c in st_.claims if c.round == r and not c.match}
     if disputes:
         st.warning("\n".join(
-            [f"**{ui.count(len(disputes), 'written score')} of round {r} "
+            [f"**{ui.count(len(disputes), 'written score')} of round {r:d} "
              f"{'differs' if len(disputes) == 1 else 'differ'} from the rules:**"]
-            + [f"- {ui.md(players[s])}: you wrote **{c.claimed}**, the rules give "
-               f"**{c.computed}** — {ui.md(c.derivation)}" for s, c in disputes.items()]))
-    st.markdown("\n".join(f"- **{ui.md(p)} {scored.scores[s]}** · {ui.md(scored.derivations[s])}"
+            + [f"- {ui.md(players[s])}: you wrote **{c.claimed:d}**, the rules give "
+               f"**{c.computed:d}** — {ui.md(c.derivation)}" for s, c in disputes.items()]))
+    st.markdown("\n".join(f"- **{ui.md(p)} {scored.scores[s]:d}** · {ui.md(scored.derivations[s])}"
                           for s, p in enumerate(players)))
+
+
+def _claim_round(round_: int | None) -> str:
+    return "the totals" if round_ is None else f"round {round_}"
 
 
 def _totals(result: Replay, shown: int) -> None:
@@ -360,8 +364,9 @@ def _totals(result: Replay, shown: int) -> None:
     if elsewhere:  # the round shown lists its own above
         st.warning("\n".join(
             ["**Written scores that differ from the rules in other rounds:**"]
-            + [f"- round {c['round']}, {ui.md(c['player'])}: you wrote **{c['claimed']}**, "
-               f"the rules give **{c['computed']}**" for c in elsewhere]))
+            + [f"- {ui.md(_claim_round(c['round']))}, {ui.md(c['player'])}: you wrote "
+               f"**{ui.md(c['claimed'])}**, the rules give **{ui.md(c['computed'])}**"
+               for c in elsewhere]))
 
 
 def _keep(result: Replay, log: bytes, game: str, entered: list[int]) -> None:

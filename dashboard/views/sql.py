@@ -25,7 +25,7 @@ def render() -> None:
         st.markdown("**Examples**")
         cols = st.columns(3)
         for i, (question, sql) in enumerate(examples):
-            if cols[i % 3].button(question, key=f"ex_{i}", width="stretch"):
+            if cols[i % 3].button(ui.md(question), key=f"ex_{i}", width="stretch"):
                 st.session_state["sql_text"] = sql
     sql = st.text_area("SQL", key="sql_text", height=180)
     try:

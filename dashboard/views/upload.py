@@ -6,7 +6,7 @@ import streamlit as st
 from trickledger.dashboard import auth, data, limits, ui
 
 ui.page("Upload logs")
-st.caption(limits.upload_rules() + " Files already loaded are recognised by their bytes.")
+st.caption(ui.md(limits.upload_rules()) + " Files already loaded are recognised by their bytes.")
 CHUNK = 20
 
 
@@ -21,6 +21,11 @@ def render() -> None:
     rows = st.session_state.get("upload_result")
     if rows:
         _result(rows)
+
+
+def _which(round_: object) -> str:
+    """A claim's round, or 'the totals' for a claim of the totals."""
+    return f"round {int(round_)}" if pd.notna(round_) else "the totals"  # type: ignore[call-overload]
 
 
 def _load(files: list, me: auth.Visitor) -> None:
@@ -46,7 +51,7 @@ def _load(files: list, me: auth.Visitor) -> None:
                          "game_id": p.game_id, "message": p.message or "",
                          "disputed": p.disputed})
         done = min(i + CHUNK, len(items))
-        bar.progress(done / max(len(items), 1), text=f"{done} of {len(items)}")
+        bar.progress(done / max(len(items), 1), text=f"{done:,} of {len(items):,}")
     bar.empty()
     st.session_state["upload_result"] = rows
 
@@ -59,14 +64,13 @@ def _result(rows: list[dict[str, object]]) -> None:
     illegal = table[table["result"] == "illegal"]
     if len(disputed):
         claims = data.claims_not_matching(tuple(str(g) for g in disputed["game_id"]))
-        lines = [f"**Disputed: {ui.count(len(disputed), 'file')} with claimed scores that do "
-                 f"not match the replay.**"]
-        for _, c in claims.iterrows():
-            what = f"round {int(c['round'])}" if pd.notna(c["round"]) else "the totals"
-            lines.append(f"- {ui.md(c['file'])}: {ui.md(c['player'])}, {what} (line "
-                         f"{int(c['line'])}): the sheet says **{c['sheet says']}**, the replay "
-                         f"computes **{c['replay computes']}** — {ui.md(c['how'])}")
-        st.warning("\n".join(lines))
+        st.warning("\n".join(
+            [f"**Disputed: {ui.count(len(disputed), 'file')} with claimed scores that do "
+             f"not match the replay.**"]
+            + [f"- {ui.md(c['file'])}: {ui.md(c['player'])}, {ui.md(_which(c['round']))} (line "
+               f"{int(c['line'])}): the sheet says **{ui.md(c['sheet says'])}**, the replay "
+               f"computes **{ui.md(c['replay computes'])}** — {ui.md(c['how'])}"
+               for _, c in claims.iterrows()]))
         for _, c in claims.drop_duplicates("game_id").iterrows():
             params = {"game": str(c["game_id"])}
             if pd.notna(c["round"]):
@@ -96,8 +100,8 @@ def _result(rows: list[dict[str, object]]) -> None:
     not_loaded = int(sum(counts.get(k, 0) for k in ("conflict", "quarantined", "refused")))
     cols = st.columns(len(kinds) + 1)
     for col, (key, label) in zip(cols, kinds):
-        col.metric(label, int(counts.get(key, 0)))
-    cols[-1].metric("Refused", not_loaded,
+        ui.metric(col, label, int(counts.get(key, 0)))
+    ui.metric(cols[-1], "Refused", not_loaded,
                     help="An id conflict (another log holds the game id), bytes an admin "
                          "quarantined, or a file over the upload limit: not loaded.")
     st.caption(f"{ui.count(len(table), 'file')} in all; {int(len(disputed))} of the loaded "

@@ -5,9 +5,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from trickledger.dashboard import auth, data, limits, ui
+from trickledger.dashboard import auth, data, game_parts, limits, pastes, ui
 from trickledger.replay.engine import Replay, replay_bytes, verdict
-from trickledger.replay.state import ClaimChecked
+from trickledger.replay.facts import ClaimChecked
 
 ui.page("Verify a log")
 st.caption("Upload or paste one log: a disputed score is named first, with how the replay "
@@ -27,8 +27,9 @@ def render() -> None:
             st.info("Uploading a file needs a member's account on this server: log in from "
                     "the sidebar, or paste the log instead.")
     with paste_tab:
-        text = st.text_area("Log lines", height=200, key="verify_text",
-                            placeholder='{"format": "trickledger/1", "game": "plotters", ...}')
+        text = pastes.paste_area("Log lines", height=200, key="verify_text",
+                                 placeholder='{"format": "trickledger/1", "game": "'
+                                             + game_parts.games()[0].name + '", ...}')
     name = ""
     raw: bytes | None = None
     if up is not None:
@@ -55,14 +56,13 @@ def _verdict(r: Replay, raw: bytes, name: str) -> None:
     players = r.state.players
     mismatched = r.mismatched_claims()
     if mismatched:
-        lines = [f"**Disputed: {ui.count(len(mismatched), 'claimed score')} on the score "
-                 f"sheet {'does' if len(mismatched) == 1 else 'do'} not match the replay.**"]
-        for c in mismatched:
-            what = f"round {c.round}" if c.round is not None else "the totals"
-            lines.append(f"- {ui.md(players[c.player])}, {what} (line {c.line}): the sheet "
-                         f"says **{c.claimed}**, the replay computes **{c.computed}** — "
-                         f"{ui.md(c.derivation)}")
-        st.warning("\n".join(lines))
+        st.warning("\n".join(
+            [f"**Disputed: {ui.count(len(mismatched), 'claimed score')} on the score "
+             f"sheet {'does' if len(mismatched) == 1 else 'do'} not match the replay.**"]
+            + [f"- {ui.md(players[c.player])}, "
+               f"{ui.md(f'round {c.round}' if c.round is not None else 'the totals')} (line "
+               f"{c.line:d}): the sheet says **{c.claimed:d}**, the replay computes "
+               f"**{c.computed:d}** — {ui.md(c.derivation)}" for c in mismatched]))
     if status == "illegal" and r.error is not None:
         st.error(ui.md(f"Illegal move at line {r.error.line}: {r.error.message}"))
         _illegal_move(raw, name)
@@ -131,7 +131,8 @@ def _illegal_move(raw: bytes, name: str) -> None:
     if step is None or step.illegal is None:
         return
     m = step.illegal
-    st.markdown(f"{ui.md(m.player)} tried {ui.md(' '.join(m.cards))} in round {step.round}, "
+    st.markdown(f"{ui.md(m.player)} tried {ui.md(' '.join(m.cards))} in round "
+                f"{ui.md(step.round)}, "
                 f"{ui.md(step.label.lower())}. What {ui.md(m.player)} held:")
     ui.hand_row(tl.replay.header.game, m.hand_before, m.legal, played=m.cards)
 

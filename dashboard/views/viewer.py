@@ -1,10 +1,14 @@
 """Game viewer: step through a game trick by trick (or turn by turn), as the engine saw it."""
 
+from collections.abc import Iterable
+from urllib.parse import quote
+
 import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from trickledger.dashboard import data, ui
+from trickledger.dashboard import data, game_parts, tables, ui
+from trickledger.replay.info import GameInfo
 from trickledger.replay.timeline import Step, Timeline
 
 ui.page("Game viewer")
@@ -46,7 +50,7 @@ def render() -> None:
     g = games.set_index("game_id").loc[gid]
     if gid != st.query_params.get("game"):
         st.query_params["game"] = gid
-    info = data.game_info(g["game"])
+    info = data.game_declaration(g["game"])
     step_word = info.step if info else "trick"
     status = str(g["status"]) + (", disputed" if int(g["claims_mismatched"] or 0) else "")
     st.caption(ui.plain(f"{info.title if info else g['game']} · {int(g['n_players'])} players · "
@@ -67,11 +71,19 @@ def render() -> None:
     if not rounds:
         st.info("No round was dealt in this log.")
         return
+    _review(gid, tl, step_word, expanded=st.query_params.get("round") is None)
     asked_round, bad_round = _int_param("round")
     # tricks are addressed by their number; turns by their place in the round (a draw is a
     # step too, but not a turn), so the link names a step
     param = "trick" if step_word == "trick" else "step"
     asked_step, bad_step = _int_param(param)
+    asked_line, _ = _int_param("line")  # a decision's line: the review's links
+    if asked_line is not None:
+        at_line = tl.step_of_line(asked_line)
+        if at_line is not None:
+            asked_round, asked_step, bad_round, bad_step = (at_line.round, at_line.number,
+                                                            None, None)
+        del st.query_params["line"]  # the round and step below name the place from now on
     if bad_round is not None or (asked_round is not None and asked_round not in rounds):
         which = (f"round {rounds[0]} only" if len(rounds) == 1
                  else f"rounds {rounds[0]}-{rounds[-1]}")
@@ -91,15 +103,15 @@ def render() -> None:
     sheet = tl.replay.state is not None and tl.replay.state.is_sheet
     if sheet:
         st.info(f"Entered as a score sheet: what lay on the table at the end of each round, "
-                f"with no {step_word}s to step through. Results and totals count it; "
-                f"{step_word}-level figures cannot.")
+                f"with no {ui.md(step_word)}s to step through. Results and totals count "
+                f"it; {ui.md(step_word)}-level figures cannot.")
         st.code("\n".join(tl.round_lines.get(rnd, [])), language=None)
-        _scores(gid, rnd)
+        _scores(gid, rnd, info)
         return
     _round_notes(tl, rnd)
     if not steps:
-        st.info(f"No {step_word} was played in round {rnd}.")
-        _scores(gid, rnd)
+        st.info(f"No {ui.md(step_word)} was played in round {ui.md(rnd)}.")
+        _scores(gid, rnd, info)
         return
     numbers = [s.number for s in steps]
     key = f"step_{gid}_{rnd}"
@@ -122,13 +134,13 @@ def render() -> None:
     nxt.button("next ▶", key=f"next_{key}", on_click=_move, args=(tl, gid, rnd, 1, param),
                disabled=at >= len(steps) - 1 and rnd == rounds[-1])
     step = steps[min(st.session_state[key], len(steps) - 1)]
-    label.markdown(f"**Round {rnd}, {step.label[:1].lower() + step.label[1:]}** "
-                   f"({step.number} of {len(steps)})")
+    label.markdown(f"**Round {ui.md(rnd)}, {ui.md(step.label[:1].lower() + step.label[1:])}** "
+                   f"({ui.md(step.number)} of {len(steps)})")
     st.query_params["round"] = str(rnd)
     st.query_params[param] = str(step.number)
     _show_step(step, g, gid, step_word)
     _judged(gid, rnd, step, step_word)
-    _scores(gid, rnd)
+    _scores(gid, rnd, info)
 
 
 def _move(tl: Timeline, gid: str, rnd: int, delta: int, param: str) -> None:
@@ -165,7 +177,8 @@ def _move(tl: Timeline, gid: str, rnd: int, delta: int, param: str) -> None:
 def _round_notes(tl: Timeline, rnd: int) -> None:
     lines = tl.round_lines.get(rnd)
     if lines:
-        with st.expander(f"Round {rnd}: the deal, bids and scores as the engine replayed them"):
+        with st.expander(f"Round {ui.md(rnd)}: the deal, what was declared and the scores, "
+                         f"as the engine replayed them"):
             st.code("\n".join(lines), language=None)
 
 
@@ -183,17 +196,18 @@ def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
     if step.lines:
         st.code("\n".join(step.lines), language=None)
     elif not step.finished and step.error is None:
-        st.info(f"This {step_word} was not finished (the round ended early or the log stops "
+        st.info(f"This {ui.md(step_word)} was not finished (the round ended early or the log stops "
                 f"here).")
     movers = {m.player: m for m in step.moves if m.from_hand}
-    with st.expander(f"Hands before this {step_word}, and what was legal to play", expanded=True):
+    with st.expander(f"Hands before this {ui.md(step_word)}, and what was legal to play",
+                     expanded=True):
         for player, hand in step.hands_before.items():
             mover = movers.get(player)
             st.markdown(f"**{ui.md(player)}**" + (" — played " + ui.md(" ".join(mover.cards))
                                                   if mover else ""))
             ui.hand_row(g["game"], hand, mover.legal if mover else None,
                         played=mover.cards if mover else ())
-    stacks = data.step_stacks(gid, step.round, step.number, step_word)
+    stacks = data.step_stacks(str(g["game"]), gid, step.round, step.number)
     if stacks is not None and len(stacks):
         frame = pd.DataFrame(list(stacks))
         if frame["player"].isna().all():
@@ -203,7 +217,7 @@ def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
         else:
             table = frame.pivot_table(index="player", columns="stack", values="cards",
                                       sort=False).reset_index()
-            st.markdown(f"**Stacks after this {step_word}** (open colours and face-down cards)")
+            st.markdown(f"**Stacks after this {ui.md(step_word)}** (open colours and face-down cards)")
             st.dataframe(table, hide_index=True, width="stretch")
 
 
@@ -211,35 +225,129 @@ BAND_ICONS = {"best": "✓ best", "good": "good", "inaccuracy": "?! inaccuracy",
               "mistake": "? mistake", "blunder": "?? blunder"}
 
 
+def _num(x: float) -> str:
+    """A figure for people: one decimal, two below 1 (under_the_radar's tricks), no -0."""
+    if x != x:
+        return "—"
+    places = 2 if abs(x) < 1 else 1
+    text = f"{x:.{places}f}"
+    return "0" if float(text) == 0 else text
+
+
+def _cost(c: float, se: float, band: str) -> str:
+    if band == "best":
+        return "0"
+    return f"{_num(c)} ± {_num(se)}" if se == se else _num(c)
+
+
+def _verdicts(judged: pd.DataFrame) -> pd.DataFrame:
+    """The judge's rows in words: a best move never shows a better one beside it; moves
+    as good as the best say so."""
+    out = judged.copy()
+    out["verdict"] = [BAND_ICONS.get(b, b) for b in out["band"]]
+    out["cost"] = [_cost(c, e, b) for c, e, b in zip(out["cost"], out["cost_se"], out["band"])]
+    out["better"] = ["" if b == "best" else m for m, b in zip(out["best_move"], out["band"])]
+    out["as good"] = [_as_good(b, m, eq) for b, m, eq in
+                      zip(out["band"], out["move"], out["equal_moves"])]
+    out["expected"] = [_num(v) for v in out["value"]]
+    out["best expected"] = [_num(v) for v in out["best_value"]]
+    return out
+
+
+def _as_good(band: str, move: str, equal: object) -> str:
+    others = [str(e) for e in equal] if isinstance(equal, Iterable) and not isinstance(
+        equal, str) else []
+    if band == "best":
+        return ("equal: " + ", ".join(others)) if others else "the only best move"
+    return ("equal to it: " + ", ".join(others)) if others else ""
+
+
+JUDGE_COLUMNS = {"player": "player", "move": "played", "verdict": "verdict",
+                 "cost": "cost (points)", "better": "better move", "as good": "as good",
+                 "expected": "expected score", "best expected": "best's expected"}
+
+
 def _judged(gid: str, rnd: int, step: Step, step_word: str) -> None:
-    """The judge's verdict on this step's moves, and on every decision of the round (bids
-    and trump choices come before the first trick)."""
+    """The judge's verdict on this step's moves (forced moves said so), and on every
+    decision of the round (bids and trump choices come before the first trick)."""
     judged = data.judged_moves(gid, rnd)
-    if judged.empty:
+    rounds = data.judged_rounds(gid)
+    if judged.empty and (rounds is not None and rnd not in rounds):
+        if rounds is not None and rounds:
+            st.caption(f"The judge has not judged round {ui.md(rnd)} of this game (`trickledger "
+                       f"analyse --moves` judges a long log's rounds up to a bound).")
         return
-    judged["verdict"] = [BAND_ICONS.get(b, b) for b in judged["band"]]
-    judged["cost ± SE"] = [f"{c:.2f} ± {e:.2f}" if e == e else f"{c:.2f}"
-                           for c, e in zip(judged["cost"], judged["cost_se"])]
-    judged["best"] = [("" if m == b else b) for m, b in zip(judged["move"], judged["best_move"])]
-    columns = {"player": "player", "move": "played", "verdict": "verdict",
-               "cost ± SE": "cost ± SE (points)", "best": "best alternative",
-               "value": "expected score", "best_value": "best's expected score"}
-    here = judged[judged["line"].isin([m.line for m in step.moves])]
-    if not here.empty:
-        st.markdown(f"**The judge on this {step_word}** (cost: the round points the move "
-                    f"gave away against the best alternative, with the greedy bot playing on)")
-        st.dataframe(here[list(columns)].rename(columns=columns), hide_index=True,
-                     width="stretch")
-    with st.expander(f"Every judged decision of round {rnd} ({len(judged)})"):
-        st.dataframe(judged[list(columns)].rename(columns=columns), hide_index=True,
-                     width="stretch")
+    shown = _verdicts(judged)
+    by_line = {int(r["line"]): r for _, r in shown.iterrows()}
+    rows = []
+    for m in step.moves:
+        row = by_line.get(m.line)
+        if row is not None:
+            rows.append({c: row[c] for c in JUDGE_COLUMNS})
+        else:  # no verdict in a judged round: the mover had one legal move
+            rows.append({"player": m.player, "move": " ".join(m.cards), "verdict": "forced",
+                         "cost": "", "better": "", "as good": "the only legal move",
+                         "expected": "", "best expected": ""})
+    if rows:
+        st.markdown(f"**The judge on this {ui.md(step_word)}** (cost: the round points the move "
+                    f"gave away against the best alternative, ± one standard error, with "
+                    f"the hidden cards dealt again many times)")
+        frame = pd.DataFrame(rows)
+        st.dataframe(frame[list(JUDGE_COLUMNS)].rename(columns=JUDGE_COLUMNS),
+                     hide_index=True, width="stretch")
+    if not shown.empty:
+        with st.expander(f"Every judged decision of round {ui.md(rnd)} ({len(shown)})"):
+            st.dataframe(shown[list(JUDGE_COLUMNS)].rename(columns=JUDGE_COLUMNS),
+                         hide_index=True, width="stretch")
 
 
-def _scores(gid: str, rnd: int) -> None:
-    bids = data.round_bids(gid, rnd)
-    if not bids.empty:
-        st.subheader("Bids against tricks")
-        st.dataframe(bids, hide_index=True, width="stretch")
+def _decision_url(gid: str, rnd: int, line: int, text: str) -> str:
+    return f"viewer?game={quote(gid, safe='')}&round={int(rnd)}&line={int(line)}#{text}"
+
+
+def _review(gid: str, tl: Timeline, step_word: str, expanded: bool) -> None:
+    """The game review: each player's accuracy and average cost in this game, and its key
+    moments (its costliest decisions), each a link to the viewer at that decision."""
+    review = data.game_review(gid)
+    if review.empty:
+        return
+    with st.expander("Game review: how well each player decided, and the key moments",
+                     expanded=expanded):
+        tables.show(review, {"player": "player", "accuracy": "accuracy",
+                             "avg_cost": "average cost (points)", "decisions": "decisions",
+                             "best": "best", "good": "good", "inaccuracies": "inaccuracies",
+                             "mistakes": "mistakes", "blunders": "blunders"},
+                    players=("player",), percent=("accuracy",), decimals={"avg_cost": 2},
+                    key=f"review_{gid}")
+        st.caption("Accuracy: the share of a player's decisions where no alternative was "
+                   "better; average cost: the points a decision gave away on average "
+                   "(see the Decisions page).")
+        moments = data.game_key_moments(gid)
+        if moments.empty:
+            st.caption("Key moments: none — every judged decision was a best move.")
+            return
+        where = {}
+        for line in moments["line"]:
+            at = tl.step_of_line(int(line))
+            where[int(line)] = (f"{at.label[:1].lower() + at.label[1:]}" if at is not None
+                                else "before the first " + step_word)
+        moments["open"] = [_decision_url(gid, int(r), int(ln),
+                                         f"round {int(r)}, {where[int(ln)]}")
+                           for r, ln in zip(moments["round"], moments["line"])]
+        moments["verdict"] = [BAND_ICONS.get(b, b) for b in moments["band"]]
+        moments["cost"] = [_cost(c, e, b) for c, e, b in
+                           zip(moments["cost"], moments["cost_se"], moments["band"])]
+        st.markdown("**Key moments** — the game's costliest decisions")
+        tables.show(moments, {"open": "where", "player": "player", "move": "played",
+                              "best_move": "better move", "cost": "cost (points)",
+                              "verdict": "verdict"},
+                    players=("player",), links=("open",), key=f"moments_{gid}")
+
+
+def _scores(gid: str, rnd: int, info: GameInfo | None) -> None:
+    own = game_parts.round_section(info)  # the game's own part (rage: bids against tricks)
+    if own is not None:
+        own(gid, rnd)
     scores = data.running_scores(gid)
     claims = data.disputed_claims(gid)
     wide = {"derivation": st.column_config.TextColumn("derivation", width="large")}

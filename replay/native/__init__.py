@@ -21,7 +21,8 @@ import struct
 from types import ModuleType
 from typing import Any
 
-from ..state import GameInfo, GameState, Move
+from ..info import GameInfo
+from ..state import GameState, Move
 
 MODULE = "trickledger.replay._native"
 
@@ -115,23 +116,20 @@ class NativeEngine:
     """The judge's values of one sample's alternatives (the judge's `ValueEngine`) by the
     native engine: the sample solved exactly when the rest of the round fits the solver's
     budget (`budget` native positions), otherwise every alternative played out by the greedy
-    policy with one random stream (exactly only tried at most `solve_cards[game]` cards
-    left in the hands, when given), the rest of the round solved once at most
-    `endgame_cards[game]` cards are left in the hands and it fits `endgame_budget`. A game
+    policy with one random stream (exactly only tried at most the codec's `solve_cards`
+    cards left in the hands, when it says), the rest of the round solved once at most the
+    codec's `endgame_cards` cards are left in the hands and it fits `endgame_budget`. A game
     the native engine does not know is valued by `fallback` (the Python engine), or, without
     one, `native_values` says None."""
 
     name = "native"
 
-    def __init__(self, fallback: Any, budget: int, endgame_cards: dict[str, int],
-                 endgame_budget: int, table_bits: int = 18,
-                 solve_cards: dict[str, int] | None = None) -> None:
+    def __init__(self, fallback: Any, budget: int, endgame_budget: int,
+                 table_bits: int = 18) -> None:
         self.fallback = fallback
         self.budget = budget
-        self.endgame_cards = endgame_cards
         self.endgame_budget = endgame_budget
         self.table_bits = table_bits
-        self.solve_cards = solve_cards or {}
 
     def native_values(self, state: GameState, seat: int, alternatives: list[Move],
                       stream: float, search: bool) -> tuple[list[float], bool] | None:
@@ -143,14 +141,15 @@ class NativeEngine:
             return None
         evaluate = getattr(native, f"evaluate_{codec.rules}")
         moves = [codec.move_code(state, m) for m in alternatives]
-        most = self.solve_cards.get(state.info.name)
+        most = codec.solve_cards
         if search and most is not None:
             # a rest of the round with more cards cannot fit: not worth a failed try
             search = sum(len(state.hand(s)) for s in range(len(state.players))) <= most
         values, exact, _ = evaluate([codec.position(state)], moves, seat,
                                     self.budget if search else 0, "greedy", [seed_of(stream)],
                                     self.endgame_budget,
-                                    self.endgame_cards.get(state.info.name, -1), self.table_bits)
+                                    -1 if codec.endgame_cards is None else codec.endgame_cards,
+                                    self.table_bits)
         return [v[0] for v in values], bool(exact[0])
 
     def values(self, state: GameState, seat: int, alternatives: list[Move], stream: float,

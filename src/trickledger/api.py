@@ -95,10 +95,13 @@ def replay_log(source: Source | bytes, *, name: str | None = None) -> Replay:
     return _replay(source, name)
 
 
-def connect(db: Source | None = None, *, lake: Source | None = None) -> Store:
+def connect(db: Source | None = None, *, lake: Source | None = None,
+            timeout: float | None = None) -> Store:
     """A read-only store: the database file `db` (default: $TRICKLEDGER_DB or
-    trickledger.duckdb), or the lake folder `lake`. It must exist."""
-    return Store.connect(db, lake=lake)
+    trickledger.duckdb), or the lake folder `lake`. It must exist. `timeout`: the
+    seconds each query may run before it is stopped (QueryTimeout); None, no limit.
+    Ctrl-C stops a query either way."""
+    return Store.connect(db, lake=lake, timeout=timeout)
 
 
 @dataclass

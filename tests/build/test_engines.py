@@ -104,7 +104,7 @@ def test_the_per_log_records_are_built_natively(compiled_engine: Path) -> None:
                     "from trickledger.replay.engine import Replay\n"
                     "from trickledger.replay.events import Header\n"
                     "from trickledger.replay.reader import Log\n"
-                    "from trickledger.replay.state import RoundScored\n"
+                    "from trickledger.replay.facts import RoundScored\n"
                     "print([inspect.isfunction(c.__init__) for c in "
                     "(Header, Log, Replay, RoundScored)])")
     assert out == "[False, False, False, False]"

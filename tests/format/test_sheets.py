@@ -390,19 +390,17 @@ def test_a_log_is_a_move_log_or_a_sheet_never_both():
     assert all(c["match"] for c in v["claims"])
 
 
-def test_a_game_without_a_sheet_says_so():
+def test_a_game_without_a_sheet_says_so(register_game):
     import dataclasses
 
-    import toy_game
+    import toy_high_card
 
-    from trickledger.replay.registry import register
-
-    class PlainToyState(toy_game.ToyState):
+    class PlainToyState(toy_high_card.ToyState):
         """The toy game without its score sheet."""
 
-    plain = register(dataclasses.replace(toy_game.INFO, name="toy_without_sheet",
-                                         state_class=PlainToyState, sheet_state=None,
-                                         tables={}))
+    plain = register_game(dataclasses.replace(toy_high_card.INFO, name="toy_without_sheet",
+                                              state_class=PlainToyState, sheet_state=None,
+                                              tables={}))
     head = {"format": "trickledger/1", "game": plain.name, "players": NAMES[:2]}
     v = run(head, [{"type": "sheet", "round": 1, "players": {}}])
     assert_illegal(v, 2, f"{plain.name} has no score sheet")

@@ -15,7 +15,6 @@ from typing import Any
 
 import orjson
 import pytest
-import toy_game  # noqa: F401  (registers the fifth game)
 from test_conformance import configs, header_for
 
 from trickledger.replay.bots import RandomBot
@@ -23,6 +22,13 @@ from trickledger.replay.engine import new_state
 from trickledger.replay.events import Event
 from trickledger.replay.reader import parse_header
 from trickledger.replay.state import GameState
+
+
+@pytest.fixture(autouse=True)
+def _with_the_toy_game(toy_game):
+    """The example plugin game is among the games cloned (`configs`), registered for each
+    test."""
+    return toy_game
 
 
 def snapshot(value: Any) -> Any:

@@ -3,8 +3,9 @@ game and table size, random legal play applies; every move that `legal_moves()` 
 accepted and every near miss it does not list is rejected (with a located error in a log);
 a simulated game's log replays to the same facts; the verdict round-trips.
 
-The toy game of tests/toy_game.py is registered here too, so a fifth game is checked by
-the same code as the four real ones.
+The example plugin game (examples/toy_high_card, imported from the checkout) is registered
+for each test here too (the `toy_game` fixture), so a fifth game is checked by the same code
+as the four real ones, and no test elsewhere sees it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 import orjson
 import pytest
-import toy_game  # noqa: F401  (registers the fifth game)
+import toy_high_card
 from helpers import NAMES
 
 from trickledger.replay.bots import RandomBot
@@ -29,12 +30,20 @@ from trickledger.replay.state import GameState
 from trickledger.replay.writer import dump_lines, rewrite
 
 SUITS = "RYGBPKWO"
+# the games checked: every registered one and the example plugin game (registered for each
+# test by `_with_the_toy_game`)
+GAMES = {**registry(), toy_high_card.NAME: toy_high_card.INFO}
+
+
+@pytest.fixture(autouse=True)
+def _with_the_toy_game(toy_game):
+    return toy_game
 
 
 def configs() -> list[tuple[str, int, tuple[str, ...]]]:
     """Every game, every table size, each variant on its own."""
     out = []
-    for name, info in sorted(registry().items()):
+    for name, info in sorted(GAMES.items()):
         for n in range(info.min_players, info.max_players + 1):
             out.append((name, n, ()))
         for v in info.variants:
@@ -46,7 +55,7 @@ def configs() -> list[tuple[str, int, tuple[str, ...]]]:
 
 
 def header_for(game: str, n: int, options: tuple[str, ...], seed: int) -> dict[str, Any]:
-    info = registry()[game]
+    info = GAMES[game]
     h: dict[str, Any] = {"format": "trickledger/1", "game": game, "players": NAMES[:n]}
     variants = [o for o in options if not o.startswith("edition:")]
     if variants:
@@ -156,9 +165,9 @@ def test_random_play_legal_moves_and_near_misses(game, n, options):
     assert fresh.is_over()
 
 
-@pytest.mark.parametrize("game", sorted(registry()))
+@pytest.mark.parametrize("game", sorted(GAMES))
 def test_verdict_round_trips(game):
-    info = registry()[game]
+    info = GAMES[game]
     n = info.min_players
     h = header_for(game, n, (), seed=3)
     h["id"] = f"{game}-roundtrip"

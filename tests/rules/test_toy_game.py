@@ -1,13 +1,15 @@
-"""A fifth game, added as one module in the tests (tests/toy_game.py) and registered, is
-verified, simulated, ingested, shown in the viewer and benchmarked without touching any
-other file of trickledger."""
+"""The example plugin game (examples/toy_high_card, imported here from the checkout and
+registered for each test as its entry point registers it; the system test
+tests/system/test_plugin_game.py installs it as a user would) is verified, simulated,
+ingested, shown in the viewer and benchmarked without touching any file of trickledger."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import orjson
-import toy_game
+import pytest
+import toy_high_card
 from helpers import dashboard_database
 from streamlit.testing.v1 import AppTest
 
@@ -19,8 +21,13 @@ from trickledger.replay.simulate import SimOptions, simulate_one
 VIEWER = Path(__file__).resolve().parents[2] / "dashboard" / "views" / "viewer.py"
 
 
+@pytest.fixture(autouse=True)
+def _registered(toy_game):
+    return toy_game
+
+
 def simulated(k: int) -> list[tuple[str, bytes]]:
-    opts = SimOptions(game=toy_game.NAME, games=k, players=(2, 4), bots=("greedy", "random"),
+    opts = SimOptions(game=toy_high_card.NAME, games=k, players=(2, 4), bots=("greedy", "random"),
                       claims=True, wrong_claims=0.2, seed=4)
     return [simulate_one(opts, i)[:2] for i in range(k)]
 
@@ -34,7 +41,7 @@ def test_simulated_and_verified(tmp_path, capsys):
     code = main(["verify", "--json", *paths])
     verdicts = orjson.loads(capsys.readouterr().out)
     assert [v["status"] for v in verdicts] == ["complete"] * 6
-    assert all(v["game"] == toy_game.NAME and v["winners"] for v in verdicts)
+    assert all(v["game"] == toy_high_card.NAME and v["winners"] for v in verdicts)
     wrong = [c for v in verdicts for c in v["claims"] if not c["match"]]
     assert wrong and code == 1  # the injected wrong claims are caught
 
@@ -47,7 +54,7 @@ def test_ingested_and_shown_in_the_viewer(tmp_path):
     with reading(db) as con:
         counts = con.execute("""SELECT count(DISTINCT g.game_id), count(t.trick)
                                 FROM games g JOIN tricks t USING (game_id)
-                                WHERE g.game = ?""", [toy_game.NAME]).fetchone()
+                                WHERE g.game = ?""", [toy_high_card.NAME]).fetchone()
         gid, winner = con.execute("""SELECT game_id, winner FROM tricks
                                      WHERE round = 1 AND trick = 1 ORDER BY game_id
                                      LIMIT 1""").fetchone()
@@ -66,10 +73,10 @@ def test_ingested_and_shown_in_the_viewer(tmp_path):
 def test_benchmarked(tmp_path):
     from bench.run import build_corpus, floor_and_replay, games
 
-    assert toy_game.NAME in games()
+    assert toy_high_card.NAME in games()
     corpus = build_corpus(tmp_path, per_game=2)
-    result = floor_and_replay({toy_game.NAME: corpus[toy_game.NAME]})
-    toy = result[toy_game.NAME]
+    result = floor_and_replay({toy_high_card.NAME: corpus[toy_high_card.NAME]})
+    toy = result[toy_high_card.NAME]
     assert toy["games"] == 2 and toy["events"] > 0 and toy["replay_events_per_s"] > 0
 
 
@@ -102,8 +109,8 @@ def test_its_own_event_table_and_score_sheet(tmp_path):
 def test_its_card_class_subclasses_the_engines_card():
     from trickledger.replay.cards import Card
 
-    card = toy_game.CARDS["A1"]
-    assert type(card) is toy_game.ToyCard and isinstance(card, Card)
+    card = toy_high_card.CARDS["A1"]
+    assert type(card) is toy_high_card.ToyCard and isinstance(card, Card)
 
 
 def test_its_table_is_added_to_an_existing_database(tmp_path):

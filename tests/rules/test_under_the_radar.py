@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from trickledger.replay.bots import RandomBot
 from trickledger.replay.engine import replay_bytes, verdict
+from trickledger.replay.facts import RoundDealt
 from trickledger.replay.games.under_the_radar import (
     CARDS,
     COMPLETES,
@@ -23,7 +24,6 @@ from trickledger.replay.games.under_the_radar import (
     why_unacceptable,
 )
 from trickledger.replay.simulate import play_game
-from trickledger.replay.state import RoundDealt
 
 
 def trick_of(*names: str) -> Trick:

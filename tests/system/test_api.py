@@ -95,7 +95,9 @@ def test_ingest_returns_the_counts_the_command_prints(tmp_path):
     assert (again.loaded, again.already) == (0, 80)
     store = trickledger.connect(tmp_path / "api.duckdb")
     audit = store.sql("SELECT via, action, result FROM audit_log ORDER BY happened_at")
-    assert audit.rows() == [("python", "ingest", "loaded 80"), ("python", "ingest", "loaded 0")]
+    # what happened, as the command line writes it: a second run is not "loaded 0"
+    assert audit.rows() == [("python", "ingest", "loaded 80"),
+                           ("python", "ingest", "loaded 0, already loaded 80")]
 
 
 def test_ingest_warns_of_and_records_a_source_that_names_nothing(tmp_path):
@@ -279,3 +281,80 @@ def test_an_unguarded_script_is_told_to_guard_its_work(tmp_path):
            f"script again: {advice}" in done.stderr
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("trickledger.ingest.executors.WorkerLost:") and "__main__" in last, last
+
+
+ENDLESS = "SELECT count(*) FROM range(1000000000000)"  # hours of work
+ENDLESS_RECURSION = ("WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) "
+                     "SELECT count(*) FROM r")
+
+
+def _small_db(tmp_path: Path) -> str:
+    db = str(tmp_path / "t.duckdb")
+    trickledger.ingest_logs(SAMPLES_DIR / "rage", db=db, jobs=1)
+    return db
+
+
+SAMPLES_DIR = Path(trickledger.SAMPLES)
+
+
+def test_a_query_stops_at_the_timeout_it_was_given(tmp_path):
+    """Issue 35: an endless query through the Python API ran for ever. A notebook gives
+    each query of a store a timeout (connect), or one query its own (sql)."""
+    from trickledger.ingest.store import QueryTimeout
+
+    store = trickledger.connect(_small_db(tmp_path), timeout=1)
+    for query in (ENDLESS, ENDLESS_RECURSION):
+        with pytest.raises(QueryTimeout, match=r"ran longer than 1 s and was stopped"):
+            store.sql(query)
+    with pytest.raises(QueryTimeout, match=r"longer than 0.5 s"):
+        trickledger.connect(store.path).sql(ENDLESS, timeout=0.5)
+    assert store.sql("SELECT count(*) AS n FROM logs")["n"][0] > 0  # the store goes on
+    assert store.table("games").collect().height > 0
+    for bad in (0, -1, float("nan")):
+        with pytest.raises(ValueError, match="timeout must be"):
+            trickledger.connect(store.path, timeout=bad)
+        with pytest.raises(ValueError, match="timeout must be"):
+            store.sql("SELECT 1", timeout=bad)
+
+
+NOTEBOOK = """
+import sys, trickledger
+store = trickledger.connect(sys.argv[1])
+print("running", flush=True)
+try:
+    store.sql(sys.argv[2])
+except KeyboardInterrupt:
+    print("stopped by Ctrl-C", flush=True)
+print("then", store.sql("SELECT count(*) AS n FROM logs")["n"][0], flush=True)
+"""
+
+
+@pytest.mark.parametrize("query", [ENDLESS, ENDLESS_RECURSION], ids=["range", "recursion"])
+def test_ctrl_c_stops_a_query_without_a_timeout(tmp_path, query):
+    """Ctrl-C (a notebook's 'interrupt the kernel' sends SIGINT) stops a running query, and
+    the store answers the next one; DuckDB's own call would not let the signal through."""
+    import signal
+    import time
+
+    db = _small_db(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-c", NOTEBOOK, db, query], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "running\n"
+        ticks = _cpu_ticks(proc.pid)
+        while _cpu_ticks(proc.pid) < ticks + 50:  # half a second of the query's work
+            assert proc.poll() is None
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)  # a bound that turns a hang into a failure
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert "stopped by Ctrl-C" in out and "then " in out, out + err
+    assert proc.returncode == 0, err
+
+
+def _cpu_ticks(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(stat[11]) + int(stat[12])  # utime + stime

@@ -47,7 +47,7 @@ def test_a_page_run_on_a_held_file_waits_once_and_names_no_path(held, monkeypatc
 
     path, holder = held
     # a writer waits for the file too (its flag names a live process: the holder)
-    Path(path + dbmod.WRITER_WAITING + str(holder)).touch()
+    Path(path + dbmod.WRITER_WAITING + str(holder)).write_text(dbmod._started(holder) or "")
     monkeypatch.setattr(data, "LOCK_WAIT_S", 3.0)
     monkeypatch.setattr(data, "WRITER_WAIT_S", 2.0)
     slept: list[float] = []
@@ -57,7 +57,7 @@ def test_a_page_run_on_a_held_file_waits_once_and_names_no_path(held, monkeypatc
         time.sleep(seconds)
 
     monkeypatch.setattr(dbmod, "time", SimpleNamespace(monotonic=time.monotonic,
-                                                        sleep=sleep))
+                                                        sleep=sleep, time=time.time))
     with dashboard_database(path):
         at = AppTest.from_file(APP, default_timeout=120)
         at.run()

@@ -9,11 +9,15 @@ from trickledger.replay.registry import registry
 
 
 @pytest.mark.parametrize("game", sorted(registry()))
-def test_every_card_is_painted_by_its_tables_colour(game: str) -> None:
-    # a colour the dashboard has no paint for (a fifth game's own) is grey, as no colour is
-    for card in registry()[game].cards:
-        want = ui.COLOR_CSS.get(card.color, ui.NO_COLOR_CSS)
+def test_every_card_is_painted_as_its_game_declares_its_colour(game: str) -> None:
+    # a colour the game declares no paint for is grey, as no colour is
+    info = registry()[game]
+    painted = 0
+    for card in info.cards:
+        want = info.colors.get(card.color, ui.NO_COLOR_CSS)
+        painted += want != ui.NO_COLOR_CSS
         assert f"background:{want};" in ui.chip(game, card.name), (game, card.name)
+    assert painted, f"{game} paints none of its cards"
 
 
 def test_a_card_written_in_another_case_keeps_its_colour() -> None:

@@ -187,14 +187,15 @@ BROWSER_HEADERS = ["Host", "User-Agent", "Origin", "Accept", "Accept-Language",
                    "Upgrade", "Sec-WebSocket-Key", "Sec-WebSocket-Version",
                    "Sec-WebSocket-Extensions", "Sec-WebSocket-Protocol", "Sec-Fetch-User",
                    "Sec-Fetch-Mode", "Sec-Fetch-Site", "Sec-Fetch-Dest", "Sec-Ch-Ua",
-                   "Sec-Ch-Ua-Mobile", "Sec-Ch-Ua-Platform", "Referer", "Dnt",
-                   "Upgrade-Insecure-Requests", "Priority", "If-None-Match", "Authorization"]
+                   "Sec-Ch-Ua-Mobile", "Sec-Ch-Ua-Platform", "Sec-Gpc", "Referer", "Dnt",
+                   "Upgrade-Insecure-Requests", "Priority", "If-None-Match"]
 
 
 def test_a_browsers_own_headers_are_not_proxy_headers():
     from trickledger.dashboard import auth
 
-    assert [h for h in BROWSER_HEADERS if auth.proxy_header(h)] == []
+    assert [h for h in BROWSER_HEADERS if not auth.browser_header(h)] == []
+    assert [h for h in PROXY_HEADERS if auth.browser_header(h)] == []
 
 
 def test_another_loopback_address_warns_that_every_visitor_is_an_admin(tmp_path, monkeypatch,
@@ -293,3 +294,83 @@ def test_bytes_held_across_sessions_are_capped(monkeypatch):
     assert down.held() <= 3 * MB + 256 * 1024
     del down.kept["member-0"]  # a session ends: Streamlit lets its files go
     assert put(guard, "member-4", MB, chunk=256 * 1024) == 204
+
+
+# ------------------------------------------------------------ what visitors' messages hold
+
+
+def test_the_ledger_of_held_messages_counts_until_the_session_is_gone():
+    from trickledger.dashboard.held import FREE_BYTES, HeldMessages
+
+    told: list[str] = []
+    ledger = HeldMessages(3 * MB, linger_s=lambda: 3600.0,
+                          forget_on_close=lambda s: told.append(s) or True)
+    a, b, c = ledger.open(), ledger.open(), ledger.open()
+    assert ledger.admit(a, FREE_BYTES) and ledger.held() == 0  # small messages: free
+    assert ledger.admit(a, 2 * MB) and ledger.admit(a, MB)  # its biggest counts
+    assert not ledger.admit(b, 2 * MB) and ledger.was_cut(b)  # 4 MB would pass the cap
+    assert ledger.admit(b, MB) and not ledger.was_cut(b) and ledger.held() == 3 * MB
+    ledger.bind(a, "session-a")  # a page run: a's session is told to end with a
+    assert told == ["session-a"]
+    ledger.close(a)  # ... so what it held goes with the connection
+    assert ledger.held() == MB and ledger.admit(c, 2 * MB)
+    ledger.close(b)  # b's session was never told: it counts while Streamlit may keep it
+    assert ledger.held() == 3 * MB and not ledger.admit(ledger.open(), MB)
+    ledger.linger_s = lambda: 0.0
+    assert ledger.held() == 2 * MB  # Streamlit has let b's session go by now
+
+
+def test_a_message_over_the_cap_reaches_streamlit_without_its_big_values(monkeypatch):
+    """The guard in front of the app's WebSocket: gives each connection its own token (a
+    visitor's header of that name is dropped), and a page run that would pass the cap
+    reaches Streamlit with its big widget values taken out."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    from trickledger.dashboard import held
+    from trickledger.dashboard.server import MessageQuota
+
+    ledger = held.HeldMessages(MB)
+    another = ledger.open()
+    assert ledger.admit(another, 600 * 1024)  # another visitor's paste, held
+    seen: list[bytes] = []
+    headers: list[list[tuple[bytes, bytes]]] = []
+
+    async def streamlit(scope, receive, send):
+        headers.append(scope["headers"])
+        while (message := await receive())["type"] == "websocket.receive":
+            seen.append(message["bytes"])
+
+    def rerun(*values: str) -> bytes:
+        msg = BackMsg()
+        msg.rerun_script.widget_states.widgets.extend(
+            WidgetState(id=f"w{i}", string_value=v) for i, v in enumerate(values))
+        return msg.SerializeToString()
+
+    sent = [rerun("a" * (300 * 1024)), rerun("b" * (500 * 1024), "small")]
+
+    async def receive():
+        if sent:
+            return {"type": "websocket.receive", "bytes": sent.pop(0)}
+        return {"type": "websocket.disconnect", "code": 1000}
+
+    scope = {"type": "websocket", "path": "/_stcore/stream",
+             "headers": [(b"host", b"localhost"), (b"trickledger-connection", b"forged")]}
+    asyncio.run(MessageQuota(streamlit, ledger)(scope, receive, None))
+    tokens = [v for k, v in headers[0] if k == b"trickledger-connection"]
+    assert len(tokens) == 1 and tokens[0] != b"forged"
+    first, second = BackMsg(), BackMsg()
+    first.ParseFromString(seen[0])
+    second.ParseFromString(seen[1])
+    assert len(first.rerun_script.widget_states.widgets[0].string_value) == 300 * 1024
+    # 600 KB held by another and 500 KB here would pass the 1 MB cap: the big value is
+    # taken out, the small one goes through
+    assert [(w.id, w.string_value) for w in second.rerun_script.widget_states.widgets] == \
+        [("w1", "small")]
+    # the connection closed; its session was never told to end with it (no page run):
+    # its 300 KB count while Streamlit may keep the session
+    assert 900 * 1024 < ledger.held() < 901 * 1024  # (and the message's few bytes of framing)
+    # a page run big elsewhere than in its widgets (its query string) is not passed on
+    big_query = BackMsg()
+    big_query.rerun_script.query_string = "x" * (500 * 1024)
+    assert held.cut_big_values(big_query.SerializeToString()) is None

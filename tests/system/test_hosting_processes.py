@@ -86,6 +86,27 @@ def test_a_killed_ingest_leaves_no_process_behind(tmp_path):
         _kill_group(proc)
 
 
+def test_a_killed_ingests_staged_files_go_with_the_next_run(tmp_path):
+    """A killed ingest leaves its staged Parquet files beside the database; the next
+    ingest into the file removes them at once (they used to stay for an hour), and leaves
+    those of a run still going."""
+    db = tmp_path / "t.duckdb"
+    staged = Path(f"{db}.ingest")
+    proc = _start_paused(pause_in_batch(2), tmp_path / "marker", "ingest", "--db", str(db),
+                         "--batch", "20", "--jobs", "1", str(CORPUS / "plotters"))
+    try:
+        killed = [p.name for p in staged.iterdir()]
+        assert len(killed) == 1 and any((staged / killed[0]).rglob("*.parquet")), killed
+        from trickledger.ingest.db import owner_tag
+
+        live = staged / f"{owner_tag()}-{'a' * 32}"  # a run of a live process: kept
+        (live / "staging").mkdir(parents=True)
+    finally:
+        _kill_group(proc)
+    assert main(["ingest", "--db", str(db), str(GAME)]) == 0
+    assert [p.name for p in staged.iterdir()] == [live.name]
+
+
 PAUSE_IN_IMPORT = """
 import sys, time
 from pathlib import Path

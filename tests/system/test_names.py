@@ -13,7 +13,7 @@ from helpers import dashboard_database
 from helpers import run_page as run
 from streamlit.testing.v1 import AppTest
 
-from trickledger.ingest.load import expand, ingest
+from trickledger.ingest.load import Source, expand, ingest
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ROOT / "dashboard" / "views"
@@ -115,3 +115,73 @@ def test_console_errors_quoting_data_are_text(evil_db):
         assert not [e for e in errors if live(e)]
     finally:
         data._console.clear()
+
+
+def _texts(at) -> list[str]:
+    """Every text an AppTest run shows as markdown."""
+    found = []
+    for kind in ("markdown", "caption", "error", "warning", "info", "success", "title",
+                 "header", "subheader"):
+        found += [str(e.value) for e in getattr(at, kind)]
+    return found + [str(v) for m in at.metric for v in (m.label, m.value, m.proto.delta)]
+
+
+def test_the_decisions_pages_top_player_is_text(tmp_path):
+    """Issue 35: the Decisions page gave its top player to st.metric as it was, so a
+    player named with a markdown image showed another site's picture to every visitor."""
+    from helpers import dashboard_database
+
+    from trickledger import main
+    from trickledger.ingest.load import Source
+    from trickledger.replay.simulate import SimOptions, simulate_one
+
+    opts = SimOptions(game="rage", games=1, players=(3, 3), seed=1, bots=("greedy", "greedy"),
+                      id_prefix="evil", rounds=1)
+    db = str(tmp_path / "judged.duckdb")
+    ingest([Source("evil.jsonl", data=renamed(simulate_one(opts, 0)[1]))], db, jobs=1)
+    assert main(["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1"]) == 0
+    with dashboard_database(db):
+        at = run("decisions")
+    metrics = [str(v) for m in at.metric for v in (m.label, m.value)]
+    assert any(EVIL in seen(v) for v in metrics), metrics  # the top player is there ...
+    assert not [t for t in _texts(at) if live(t)]  # ... as text, as is everything else
+
+
+def test_an_illegal_cards_name_is_text_on_the_verify_page():
+    """Issue 35: the Verify page's illegal-move line put the card a pasted log played into a
+    caption unescaped, so a card written as a markdown image showed another site's picture
+    to an anonymous visitor."""
+    raw = (SAMPLES / "plotters" / "plotters-4p-early-end.jsonl").read_bytes()
+    lines = raw.splitlines()
+    first_play = next(i for i, ln in enumerate(lines) if b'"type":"play"' in ln)
+    event = orjson.loads(lines[first_play])
+    lines[first_play] = orjson.dumps({**event, "card": "![c](//e.x/c.png)"})
+    at = AppTest.from_file(str(PAGES / "verify.py"), default_timeout=120)
+    at.run()
+    at.text_area(key="verify_text").set_value(b"\n".join(lines).decode()).run()
+    assert not at.exception
+    texts = _texts(at)
+    assert any("![c](//e.x/c.png)" in seen(t) and "not in the hand" in t for t in texts), texts
+    assert not [t for t in texts if live(t)], [t for t in texts if live(t)]
+
+
+def test_a_player_whose_name_looks_like_anothers_is_pointed_out(tmp_path):
+    """`Ann` and `Аnn` (a Cyrillic А) in two games are two players to the database and one
+    to the eye: the Player page of either says so, naming the letter."""
+    from helpers import dashboard_database, visible
+
+    raw = (SAMPLES / "rage" / "rage-5p-hidden-bid.jsonl").read_bytes()
+    head = orjson.loads(raw.splitlines()[0])
+    first, twin = "Ann", "\u0410nn"
+    sample = raw.replace(orjson.dumps(head["players"][0]), orjson.dumps(first))
+    other = sample.replace(orjson.dumps(first), orjson.dumps(twin)).replace(
+        orjson.dumps(head["id"]), orjson.dumps(head["id"] + "-twin"))
+    db = str(tmp_path / "twins.duckdb")
+    ingest([Source("a.jsonl", data=sample), Source("b.jsonl", data=other)], db, jobs=1)
+    with dashboard_database(db):
+        at = run("player", player=first)
+    warned = [visible(w.value) for w in at.warning]
+    assert any(twin in w and "CYRILLIC CAPITAL LETTER A" in w for w in warned), warned
+    with dashboard_database(db):
+        at = run("player", player=head["players"][1])
+    assert not any("looks like" in visible(w.value) for w in at.warning)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import dashboard_database
+from helpers import dashboard_database, every_page, page_file
 from streamlit.testing.v1 import AppTest
 
 from trickledger.dashboard import data
@@ -16,8 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGES = ROOT / "dashboard" / "views"
 ONE_GAME = ROOT / "sample_logs" / "plotters" / "plotters-5p-claims.jsonl"
 # every page a visitor may open (Admin needs an admin; its own tests cover it)
-VISITOR_PAGES = sorted(p.stem for p in PAGES.glob("*.py")
-                       if p.stem not in ("__init__", "admin"))
+VISITOR_PAGES = sorted(name for name in every_page() if name != "admin")
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +39,7 @@ FILTERS = {
 @pytest.mark.parametrize("name", VISITOR_PAGES)
 @pytest.mark.parametrize("chosen", list(FILTERS))
 def test_every_page_works_for_one_game_under_any_filter(one_game, name, chosen):
-    at = AppTest.from_file(str(PAGES / f"{name}.py"), default_timeout=90)
+    at = AppTest.from_file(str(page_file(name)), default_timeout=90)
     at.session_state["filters"] = FILTERS[chosen]
     at.run()
     assert not at.exception, [e.value for e in at.exception]

@@ -70,19 +70,17 @@ def held(tmp_path) -> Iterator[str]:
 # ------------------------------------------------------------ every input gets a verdict
 
 
-def test_a_bug_of_ours_while_replaying_is_an_illegal_verdict_not_a_traceback():
+def test_a_bug_of_ours_while_replaying_is_an_illegal_verdict_not_a_traceback(register_game):
     # a game whose handler has a bug (an interpreted game on the engine as installed: a
     # compiled engine cannot be patched from here, and its catch is what is tested)
     import dataclasses
 
-    import toy_game
+    import toy_high_card
 
-    from trickledger.replay import registry
     from trickledger.replay.engine import replay_bytes, verdict
     from trickledger.replay.events import Event
-    from trickledger.replay.registry import register
 
-    class Buggy(toy_game.ToyState):
+    class Buggy(toy_high_card.ToyState):
         def on_play(self, ev: Event) -> None:
             if self.plays_seen == 2:
                 raise ZeroDivisionError("a bug of ours")
@@ -91,12 +89,9 @@ def test_a_bug_of_ours_while_replaying_is_an_illegal_verdict_not_a_traceback():
 
         plays_seen = 0
 
-    register(dataclasses.replace(toy_game.INFO, name="toy_buggy", state_class=Buggy,
-                                 sheet_state=None, tables={}))
-    try:
-        v = verdict(replay_bytes(BUGGY_LOG, "bug.jsonl"))
-    finally:  # the registry is the process's: the buggy game leaves it with this test
-        registry._REGISTRY.pop("toy_buggy")
+    register_game(dataclasses.replace(toy_high_card.INFO, name="toy_buggy", state_class=Buggy,
+                                      sheet_state=None, tables={}))
+    v = verdict(replay_bytes(BUGGY_LOG, "bug.jsonl"))
     assert v["status"] == "illegal"
     assert v["error"]["line"] == 5
     assert "internal error" in v["error"]["message"]
@@ -128,6 +123,12 @@ def test_a_pipe_that_sends_nothing_is_given_up(tmp_path):
         os.close(writer)
 
 
+def _bytes_read() -> int:
+    """The bytes this process has read so far (Linux's /proc/self/io `rchar`)."""
+    with open("/proc/self/io") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("rchar:"))
+
+
 def test_a_file_over_the_cap_is_refused_before_it_is_read(tmp_path):
     """64 MiB and one byte on disk (a sparse file): refused by its size, not read."""
     from trickledger.replay.engine import replay_bytes, replay_path
@@ -136,10 +137,10 @@ def test_a_file_over_the_cap_is_refused_before_it_is_read(tmp_path):
     big = tmp_path / "big.jsonl"
     with open(big, "wb") as f:
         f.truncate(MAX_LOG_BYTES + 1)
-    t = time.monotonic()
+    before = _bytes_read()
     r = replay_path(str(big))
     assert r.status == "unreadable" and "more than 64 MiB" in r.error.message
-    assert time.monotonic() - t < 5
+    assert _bytes_read() - before < 1024 * 1024  # refused by its size: not read
     r = replay_bytes(b"x" * (MAX_LOG_BYTES + 1), "bytes.jsonl")  # an upload, as bytes
     assert r.status == "unreadable" and "larger than 64 MiB" in r.error.message
 
@@ -250,10 +251,8 @@ def test_a_dashboard_job_is_stopped_at_its_deadline(held):
     not answered by its deadline is killed, and says so."""
     from trickledger.ingest import jobs
 
-    t = time.monotonic()
     with pytest.raises(jobs.JobFailed, match="stopped after 2 s"):
         jobs.run("ratings", {"db": held}, deadline_s=2)
-    assert time.monotonic() - t < 20
 
 
 def test_a_page_on_a_held_file_says_busy_instead_of_hanging(held, monkeypatch):

@@ -16,12 +16,13 @@ from typing import Any
 import duckdb
 import orjson
 import pytest
+from helpers import page_file
 
 from trickledger import main
 from trickledger.ingest import lake as lakes
 from trickledger.ingest.db import reading
 from trickledger.ingest.load import Source, expand, ingest
-from trickledger.ingest.schema import TABLES, VIEWS
+from trickledger.ingest.schema import TABLES, views
 from trickledger.replay.simulate import SimOptions, simulate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,7 +100,7 @@ def snapshot(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[int, int]]:
     """Per table and view: row count and an order-independent checksum of every row
     (load timestamps aside)."""
     out = {}
-    for name in [*TABLES, *VIEWS]:
+    for name in [*TABLES, *views()]:
         cols = [c for c, _ in TABLES[name]] if name in TABLES else [
             d[0] for d in con.execute(f"SELECT * FROM {name} LIMIT 0").description]
         keep = ", ".join(f'"{c}"' for c in cols if c not in TIMESTAMPS)
@@ -331,8 +332,7 @@ def test_dashboard_pages_answer_from_the_cluster_lake(clustered, monkeypatch):
     try:
         assert data.database().lake is not None
         for view in ("overview", "bidding", "viewer"):
-            at = AppTest.from_file(str(ROOT / "dashboard" / "views" / f"{view}.py"),
-                                   default_timeout=120)
+            at = AppTest.from_file(str(page_file(view)), default_timeout=120)
             at.run()
             assert not at.exception, (view, [e.value for e in at.exception])
         games = data.query("SELECT count(*) AS n FROM games")

@@ -77,3 +77,47 @@ def test_an_upload_with_a_value_the_database_cannot_hold_loads_the_rest_and_audi
     want = {o.name: o.status for o in summary.results}
     assert len(audit) == len(GOOD) + 1 and dict(audit) == want
     assert want["huge.jsonl"] == "unreadable"
+
+
+def _with_huge(where: str) -> bytes:
+    """The sample log with a number beyond 64 bits put `where`."""
+    first, rest = SAMPLE.read_bytes().split(b"\n", 1)
+    put = {"meta": b'"huge":%d' % HUGE,
+           "meta, nested and negative": b'"notes":[{"x":-%d}]' % HUGE,
+           "meta, beyond 128 bits": b'"huge":%d' % HUGE ** 2}.get(where)
+    if put is None:
+        assert where == "the claim line"
+        return huge_claim()
+    return first.replace(b'"meta":{', b'"meta":{' + put + b",") + b"\n" + rest
+
+
+@pytest.mark.parametrize("where", ["meta", "meta, nested and negative", "meta, beyond 128 bits",
+                                   "the claim line"])
+def test_verify_and_ingest_agree_on_a_number_beyond_64_bits(tmp_path, where, capsys):
+    """FORMAT.md: `meta` is any object, kept and never interpreted, and an integer is an
+    integer whatever its size. `verify` and `ingest` give the log the same verdict; where
+    the database cannot hold a value (a claim), ingest's refusal names its line and value."""
+    import json
+
+    from trickledger import main
+    from trickledger.replay.engine import replay_bytes, verdict
+
+    log = tmp_path / "huge.jsonl"
+    log.write_bytes(_with_huge(where))
+    v = verdict(replay_bytes(log.read_bytes(), log.name))
+    db = str(tmp_path / "t.duckdb")
+    main(["ingest", str(log), "--db", db])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "internal error" not in err, err
+    (status, line, message), = rows(db, "SELECT status, error_line, error_message FROM logs")
+    if status == "unreadable":  # the database cannot hold the value: its line and the value
+        assert where == "the claim line"
+        check_reason(line, message)
+        return
+    assert status == v["status"] and line is None and v["error"] is None, (status, message)
+    given = json.loads(log.read_bytes().split(b"\n", 1)[0])["meta"]
+    (meta,), = rows(db, "SELECT meta FROM games")
+    assert json.loads(meta) == given  # kept, every integer exactly
+    assert main(["sheet-of", str(log)]) == 0  # the sheet keeps it exactly too
+    sheet_head = json.loads(capsys.readouterr().out.split("\n", 1)[0])
+    assert sheet_head["meta"] == {**given, "sheet_of": v["sha256"]}

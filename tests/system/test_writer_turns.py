@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from trickledger.ingest import db as dbmod
 from trickledger.ingest.db import READER_WAITING, WRITER_WAITING, others_waiting, reading, writer_waiting
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,7 +142,9 @@ def test_a_flag_under_a_reused_process_id_is_stale(tmp_path: Path) -> None:
         backup.write_text("")
         assert not writer_waiting(str(db)) and not others_waiting(str(db))
         assert not flag.exists() and backup.exists()
-        flag.write_text("")  # a flag without a start time is judged by its process alone
+        flag.write_text("")  # no start time: nobody's flag (every waiter writes its own)
+        assert not writer_waiting(str(db)) and not flag.exists()
+        flag.write_text(dbmod._started(reuser.pid) or "")  # the live process's own
         assert writer_waiting(str(db))
     finally:
         reuser.kill()

@@ -1,4 +1,5 @@
-"""The dashboard's pages ask dashboard/data.py's page queries by name: no SQL of their own."""
+"""The dashboard's pages ask their queries by name (dashboard/data.py's, a game's pages their
+game's dashboard module's): no SQL of their own."""
 
 from __future__ import annotations
 
@@ -6,13 +7,22 @@ import ast
 import re
 from pathlib import Path
 
+from trickledger.dashboard.game_parts import script_path
+from trickledger.replay.registry import registry
+
 VIEWS = Path(__file__).resolve().parents[2] / "dashboard" / "views"
 SQL = re.compile(r"\bSELECT\b.*\bFROM\b", re.IGNORECASE | re.DOTALL)
 
 
+def pages() -> list[Path]:
+    """Every page script: the core's and the games'."""
+    return [*sorted(VIEWS.glob("*.py")),
+            *(script_path(p.script) for g in registry().values() for p in g.pages)]
+
+
 def test_no_page_writes_sql_or_runs_a_query_itself() -> None:
     places = []
-    for path in sorted(VIEWS.glob("*.py")):
+    for path in pages():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Attribute) and node.attr in ("query", "filtered") \
@@ -25,7 +35,7 @@ def test_no_page_writes_sql_or_runs_a_query_itself() -> None:
 
 
 def test_no_page_defines_its_own_title_helper() -> None:
-    helpers = [f"{path.name}:{node.lineno}" for path in sorted(VIEWS.glob("*.py"))
+    helpers = [f"{path.name}:{node.lineno}" for path in pages()
                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                if isinstance(node, ast.FunctionDef) and node.name == "_title"]
     assert helpers == []

@@ -10,8 +10,8 @@ import dataclasses
 import sys
 from pathlib import Path
 
+from trickledger.replay.facts import Fact, RoundOutcome
 from trickledger.replay.registry import registry
-from trickledger.replay.state import Fact, RoundOutcome
 
 
 def engine_classes(base: type) -> list[type]:

@@ -18,7 +18,9 @@ PACKAGES = {"replay": "trickledger.replay", "ingest": "trickledger.ingest",
             "dashboard": "trickledger.dashboard", "sample_logs": "trickledger.sample_logs",
             "src/trickledger": "trickledger", "bench": "bench"}
 # lower number = lower layer; a module may import its own layer and those below
-LAYERS = {"trickledger.sample_logs": 0, "trickledger.replay": 0, "trickledger.ingest": 1,
+# trickledger.terminal (the commands' safe printing) sits beside the engine, outside it
+LAYERS = {"trickledger.sample_logs": 0, "trickledger.replay": 0, "trickledger.terminal": 0,
+          "trickledger.ingest": 1,
           "trickledger.dashboard": 2, "trickledger": 3, "bench": 4}
 
 
@@ -96,3 +98,12 @@ def test_no_module_imports_a_layer_above_its_own() -> None:
     upward = sorted(f"{a} -> {b}" for a, targets in edges().items() for b in targets
                     if b != "trickledger" and layer(b) > layer(a))
     assert upward == []
+
+
+def test_the_loader_borrows_no_command_line_code_from_the_engine() -> None:
+    # what every command prints through (escaping, the exit statuses) is trickledger.terminal;
+    # the engine's commands are its own
+    borrowed = sorted(f"{a} -> {b}" for a, targets in edges().items() for b in targets
+                      if b == "trickledger.replay.commands"
+                      and not a.startswith("trickledger.replay") and a != "trickledger")
+    assert borrowed == []

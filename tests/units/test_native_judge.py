@@ -1,8 +1,9 @@
 """The judge on the native analysis engine (issue 33, item 3; replay/native/judging.py): the
-judge's values come from the native engine for the games it knows, match the Python
-reference on small endgames (every sample solved through the Python rules, max^n with equally
-good moves averaged), and `TRICKLEDGER_ANALYSIS=python` or a game the engine does not know
-leaves them to the Python judge."""
+judge's engine "native" values the games it knows with the native engine, as the Python
+reference does on small endgames (every sample solved through the Python rules, max^n with
+equally good moves averaged); a game the engine does not know is valued by the Python engine;
+`analyse --moves` judges natively by default, in Python when `TRICKLEDGER_ANALYSIS=python`
+asks or the engine is not built (warned once)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,19 @@ from test_native_differential import TooLarge, reference
 from trickledger.replay import native
 from trickledger.replay.bots import GreedyBot
 from trickledger.replay.events import Event
-from trickledger.replay.judge import METHOD, Decision, better_sign, decisions, evaluate, sample_states
-from trickledger.replay.native import judging
-from trickledger.replay.native.judging import sample_values
+from trickledger.replay.judge import (
+    Decision,
+    PythonEngine,
+    better_sign,
+    decision_rng,
+    decisions,
+    engine_names,
+    evaluate,
+    sample_states,
+    value_engine,
+)
+from trickledger.replay.native import NativeEngine, judging
+from trickledger.replay.native.judging import default_engine
 from trickledger.replay.registry import registry
 from trickledger.replay.search import exact_values
 from trickledger.replay.simulate import play_game
@@ -55,71 +66,102 @@ def after(state: GameState, move: dict[str, Any]) -> GameState:
 @pytest.mark.parametrize("game", list(TABLES))
 def test_the_judge_values_small_endgames_as_the_python_reference(game: str) -> None:
     assert native.available(), native.why_not()
+    assert "native" in engine_names()
     checked = 0
     for seed in range(12):
         for _, d in late_decisions(game, seed, 4):
             # the samples the judge draws: its stream seeded as it seeds it
-            rng = random.Random(f"trickledger-judge:{METHOD}:0:ref:{d.line}")
-            samples = sample_states(d, 3, rng)
+            samples = sample_states(d, 3, decision_rng(d, 0)).states
             sign = better_sign(game)
             try:
                 want = [[reference(after(sample, move), d.round.number, sign, [3000])[d.seat]
                          for sample in samples] for move in d.alternatives]
             except TooLarge:
                 continue
-            got = evaluate(d, 3, 0, "ref")
-            assert [x for v in got for x in v] == pytest.approx([x for v in want for x in v],
-                                                                abs=1e-9), (game, seed, d.line)
+            got = evaluate(d, 3, 0, "native")
+            assert got.exact == len(samples), (game, seed, d.line)
+            assert [x for v in got.values for x in v] == pytest.approx(
+                [x for v in want for x in v], abs=1e-9), (game, seed, d.line)
             checked += 1
         if checked >= 6:
             break
     assert checked >= 3, f"{game}: too few late decisions"
 
 
-def test_the_python_judge_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
-    _, d = late_decisions("under_the_radar", 1, 2)[0]
+def test_analyse_judges_natively_unless_asked_for_python(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    assert native.available(), native.why_not()
+    monkeypatch.delenv(judging.ENV, raising=False)
+    assert default_engine() == "native"
     monkeypatch.setenv(judging.ENV, "python")
-    values = evaluate(d, 3, 0, "py")
-    rng = random.Random(f"trickledger-judge:{METHOD}:0:py:{d.line}")
-    for k, sample in enumerate(sample_states(d, 3, rng)):
+    assert default_engine() == "python"
+    _, d = late_decisions("under_the_radar", 1, 2)[0]
+    got = evaluate(d, 3, 0, "python")
+    for k, sample in enumerate(sample_states(d, 3, decision_rng(d, 0)).states):
         want = exact_values(sample, d.seat, d.alternatives, 400)
-        assert [v[k] for v in values] == [float(x) for x in want]
+        assert [v[k] for v in got.values] == [float(x) for x in want]
     monkeypatch.setenv(judging.ENV, "stockfish")
     with pytest.raises(ValueError, match="TRICKLEDGER_ANALYSIS is 'stockfish': expected "
                                          "'native' or 'python'"):
-        evaluate(d, 3, 0, "py")
+        default_engine()
+
+
+class Recording:
+    """A fallback engine that says what it was asked."""
+
+    name = "recording"
+
+    def __init__(self) -> None:
+        self.asked: list[Any] = []
+
+    def values(self, state: Any, seat: int, alternatives: list[Any], stream: float,
+               budget: int, search: bool) -> tuple[list[float], bool]:
+        self.asked.append(state)
+        return [7.0] * len(alternatives), False
 
 
 def test_a_game_the_native_engine_does_not_know_is_judged_in_python() -> None:
     info = registry()["rage"]
     _, d = late_decisions("rage", 1, 2)[0]
     sample = d.truth
-    assert sample_values(sample, d.seat, d.alternatives, 0.5, True) is not None
+    fallback = Recording()
+    engine = NativeEngine(fallback, 200_000, 0)
+    assert engine.native_values(sample, d.seat, d.alternatives, 0.5, True) is not None
+    engine.values(sample, d.seat, d.alternatives, 0.5, 400, True)
+    assert fallback.asked == []
     assert info.native is not None
     for codec in (None, dataclasses.replace(info.native, rules="skat")):
         unknown: Any = SimpleNamespace(info=dataclasses.replace(info, native=codec))
-        assert sample_values(unknown, d.seat, d.alternatives, 0.5, True) is None
+        assert engine.native_values(unknown, d.seat, d.alternatives, 0.5, True) is None
         assert not native.knows(unknown.info)
+        got = engine.values(unknown, d.seat, d.alternatives, 0.5, 400, True)
+        assert got == ([7.0] * len(d.alternatives), False)
+        assert fallback.asked[-1] is unknown
+    # the registered engine falls back on the judge's Python engine
+    registered = value_engine("native")
+    assert isinstance(registered, NativeEngine) and isinstance(registered.fallback, PythonEngine)
 
 
 def test_without_the_native_engine_the_judge_warns_once_and_runs_in_python(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """As an install without a C++ compiler has it (tests/build/test_native_build.py builds
-    one): the engine module absent, the judge values in Python and says so, once."""
+    one): the engine module absent, analyse's default engine is Python, said once, and the
+    "native" engine values in Python."""
     import trickledger.replay.native as package
 
     _, d = late_decisions("under_the_radar", 1, 2)[0]
+    monkeypatch.delenv(judging.ENV, raising=False)
     monkeypatch.setattr(package, "_tried", True)
     monkeypatch.setattr(package, "_loaded", None)
     monkeypatch.setattr(package, "_why_not", "trickledger.replay._native is not built (test)")
     monkeypatch.setattr(judging, "_warned", False)
     with pytest.warns(RuntimeWarning, match=r"_native is not built \(test\): the judge runs in "
                                             r"Python, slower"):
-        assert sample_values(d.truth, d.seat, d.alternatives, 0.5, True) is None
+        assert default_engine() == "python"
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        values = evaluate(d, 2, 0, "nobuild")  # in Python, without a second warning
-    rng = random.Random(f"trickledger-judge:{METHOD}:0:nobuild:{d.line}")
-    for k, sample in enumerate(sample_states(d, 2, rng)):
-        assert [v[k] for v in values] == [float(x) for x in
-                                          exact_values(sample, d.seat, d.alternatives, 400)]
+        assert default_engine() == "python"  # without a second warning
+        got = evaluate(d, 2, 0, "native")  # in Python
+    for k, sample in enumerate(sample_states(d, 2, decision_rng(d, 0)).states):
+        assert [v[k] for v in got.values] == [float(x) for x in
+                                              exact_values(sample, d.seat, d.alternatives, 400)]

@@ -1,42 +1,46 @@
-"""The tables' column holders (replay.state, ingest.rows): each takes exactly its table's
-declared columns and puts each value in the column of its name; Arrow built from their flat
+"""The tables' column holders and writers (replay.rows, replay.tables, replay.rowgen,
+ingest.rows): each writer takes exactly its declared columns and puts each value in the column
+of its name, another game's columns NULL; the writers are what the declarations generate now;
+the tables are laid out from the declarations in a fixed order; Arrow built from the flat
 lists is the Arrow of the same rows as Python values; every game's projection fills them."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import inspect
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
-import toy_game
+import toy_high_card
 
 from trickledger.ingest.batch import holder_arrow, to_arrow
-from trickledger.ingest.rows import Rows, check_holders, replay_rows
-from trickledger.ingest.schema import COLUMNS, TABLES
+from trickledger.ingest.rows import Rows, replay_rows
+from trickledger.ingest.schema import COLUMNS, FACT_TABLES, TABLES
+from trickledger.replay import rowgen, rows
 from trickledger.replay.engine import replay_bytes
+from trickledger.replay.facts import RoundOutcome, RoundScored, TrickAbandoned
+from trickledger.replay.games import color_stacks, plotters, rage, under_the_radar
+from trickledger.replay.registry import registry
+from trickledger.replay.rows import CORE_PROJECT, RowWriter, StackLists, StringLists
 from trickledger.replay.simulate import SimOptions, simulate_one
-from trickledger.replay.state import (
-    CORE_PROJECT,
-    KeywordRows,
-    RoundOutcome,
-    RoundScored,
-    StackLists,
-    StringLists,
-    TableRows,
-    TrickAbandoned,
-)
+from trickledger.replay.tables import SHARED, Column, SharedColumns, check_declaration, fact_tables
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = dt.datetime(2026, 1, 1)
 # every game's sample logs and score sheets
 SAMPLES = [*sorted((ROOT / "sample_logs").glob("*/*.jsonl"))]
+# every generated writer: the core's and each game's
+WRITERS: list[type[RowWriter]] = [
+    rows.TricksRows, rows.PlaysRows, rows.TakesRows, rows.RoundScoresRows, rows.ClaimsRows,
+    plotters.KeepsRows, plotters.TricksRows, rage.TrumpsRows, rage.BidsRows, rage.TricksRows,
+    under_the_radar.TricksRows, color_stacks.TurnsRows]
 
 
 def sentinel(table: str, column: str) -> object:
     """A value that says which column it was given for, of the column's type (the compiled
-    holders check the types): a column's own text, or a number made from its place."""
+    writers check the types): a column's own text, or a number made from its place."""
     sql = dict(TABLES[table])[column]
     place = [name for name, _ in TABLES[table]].index(column)
     if sql == "VARCHAR[]":
@@ -57,45 +61,49 @@ def as_stored(value: object) -> object:
     return value
 
 
-@pytest.mark.parametrize("table", sorted(Rows().tables()))
-def test_a_holder_takes_every_column_of_its_table_by_name_and_no_other(table: str) -> None:
-    holder = Rows().tables()[table]
-    holder.gid = "game-id-value"
-    declared = list(COLUMNS[table])
-    if isinstance(holder, KeywordRows):  # ingest's log-level tables: checked on each row
-        params = [c for c in declared if c in holder.needs]
-    else:  # the games' tables: typed, compiled; game_id from the sink
-        signature = inspect.signature(holder.add).parameters  # type: ignore[attr-defined]
-        params = list(signature)
-        assert all(p.default is inspect.Parameter.empty for p in signature.values()), \
-            "a column left out must be an error, not a silent NULL"
-    assert params == [c for c in declared if c != "game_id" or "game_id" in params]
-    given = {c: sentinel(table, c) for c in params}
-    holder.add(**given)  # type: ignore[attr-defined]
-    stored = holder.python(0, holder.rows())
-    assert list(stored) == declared
-    for column in declared:
-        want = given.get(column, "game-id-value")
+@pytest.mark.parametrize("writer", WRITERS, ids=lambda w: f"{w.__module__}.{w.__name__}")
+def test_a_writer_takes_its_columns_by_name_and_leaves_the_others_null(
+        writer: type[RowWriter]) -> None:
+    sink = Rows().facts
+    sink.begin("game-id-value", ("Ann", "Bob"))
+    w = sink.rows(writer)
+    table = writer.TABLE
+    signature = inspect.signature(w.add).parameters  # type: ignore[attr-defined]
+    assert all(p.default is inspect.Parameter.empty for p in signature.values()), \
+        "a column left out must be an error, not a silent NULL"
+    mine = [c for c in COLUMNS[table] if c in writer.COLUMNS]
+    assert list(signature) == [c for c in mine if c != "game_id"]
+    given = {c: sentinel(table, c) for c in signature}
+    w.add(**given)  # type: ignore[attr-defined]
+    held = sink.tables()[table]
+    stored = held.python(0, held.rows())
+    assert list(stored) == list(COLUMNS[table])
+    for column in COLUMNS[table]:
+        want = (given.get(column, "game-id-value") if column in writer.COLUMNS else None)
         assert stored[column] == [as_stored(want)], column
+    with pytest.raises(TypeError):
+        w.add(**{k: v for k, v in list(given.items())[1:]})  # type: ignore[attr-defined]
+    assert sink.rows(writer) is w  # one writer a sink
 
 
-def test_a_holder_whose_columns_differ_from_the_schema_is_refused() -> None:
-    class Swapped(TableRows):
-        def __init__(self) -> None:
-            super().__init__()
-            self.a: list[str] = []
-            self.b: list[str] = []
+def test_the_generated_writers_are_what_the_declarations_give_now() -> None:
+    assert rowgen.stale(rowgen.modules()) == []
+    # the module's .py (shipped beside the compiled module, whose file is the library)
+    text = Path(plotters.__file__ or "").with_name("plotters.py").read_text(encoding="utf-8")
+    changed = text.replace('Column("discarded", "INTEGER")', 'Column("discards", "INTEGER")')
+    info = dataclasses.replace(plotters.INFO, tables={"keeps": tuple(
+        dataclasses.replace(c, name="discards") if c.name == "discarded" else c
+        for c in plotters.TABLES["keeps"])})
+    assert changed != text
+    new = "\n".join(rowgen.game_writers(info))
+    assert 'rows.values("discards")' in new and "discards: int" in new
+    assert rowgen.rewritten(text, rowgen.section("trickledger.replay.games.plotters"),
+                            "plotters.py") == text
 
-        def columns(self):  # type: ignore[no-untyped-def]
-            return [("player", self.a), ("game_id", self.b)]
 
-    with pytest.raises(ValueError, match="the claims rows hold the columns player, game_id; "
-                                         "the schema declares game_id, line, round"):
-        check_holders({"claims": Swapped()})
-
-
-def test_a_games_own_table_needs_every_column_and_no_other() -> None:
-    assert "toy_boasts" in COLUMNS  # toy_game registered it
+def test_log_level_and_plugin_tables_are_filled_by_keyword_every_column_named(
+        toy_game: object) -> None:
+    assert "toy_boasts" in COLUMNS  # the example game registered it (for this test)
     sink = Rows().facts
     sink.begin("g1", ("Ann", "Bob"))
     boasts = sink.table("toy_boasts")
@@ -110,6 +118,57 @@ def test_a_games_own_table_needs_every_column_and_no_other() -> None:
         sink.table("tricks")
     with pytest.raises(KeyError, match="there is no table toy_boats"):
         sink.table("toy_boats")
+    logs = Rows().logs
+    with pytest.raises(TypeError, match="table logs needs"):
+        logs.add(sha256="x")
+
+
+def test_the_shared_tables_keep_the_games_columns_in_place() -> None:
+    assert COLUMNS["tricks"] == (
+        "game_id", "round", "trick", "leader", "led_color", "cards", "players", "first_winner",
+        "first_card", "second_winner", "second_card", "monochrome", "winner", "winning_card",
+        "trump", "notrump", "change", "plus5", "minus5", "length", "laps", "closed",
+        "next_leader", "stacks", "line")
+    assert COLUMNS["rounds"] == (
+        "game_id", "round", "dealer", "leader", "tricks", "ended_early", "early_end_player",
+        "early_end_trick", "trump", "hand_size", "turns", "ender", "end_reason", "line")
+    # whatever the order the games registered in
+    games = list(registry().values())
+    assert fact_tables(reversed(games)) == fact_tables(games) == FACT_TABLES
+    assert [c.name for c in SHARED["tricks"]] == [
+        "game_id", "round", "trick", "leader", "led_color", "cards", "players", "winner",
+        "winning_card", "length", "laps", "next_leader", "stacks", "line"]
+
+
+def test_a_games_declared_tables_are_checked_when_it_registers() -> None:
+    info = toy_high_card.INFO
+    bad = [
+        ({"tricks": (Column("game_id", "VARCHAR"),)}, (), "has a shared table's name"),
+        ({"toy_x": (Column("round", "INTEGER"),)}, (), r"must start with Column\('game_id'"),
+        ({"toy_x": (Column("game_id", "VARCHAR"), Column("n", "DOUBLE"))}, (), "has the type"),
+        ({"Toy X": (Column("game_id", "VARCHAR"),)}, (), "not a plain lower-case name"),
+    ]
+    for tables, columns, message in bad:
+        with pytest.raises(TypeError, match=message):
+            check_declaration(dataclasses.replace(info, tables=tables, columns=columns), True)
+    extra = (SharedColumns("tricks", after="players", columns=(Column("boast", "BOOLEAN"),)),)
+    with pytest.raises(TypeError, match="only a game shipped with trickledger"):
+        check_declaration(dataclasses.replace(info, columns=extra), False)
+    check_declaration(dataclasses.replace(info, columns=extra), True)
+    for run, message in (
+            (SharedColumns("keeps", after="round", columns=(Column("x", "INTEGER"),)),
+             "not a shared table"),
+            (SharedColumns("tricks", after="first_winner", columns=(Column("x", "INTEGER"),)),
+             "placed after or before one of its core columns"),
+            (SharedColumns("tricks", after="players", columns=(Column("winner", "VARCHAR"),)),
+             "already has the core column winner")):
+        with pytest.raises(TypeError, match=message):
+            check_declaration(dataclasses.replace(info, columns=(run,)), True)
+    twice = dataclasses.replace(info, name="toy_twice", columns=(SharedColumns(
+        "tricks", after="laps", columns=(Column("closed", "VARCHAR[]"),)),))
+    with pytest.raises(ValueError, match="'toy_twice' and 'under_the_radar' both add the "
+                                         "column 'closed' to tricks"):
+        fact_tables([*registry().values(), twice])
 
 
 def test_list_columns_keep_null_and_empty_rows_apart_and_truncate() -> None:
@@ -138,9 +197,10 @@ def batch_of(paths: list[Path]) -> Rows:
     return sink
 
 
-def test_every_game_fills_its_tables_and_arrow_from_the_flat_lists_is_the_same() -> None:
+def test_every_game_fills_its_tables_and_arrow_from_the_flat_lists_is_the_same(
+        toy_game: object) -> None:
     sink = batch_of(SAMPLES)
-    opts = SimOptions(game=toy_game.NAME, games=4, players=(2, 4), claims=True)
+    opts = SimOptions(game=toy_high_card.NAME, games=4, players=(2, 4), claims=True)
     for i in range(opts.games):  # an interpreted game, with a table of its own
         name, toy, _ = simulate_one(opts, i)
         replay_rows(replay_bytes(toy, name), toy, NOW, sink)
@@ -163,7 +223,7 @@ def test_every_game_fills_its_tables_and_arrow_from_the_flat_lists_is_the_same()
 def test_nulls_in_list_and_stack_columns_reach_arrow_as_nulls() -> None:
     sink = batch_of([ROOT / "sample_logs" / "rage" / "rage-5p-hidden-bid.jsonl",
                      ROOT / "sample_logs" / "plotters" / "plotters-6p.jsonl"])
-    tricks = holder_arrow("tricks", sink.facts.tricks)
+    tricks = holder_arrow("tricks", sink.facts.tables()["tricks"])
     games = tricks.column("game_id").to_pylist()
     stacks = tricks.column("stacks").to_pylist()
     closed = tricks.column("closed").to_pylist()

@@ -3,18 +3,19 @@
 import plotly.express as px
 import streamlit as st
 
-from trickledger.dashboard import data, tables, ui
+from trickledger.dashboard import tables, ui
+from trickledger.dashboard.games import plotters
 
 ui.page("Early ends")
 f = ui.filters()
 st.caption("Plotters: a round ends at once when the next player holds only the colour a "
            "three-colour trick cannot take. Two players are named: the one who **could not "
            "play**, and the one who **caused** it — who played the last card to the "
-           "unfinished trick before the round ended. " + f.counted(tricks=True))
+           "unfinished trick before the round ended. " + ui.md(f.counted(tricks=True)))
 
 
 def render() -> None:
-    rounds = data.early_ends(f)
+    rounds = plotters.early_ends(f)
     if ui.empty(rounds, "rounds of a game that can end early"):
         return
     total = len(rounds)
@@ -26,7 +27,7 @@ def render() -> None:
         c2.metric("Mean trick of an early end", f"{early['early_end_trick'].mean():.1f}")
         c3.metric("Cards in the unfinished trick", f"{early['cards_in_trick'].mean():.1f}",
                   help="On average: the cards discarded with the unfinished trick.")
-    share = data.early_ends_by_table(f)
+    share = plotters.early_ends_by_table(f)
     share["table"] = [f"{n} players" for n in share["n_players"]]
     left, right = st.columns(2)
     ui.chart(left, px.bar(share, x="table", y="early_share",
@@ -42,7 +43,7 @@ def render() -> None:
                                   labels={"early_end_trick": "trick in which the round ended",
                                           "rounds": "rounds"},
                                   title="In which trick rounds end early"), width="stretch")
-    who = data.early_ends_by_player(f)
+    who = plotters.early_ends_by_player(f)
     most = int(who["rounds"].max()) if len(who) else 1
     min_rounds = ui.minimum("Minimum rounds played", most, key="early_min_rounds")
     who = who[who["rounds"] >= min_rounds]

@@ -1,4 +1,10 @@
-"""A fifth game that lives only in the tests: one module, registered, nothing else touched.
+"""Toy high card: a game of its own for trickledger, installed beside it as a plugin.
+
+This distribution is the example of docs/games.md ("A game of your own"): one module that
+declares the game (`INFO`), a page script (`page.py`) and the module of its queries and its
+parts of trickledger's pages (`dashboard.py`). trickledger finds the declaration through the
+`trickledger.games` entry point of pyproject.toml and registers it; importing this module
+registers nothing. Nothing of trickledger is changed to add it.
 
 `toy_high_card`: 2-4 players, 3 cards each from a 12-card deck (colours A and B, 1-6),
 the leader plays any card, the others must follow the led colour when they can, the
@@ -8,7 +14,11 @@ alone): taking the first trick then scores a point more, losing it a point less.
 
 Beyond reusing the shared vocabulary it adds, from this module only, an event type
 (`boast`, declared in `GameInfo.events`), a database table (`toy_boasts`, declared in
-`GameInfo.tables`) and a score sheet (`ToySheet`).
+`GameInfo.tables`) with a view over it (`toy_boasts_made`, `GameInfo.analytics`) and a
+question for the SQL console, a score sheet (`ToySheet`), its judge's scale
+(`GameInfo.bands`), its cards' colours and a page of the dashboard (`GameInfo.pages`).
+It runs interpreted on top of trickledger's compiled engine, and fills its table by keyword
+(`sink.table("toy_boasts").add(...)`): a game outside trickledger needs no generated code.
 """
 
 from __future__ import annotations
@@ -18,10 +28,13 @@ from dataclasses import dataclass
 from random import Random
 from typing import Any
 
-from trickledger.replay.cards import Card, CardTable, card_order, deal_hands
+from trickledger.replay.cards import CHIP_COLORS, Card, CardTable, card_order, deal_hands
 from trickledger.replay.errors import RuleError
 from trickledger.replay.events import Event, Header
-from trickledger.replay.registry import GameInfo, Move, register
+from trickledger.replay.facts import Fact, RoundDealt, RoundOutcome, RoundScored, TrickAbandoned
+from trickledger.replay.info import GamePage
+from trickledger.replay.registry import GameInfo, Move
+from trickledger.replay.rows import RowSink, plays_rows
 from trickledger.replay.sheet import (
     SHEET_END,
     SheetField,
@@ -31,17 +44,8 @@ from trickledger.replay.sheet import (
     sheet_head,
     table_lines,
 )
-from trickledger.replay.state import (
-    Fact,
-    GameState,
-    RoundDealt,
-    RoundOutcome,
-    RoundScored,
-    RowSink,
-    TrickAbandoned,
-    check_rounds,
-    plays_rows,
-)
+from trickledger.replay.state import GameState, check_rounds
+from trickledger.replay.tables import Column
 
 NAME = "toy_high_card"
 HAND = 3
@@ -236,9 +240,7 @@ def _project(f: ToyTrickWon, sink: RowSink) -> None:
     sink.tricks.add(
         round=f.round, trick=f.trick, leader=P[f.leader], led_color=f.cards[0][1].color,
         cards=[c.name for _, c in f.cards], players=[P[s] for s, _ in f.cards],
-        first_winner=None, first_card=None, second_winner=None, second_card=None,
-        monochrome=None, winner=P[f.winner], winning_card=None, trump=None, notrump=None,
-        change=None, plus5=None, minus5=None, length=len(f.cards), laps=1, closed=None,
+        winner=P[f.winner], winning_card=None, length=len(f.cards), laps=1,
         next_leader=P[f.winner], stacks=None, line=f.line)
     plays_rows(sink, f.round, f.trick, [(s, c, None) for s, c in f.cards])
 
@@ -331,12 +333,41 @@ def _project_sheet(f: ToySheetEntered, sink: RowSink) -> None:
                                      line=f.line)
 
 
-INFO = register(GameInfo(
+# ------------------------------------------------------------------- declaration
+
+TABLES = {
+    # every boast: who boasted in which round (from a move log or a score sheet)
+    "toy_boasts": (Column("game_id", "VARCHAR"), Column("round", "INTEGER"),
+                   Column("player", "VARCHAR"), Column("line", "INTEGER")),
+}
+ANALYTICS = (
+    # every boast, and whether it came true (NULL from a score sheet: it has no tricks)
+    ("view", "toy_boasts_made", """
+        SELECT b.game_id, b.round, b.player, b.line, t.winner = b.player AS made
+        FROM toy_boasts b
+        LEFT JOIN tricks t ON t.game_id = b.game_id AND t.round = b.round AND t.trick = 1"""),
+)
+EXAMPLES = (
+    ("Who boasts in toy_high_card, and how often does the boast come true?",
+     """SELECT player, count(*) AS boasts, count(*) FILTER (WHERE made) AS came_true,
+       ratio(count(*) FILTER (WHERE made), count(made), 3) AS true_share
+FROM toy_boasts_made JOIN game_counting USING (game_id)
+WHERE counted_as IN ('complete', 'disputed', 'sheet')
+GROUP BY player
+ORDER BY boasts DESC, player;"""),
+)
+
+# the declaration, registered by trickledger through the `trickledger.games` entry point
+# (pyproject.toml: `toy_high_card:INFO`); importing this module changes nothing
+INFO = GameInfo(
     name=NAME, title="Toy high card", min_players=2, max_players=4, state_class=ToyState,
     cards=CARDS, heuristic=_heuristic, step_facts=(ToyTrickWon,),
     render={ToyTrickWon: _render, ToyBoasted: _render_boast, ToySheetEntered: _render_sheet},
     project={ToyTrickWon: _project, ToyBoasted: _project_boast, ToySheetEntered: _project_sheet},
     events=("deal", "boast", "play"), injectable=("play",), sheet_state=ToySheet,
-    tables={"toy_boasts": (("game_id", "VARCHAR"), ("round", "INTEGER"),
-                           ("player", "VARCHAR"), ("line", "INTEGER"))},
-))
+    tables=TABLES, analytics=ANALYTICS, examples=EXAMPLES,
+    bands=(0.5, 1.0, 2.0),  # a round scores 0 to 4 points: half a point is a slip
+    colors={"A": CHIP_COLORS["blue"], "B": CHIP_COLORS["orange"]},
+    pages=(GamePage("Boasts", "toy_high_card.page", ":material/campaign:", "boasts"),),
+    dashboard="toy_high_card.dashboard",
+)

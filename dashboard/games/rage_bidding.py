@@ -6,10 +6,12 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from trickledger.dashboard import auth, data, tables, ui
+from trickledger.dashboard.games import rage
 
 ui.page("Bidding")
 f = ui.filters()
-st.caption("Rage: bid error = tricks won − bid; below 0 means overbid. " + f.counted(tricks=True))
+st.caption("Rage: bid error = tricks won − bid; below 0 means overbid. "
+           + ui.md(f.counted(tricks=True)))
 
 RULES = {"all": "every bidding rule", "open": "open (in turn, seeing earlier bids)",
          "hidden": "hidden (written down at once)", "secret": "secret (revealed at the end)"}
@@ -17,12 +19,12 @@ RULES = {"all": "every bidding rule", "open": "open (in turn, seeing earlier bid
 
 def render() -> None:
     c1, c2 = st.columns([3, 2])
-    rule = c1.radio("Bidding rule", list(RULES), format_func=RULES.get, horizontal=True,
+    rule = c1.radio("Bidding rule", list(RULES), format_func=lambda r: RULES[r], horizontal=True,
                     key="bid_rule")
     pm1 = c2.radio("Plus or minus one", ["either", "with", "without"], horizontal=True,
                    key="bid_pm1", help="plus_minus_one: the bids may not add up to the "
                                        "number of tricks (the last bidder is constrained).")
-    per = data.bids_by_player(f, rule, pm1)
+    per = rage.bids_by_player(f, rule, pm1)
     if ui.empty(per, "bids"):
         return
     most = int(per["rounds"].max())
@@ -51,8 +53,8 @@ def render() -> None:
                            title="Bias: below 0 = overbids"), width="stretch")
     _against_the_hand(rule, pm1)
     _by_position(rule, pm1)
-    by_size = data.bids_by_hand_size(f, rule, pm1)
-    by_trumps = data.bids_by_trumps(f, rule, pm1)
+    by_size = rage.bids_by_hand_size(f, rule, pm1)
+    by_trumps = rage.bids_by_trumps(f, rule, pm1)
     left, right = st.columns(2)
     ui.chart(left, px.line(by_size, x="hand_size", y="exact_rate", markers=True,
                               hover_data=["rounds", "bias"],
@@ -62,7 +64,7 @@ def render() -> None:
                               labels={"trumps_held": "trumps held (6 = 6 or more)",
                                       "bias": "mean won − bid"},
                               title="Bias by trumps held"), width="stretch")
-    heat = data.bids_against_tricks(f, rule, pm1)
+    heat = rage.bids_against_tricks(f, rule, pm1)
     grid = heat.pivot_table(index="won", columns="bid", values="rounds", fill_value=0)
     if not grid.empty:
         # every count from 0 up, each cell 0 when it never happened: a number nobody won
@@ -76,11 +78,11 @@ def render() -> None:
 
 def _against_the_hand(rule: str, pm1: str) -> None:
     st.subheader("Bidding against the hand")
-    done, bids, lo, hi = data.hand_coverage(f)
+    done, bids, lo, hi = rage.hand_coverage(f)
     times = f"{lo}" if lo == hi else f"{lo} to {hi}"
     st.caption(
         f"For each bid, the tricks the hand could be expected to take: the round is played "
-        f"out {times} times with the player's real hand, the unseen cards dealt again at "
+        f"out {ui.md(times)} times with the player's real hand, the unseen cards dealt again at "
         "random to the others, the real trump, and the greedy bot bidding and playing every "
         "seat. The Monte-Carlo error ± is the standard error of that mean. Bidding error = "
         "bid − expected (above 0: bid more than the hand was worth); play "
@@ -99,14 +101,14 @@ def _against_the_hand(rule: str, pm1: str) -> None:
             bar = st.progress(0.0, text="playing the rounds out…")
 
             def progress(k: int, total: int) -> None:
-                bar.progress(min(1.0, k / max(total, 1)), text=f"{k} hands")
+                bar.progress(min(1.0, k / max(total, 1)), text=f"{k:,} hands")
 
             data.estimate_hands(f, rounds=5, progress=progress)
             bar.empty()
             st.rerun()
     if not done:
         return
-    per = data.bids_against_hands(f, rule, pm1)
+    per = rage.bids_against_hands(f, rule, pm1)
     if per.empty:
         st.info("No estimated bid under this filter.")
         return
@@ -129,7 +131,7 @@ def _against_the_hand(rule: str, pm1: str) -> None:
 
 
 def _by_position(rule: str, pm1: str) -> None:
-    pos = data.bids_by_position(f, rule, pm1)
+    pos = rage.bids_by_position(f, rule, pm1)
     if pos.empty:
         return
     overall = float((pos["exact_rate"] * pos["rounds"]).sum() / pos["rounds"].sum())

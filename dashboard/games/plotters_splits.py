@@ -4,7 +4,8 @@ take brings home."""
 import plotly.graph_objects as go
 import streamlit as st
 
-from trickledger.dashboard import data, tables, ui
+from trickledger.dashboard import tables, ui
+from trickledger.dashboard.games import plotters
 
 ui.page("Splits")
 f = ui.filters()
@@ -12,11 +13,11 @@ st.caption("Plotters: the highest card of the led colour picks first; the lowest
            "another colour gets the rest and leads next. A trick whose cards all have the "
            "led colour is not split. Shares are per trick played (first pick) and per split "
            "played (the rest); tricks cut short by an early end are counted apart. "
-           "At a table of n, chance alone gives each player 1/n of both. " + f.counted(tricks=True))
+           "At a table of n, chance alone gives each player 1/n of both. " + ui.md(f.counted(tricks=True)))
 
 
 def render() -> None:
-    stats = data.splits_by_player(f)
+    stats = plotters.splits_by_player(f)
     if ui.empty(stats, "split tricks"):
         return
     most = int(stats["games"].max())
@@ -77,7 +78,7 @@ def render() -> None:
                "multiplied when the round is scored. Placed open counts the cards that went "
                "onto an open stack at the take, including those turned face down later by "
                "a keep (the one this take triggered, or a later one).")
-    value = data.split_takes_by_table(f)
+    value = plotters.split_takes_by_table(f)
     tables.show(value, {"n_players": "players at the table", "take": "take",
                         "takes": "takes", "cards": "cards per take",
                         "placed_open": "placed open per take",

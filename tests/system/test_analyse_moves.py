@@ -1,0 +1,256 @@
+"""`trickledger analyse --moves` as a user meets it (issues 31, 35, 36): an estimate before it
+starts, progress also to a pipe, round-by-round commits that a Ctrl-C or a kill keeps, a
+bound on what one log may cost, "already cached" among the games asked for only, workers
+that die or send back what cannot be read end the run in one line instead of a wait for
+ever, and `--cluster` runs the rounds on Dask."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from trickledger import main
+from trickledger.ingest.db import reading
+from trickledger.ingest.load import Source, ingest
+from trickledger.ingest.moves import Plan, RoundDone, RoundTask, judge_games, judge_round
+from trickledger.replay.judge import Judgement
+from trickledger.replay.simulate import SimOptions, simulate_one
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _sim(game: str, n: int, seed: int, prefix: str, **kw) -> bytes:
+    opts = SimOptions(game=game, games=1, players=(n, n), seed=seed,
+                      bots=("greedy", "random"), id_prefix=prefix, **kw)
+    return simulate_one(opts, 0)[1]
+
+
+def two_games(path: str) -> str:
+    """Two rage games of three rounds (10, 9 and 8 cards) at a table of three."""
+    logs = {"a": _sim("rage", 3, 1, "a", rounds=3), "b": _sim("rage", 3, 2, "b", rounds=3)}
+    ingest([Source(f"{k}.jsonl", data=v) for k, v in logs.items()], path, jobs=1)
+    return path
+
+
+@pytest.fixture
+def db(tmp_path) -> str:
+    return two_games(str(tmp_path / "m.duckdb"))
+
+
+def judged_rounds(path: str) -> list[tuple[str, int]]:
+    with reading(path) as con:
+        return con.execute("SELECT DISTINCT game_id, round FROM move_quality "
+                           "ORDER BY 1, 2").fetchall()
+
+
+def whole_markers(path: str) -> int:
+    with reading(path) as con:
+        return con.execute("SELECT count(*) FROM analysis_runs WHERE analysis = 'moves'"
+                           ).fetchone()[0]
+
+
+def test_the_estimate_comes_first_and_progress_reaches_a_pipe(db, capsys):
+    assert main(["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1"]) == 0
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    timing = next(i for i, ln in enumerate(lines) if ln.startswith("move quality: "))
+    assert lines[timing].endswith("decisions in 6 rounds of 2 games to judge on 1 process; "
+                                  "timing 1 round first (one of each game and table size "
+                                  "not judged before) for the estimate")
+    plan = timing + 1  # nothing between: no progress before the estimate
+    assert " decisions in 6 rounds of 2 games to judge on 1 process: about " in lines[plan]
+    assert "of CPU time" in lines[plan]
+    assert "Ctrl-C stops and keeps every round finished" in lines[plan]
+    # captured standard error is no terminal: progress comes as lines after the plan
+    total = lines[plan].split(" decisions")[0].split()[-1]
+    assert any(ln.startswith(f"decisions: {total} of {total} (100%)")
+               for ln in lines[plan + 1:]), err
+    assert "move quality: 2 games judged (6 rounds" in out and "0 already cached" in out
+    assert len(judged_rounds(db)) == 6 and whole_markers(db) == 2
+
+
+def test_already_cached_counts_only_the_games_asked_for(db, capsys):
+    args = ["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1"]
+    assert main([*args, "--game", "a-s1-000000"]) == 0
+    capsys.readouterr()
+    assert main([*args, "--game", "b-s2-000000"]) == 0
+    assert "1 games judged (3 rounds" in (out := capsys.readouterr().out)
+    assert "0 already cached" in out  # a-s1 is cached, but was not asked for
+    assert main([*args, "--game", "a-s1-000000"]) == 0
+    assert "0 games judged (0 rounds, 0 decisions), 1 already cached, 0 left" in \
+        capsys.readouterr().out
+
+
+def test_ctrl_c_keeps_every_finished_round_and_the_next_run_does_the_rest(db):
+    seen = []
+
+    def progress(done: int, total: int) -> None:
+        seen.append(done)
+        if len(seen) == 2:  # Ctrl-C after the second round is written (the first is timed)
+            raise KeyboardInterrupt
+
+    first = judge_games(db, samples=2, jobs=1, progress=progress)
+    assert first.interrupted and first.rounds_done == 2
+    assert len(judged_rounds(db)) == 2  # committed round by round
+    assert any("interrupted: the 2 rounds judged are kept" in ln for ln in first.lines())
+    again = judge_games(db, samples=2, jobs=1)
+    assert again.rounds_done == 4 and again.games_done == 2  # only the rest
+    assert len(judged_rounds(db)) == 6 and whole_markers(db) == 2
+
+
+def test_one_log_costs_at_most_the_bound_and_a_larger_bound_goes_on(db, capsys):
+    args = ["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1",
+            "--game", "a-s1-000000"]
+    assert main([*args, "--max-moves", "40"]) == 0
+    out = capsys.readouterr().out
+    # round 1 has 33 moves (3 bids, 30 plays): the bound stops after round 2 (whole rounds)
+    assert "bound: 1 log judged only up to 40 moves" in out
+    assert "a-s1-000000: rounds 1-2 of 3 judged" in out
+    assert [r for _, r in judged_rounds(db)] == [1, 2] and whole_markers(db) == 0
+    assert main([*args, "--max-moves", "40"]) == 0  # nothing more under the same bound
+    assert "0 games judged (0 rounds" in (out := capsys.readouterr().out) and "bound:" in out
+    assert main(args) == 0  # the default bound takes the rest
+    assert "1 games judged (1 rounds" in capsys.readouterr().out
+    assert [r for _, r in judged_rounds(db)] == [1, 2, 3] and whole_markers(db) == 1
+
+
+def dies_on_round_two(task: RoundTask) -> RoundDone:
+    """A worker that is killed in the middle of round 2 (out of memory, SIGKILL)."""
+    if task.round == 2:
+        os._exit(3)
+    return judge_round(task)
+
+
+class Unreadable:
+    """Pickled fine by the worker; reading it back raises in the parent."""
+
+    def __reduce__(self):
+        return (_explode, ())
+
+
+def _explode():
+    raise RuntimeError("this result cannot be read back")
+
+
+def unreadable_on_round_two(task: RoundTask) -> RoundDone:
+    if task.round == 2:
+        return RoundDone(task, [Unreadable()], None, 0.0)  # type: ignore[list-item]
+    return judge_round(task)
+
+
+@pytest.mark.parametrize("runner", [dies_on_round_two, unreadable_on_round_two],
+                         ids=["a worker dies", "a result cannot be read"])
+def test_a_failing_worker_ends_the_run_in_one_line_keeping_what_was_done(db, runner):
+    """multiprocessing.Pool's result thread died on an unreadable result, and the run
+    waited for ever; now the pool breaks, the run stops with one line, and the rounds
+    committed before stay for the next run."""
+    summary = judge_games(db, samples=2, jobs=2, runner=runner)
+    assert summary.broken is not None and not summary.interrupted
+    stopped = [ln for ln in summary.lines() if ln.startswith("stopped: ")]
+    assert len(stopped) == 1 and "worker process died or sent back a result" in stopped[0]
+    assert summary.rounds_done >= 1  # the first round is judged here, to time it
+    assert len(judged_rounds(db)) == summary.rounds_done
+    again = judge_games(db, samples=2, jobs=1)  # the next run does the rest
+    assert len(judged_rounds(db)) == 6 and whole_markers(db) == 2 and not again.failures
+
+
+def test_ctrl_c_on_a_terminal_stops_in_one_line_with_status_130(tmp_path):
+    """A real Ctrl-C (SIGINT to the whole process group, workers included) in the middle
+    of a run on two worker processes: exit status 130, one line saying what is kept, no
+    worker traceback, and every round written before it is in the database."""
+    path = str(tmp_path / "c.duckdb")
+    logs = {"c": _sim("rage", 4, 3, "c", rounds=6)}
+    ingest([Source(f"{k}.jsonl", data=v) for k, v in logs.items()], path, jobs=1)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trickledger", "analyse", "--moves", "--db", path,
+         "--samples", "16", "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env=env, start_new_session=True, cwd=ROOT)
+    try:
+        assert proc.stderr is not None
+        seen = []
+        for line in proc.stderr:  # the estimate comes once the first round is timed
+            seen.append(line)
+            if line.startswith("move quality: ") and " about " in line:
+                break
+        else:
+            pytest.fail(f"no estimate: {''.join(seen)}")
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, (out, err)
+    assert "Traceback" not in err and "Traceback" not in out, err
+    interrupted = [ln for ln in out.splitlines() if ln.startswith("interrupted: ")]
+    assert len(interrupted) == 1, out
+    kept = int(interrupted[0].split("the ")[1].split(" rounds")[0])
+    assert kept >= 1 and len(judged_rounds(path)) == kept
+
+
+def costs_by_kind(task: RoundTask) -> RoundDone:
+    """A real judgement with a CPU time per decision set by the game: rage 3 s, color_stacks
+    1 s (as a decision of a large rage table costs several times one of color_stacks)."""
+    done = judge_round(task)
+    per = 3.0 if task.game_id.startswith("r") else 1.0
+    judged = [Judgement(*j.__reduce__()[1][:-1], seconds=per) for j in done.judged or []]
+    return RoundDone(task, judged, done.error, per * len(judged))
+
+
+def test_the_estimate_times_each_kind_of_game_at_its_own_rate(tmp_path):
+    """One rate for every decision made a table of 8 look as cheap as one of 2: each kind
+    of game (game and table size) gets its own rate, from a first round of it judged
+    before the estimate, or from earlier runs."""
+    path = str(tmp_path / "k.duckdb")
+    logs = {"r": _sim("rage", 3, 1, "r", rounds=3), "c": _sim("color_stacks", 2, 4, "c"),
+            "c2": _sim("color_stacks", 2, 5, "c2")}
+    ingest([Source(f"{k}.jsonl", data=v) for k, v in logs.items()], path, jobs=1)
+    plans, lines = [], []
+
+    def plan(p: Plan) -> None:
+        plans.append(p)
+        lines.append(p.line())
+
+    first = judge_games(path, samples=2, jobs=1, runner=costs_by_kind, plan=plan,
+                        game_ids=["r-s1-000000", "c-s4-000000"])
+    assert lines[0].endswith("; timing 2 rounds first (one of each game and table size "
+                             "not judged before) for the estimate")
+    assert " about " not in lines[0] and " about " in lines[1]
+    p = plans[-1]
+    assert p.rates == {"rage 3": 3.0, "color_stacks 2": 1.0}
+    kind = {g.sha256: g.kind for g in p.games}
+    left = {k: n for k, n in p.decisions.items() if k not in p.timed}
+    assert len(p.timed) == 2 and left  # the timed rounds are not counted again
+    expected = sum(n * (3.0 if kind[sha] == "rage 3" else 1.0) for (sha, _), n in left.items())
+    assert p.cpu() == pytest.approx(expected)
+    mean_rate = (first.judging_seconds / first.decisions)
+    assert abs(p.cpu() - mean_rate * sum(left.values())) > 1.0  # one rate would be wrong
+    # a later run goes by the rates stored: no round timed first
+    plans.clear(), lines.clear()
+    judge_games(path, samples=2, jobs=1, runner=costs_by_kind, plan=plan)
+    assert len(lines) == 1 and " about " in lines[0]
+    assert plans[0].rates == {"rage 3": 3.0, "color_stacks 2": 1.0} and not plans[0].timed
+
+
+@pytest.mark.cluster
+def test_rounds_run_on_a_dask_cluster(db, capsys):
+    assert main(["analyse", "--moves", "--db", db, "--samples", "2",
+                 "--cluster", "local:2"]) == 0
+    out, err = capsys.readouterr()
+    assert "on the cluster local:2" in err
+    assert "move quality: 2 games judged (6 rounds" in out
+    here = two_games(str(Path(db).with_name("here.duckdb")))
+    assert main(["analyse", "--moves", "--db", here, "--samples", "2", "--jobs", "1"]) == 0
+    sql = "SELECT game_id, line, band, cost, best_move FROM move_quality ORDER BY 1, 2"
+    with reading(db) as con:
+        on_dask = con.execute(sql).fetchall()
+    with reading(here) as con:
+        assert con.execute(sql).fetchall() == on_dask and len(on_dask) > 50
+    bad = main(["analyse", "--moves", "--db", db, "--cluster", "nowhere"])
+    assert bad == 2 and "expected tcp://HOST:PORT" in capsys.readouterr().err
