@@ -46,8 +46,13 @@ OVERVIEW_ALIAS = st.Page("views/overview.py", title="Overview", icon=":material/
 CORE_PATHS = {"home", "overview", "admin", *(p.url_path for p in CORE)}
 PAGES = [HOME, *game_parts.pages(CORE_PATHS), *CORE]
 page = st.navigation(PAGES + [OVERVIEW_ALIAS] + ([ADMIN] if auth.visitor().is_admin else []))
-ui.sidebar_filters()
-st.sidebar.caption("Games entered as a score sheet count in totals and results; the "
-                   "figures of tricks, and each game's own, come from move logs only.")
+# the pages that count games draw the sidebar filter; the others keep it for them
+UNFILTERED = {"verify", "upload", "sheet", "sql", "admin"}
+if page.url_path in UNFILTERED:
+    ui.keep_filters()
+else:
+    ui.sidebar_filters()
+    st.sidebar.caption("Games entered as a score sheet count in totals and results; the "
+                       "figures of tricks, and each game's own, come from move logs only.")
 auth.login_panel()
 page.run()

@@ -40,7 +40,8 @@ from trickledger.ingest.store import Store
 
 Result = Answer  # what the SQL page shows
 
-CACHE_TTL_S = 5
+CACHE_TTL_S = 3600  # an answer is kept for the database's state (data_state), an hour at most
+CACHED_ANSWERS = 2000  # answers kept at most (the oldest go first)
 _log = logging.getLogger("trickledger.dashboard")
 
 
@@ -152,10 +153,45 @@ def _read(sql: str, params: tuple[Any, ...]) -> pd.DataFrame:
     return _reading(lambda con: con.execute(sql, list(params)).df())
 
 
-@st.cache_data(ttl=CACHE_TTL_S, show_spinner=False)
-def query(sql: str, params: tuple[Any, ...] = ()) -> pd.DataFrame:
-    """A read-only query, values passed as parameters; cached for a few seconds."""
+def data_state() -> tuple[Any, ...]:
+    """What changes whenever the data does, read without opening the database: the size
+    and modification time of the database file and of its write-ahead log (every commit
+    writes one or the other), or of a lake's manifest folder (every commit adds a
+    manifest). A query's answer is kept for as long as this stays the same."""
+    store = database()
+    if store.kind == "lake":
+        paths = [os.path.join(store.path, "_manifest")]
+    else:
+        paths = [store.path, store.path + ".wal"]
+    out: list[Any] = []
+    for path in paths:
+        try:
+            st_ = os.stat(path)
+        except OSError:
+            out.append(None)
+            continue
+        out.append((st_.st_mtime_ns, st_.st_size, st_.st_ino))
+    return tuple(out)
+
+
+@st.cache_data(ttl=CACHE_TTL_S, max_entries=CACHED_ANSWERS, show_spinner=False)
+def _query_at(sql: str, params: tuple[Any, ...], state: tuple[Any, ...]) -> pd.DataFrame:
     return _read(sql, params)
+
+
+class _Query:
+    """`query(sql, params)`: a read-only query, values passed as parameters, its answer kept
+    for the database's state (`data_state`): asked again while nothing was written, it is
+    answered at once; after a write (another process's ingest too) it runs again."""
+
+    def __call__(self, sql: str, params: tuple[Any, ...] = ()) -> pd.DataFrame:
+        return _query_at(sql, params, data_state())
+
+    def clear(self) -> None:
+        _query_at.clear()
+
+
+query = _Query()
 
 
 @contextmanager
@@ -497,6 +533,50 @@ def step_stacks(game: str, game_id: str, round_no: int, number: int) -> Any:
 # ----------------------------------------------------------------- analyses
 
 
+# The database states (data_state) at which the summaries and the ratings were last found
+# up to date: while the state stays, no page asks again.
+_fresh_at: dict[str, tuple[Any, ...]] = {}
+
+
+def ensure_summaries() -> str | None:
+    """Make the per-game summaries the statistics read (ingest.summaries) for games that
+    lack them — a run of ingest makes them when it ends, so only a killed run leaves any
+    behind — without waiting for a file another process is writing; returns a note when
+    some games are not in the figures yet."""
+    from trickledger.ingest import summaries
+
+    store = database()
+    state = data_state()
+    if store.kind == "lake" or _fresh_at.get("summaries") == state:
+        return None
+    try:
+        with _connection(store) as con:  # within the page run's one wait
+            missing = summaries.behind(con)
+    except DatabaseBusy:
+        return None  # the page's own reads say the database is busy
+    if missing:
+        try:
+            # wait for nobody: a file held by a writer is an ingest under way, which makes
+            # the summaries itself when it ends
+            jobs.run("summaries", {"db": store.path, "wait_s": 0.0})
+        except (DatabaseBusy, jobs.JobBusy):
+            return (f"{count_words(missing, 'game')} loaded by an ingest still under way "
+                    f"{'is' if missing == 1 else 'are'} not in these figures yet: they "
+                    f"count once it ends.")
+        except jobs.JobFailed as e:
+            _log.warning("summaries: %s", e)
+            return (f"{count_words(missing, 'game')} {'is' if missing == 1 else 'are'} not "
+                    f"in these figures yet (their summaries could not be made).")
+        query.clear()
+    _fresh_at["summaries"] = data_state()
+    return None
+
+
+def count_words(n: int, noun: str) -> str:
+    """'1 game', '2 games'."""
+    return f"{n:,} {noun if n == 1 else noun + 's'}"
+
+
 def ensure_ratings() -> str | None:
     """Bring `rating_history` up to date when the complete games changed (cheap when they
     did not); returns a note when the database was busy and older ratings are shown."""
@@ -505,10 +585,13 @@ def ensure_ratings() -> str | None:
     store = database()
     if store.kind == "lake":
         return None  # a lake's ratings are not stored (docs/scale.md)
+    if _fresh_at.get("ratings") == data_state():
+        return None
     waits = _run_waits()
     try:
         with _connection(store) as con:  # within the page run's one wait
             if ratings.is_fresh(con):
+                _fresh_at["ratings"] = data_state()
                 return None
         # the job's waits for the file come out of the same budget
         done = jobs.run("ratings", {"db": store.path, "wait_s": waits.lock_s})

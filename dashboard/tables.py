@@ -17,6 +17,7 @@ import streamlit as st
 
 PLAYER_PAGE = "views/player.py"
 MISSING = "—"
+DECIMALS = 2  # a column of fractions without digits of its own
 
 
 def player_url(name: str) -> str:
@@ -43,8 +44,10 @@ def show(df: pd.DataFrame, columns: Mapping[str, str], *, players: tuple[str, ..
     """`df` as a table of `columns` (column -> header in words, in this order). Columns in
     `players` link to the player page, in `games` to the game viewer, and `links` hold
     ready links (`viewer_url`); `percent` columns
-    hold shares (0-1) shown as percentages; `decimals` fixes the digits shown; `dates`
-    show a missing date as "undated" (a game's date is never the day it was loaded)."""
+    hold shares (0-1) shown as percentages; `decimals` fixes the digits shown (other
+    fractions get DECIMALS, the same in every row; counts get thousands separators);
+    `dates` show a missing date as "undated" (a game's date is never the day it was
+    loaded)."""
     frame = df[[c for c in columns if c in df.columns]].copy()
     config: dict[str, Any] = {}
     for c in frame.columns:
@@ -67,7 +70,18 @@ def show(df: pd.DataFrame, columns: Mapping[str, str], *, players: tuple[str, ..
         elif decimals and c in decimals:
             # rounded first, and + 0.0 turns -0.0 into 0.0: no "-0.00" for a tiny negative
             frame[c] = pd.to_numeric(frame[c], errors="coerce").round(decimals[c]) + 0.0
-            config[c] = st.column_config.NumberColumn(label, format=f"%.{decimals[c]}f")
+            config[c] = st.column_config.NumberColumn(label, format=f"%,.{decimals[c]}f")
+        elif pd.api.types.is_integer_dtype(frame[c].dtype):
+            config[c] = st.column_config.NumberColumn(label, format="%,d")  # 35,409
+        elif pd.api.types.is_float_dtype(frame[c].dtype):
+            # one number of decimals per column (no 1.2 beside 1.57): whole numbers as such,
+            # the rest with DECIMALS
+            values = pd.to_numeric(frame[c], errors="coerce")
+            whole = bool((values.dropna() % 1 == 0).all())
+            places = 0 if whole else DECIMALS
+            frame[c] = values.round(places) + 0.0
+            config[c] = st.column_config.NumberColumn(
+                label, format="%,d" if whole else f"%,.{places}f")
         else:
             config[c] = st.column_config.Column(label)
     kwargs: dict[str, Any] = {}

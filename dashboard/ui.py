@@ -52,6 +52,7 @@ def engine() -> str:
 
 
 FILTERS_KEY = "filters"
+BOUNDS_KEY = "filter_date_bounds"  # the first and last date played, as the filter offered
 
 
 # The sidebar filter in the URL, so a reload or a shared link shows the same games:
@@ -165,8 +166,26 @@ def sidebar_filters() -> data.Filters:
                           date_from, date_to, tuple(statuses), tuple(variants),
                           tuple(editions), bool(undated), tuple(opts["known_variants"]))
     st.session_state[FILTERS_KEY] = chosen
+    st.session_state[BOUNDS_KEY] = (lo, hi)
     _to_url(chosen, lo, hi)
     return chosen
+
+
+FILTER_WIDGETS = (*URL_PARAMS, "f_dates", "f_undated")
+
+
+def keep_filters() -> None:
+    """On a page that uses no filter (Verify, Upload, Score sheet, SQL, Admin): no sidebar
+    filter is drawn, and the choice made on the other pages is kept for them — Streamlit
+    forgets a widget's value on a run that does not draw it unless it is set again, and the
+    address keeps the choice, so a reload or the next page shows the same games."""
+    for key in FILTER_WIDGETS:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+    chosen = st.session_state.get(FILTERS_KEY)
+    if isinstance(chosen, data.Filters):
+        lo, hi = st.session_state.get(BOUNDS_KEY, (None, None))
+        _to_url(chosen, lo, hi)
 
 
 def _game_title(name: str) -> str:
@@ -175,7 +194,15 @@ def _game_title(name: str) -> str:
 
 
 def filters() -> data.Filters:
-    """The sidebar's current choice (no filter when a page runs on its own)."""
+    """The sidebar's current choice (no filter when a page runs on its own). Every page
+    that counts games asks for it first: the per-game summaries its figures read are made
+    here for games that lack them (a killed ingest's), or the page says which are not in."""
+    try:
+        note = data.ensure_summaries()
+    except data.WriteFailed as e:
+        note = f"Some games are not in these figures yet ({e})."
+    if note:
+        st.info(md(note))
     chosen = st.session_state.get(FILTERS_KEY)
     return chosen if isinstance(chosen, data.Filters) else data.Filters()
 
@@ -207,9 +234,13 @@ def guarded(render: Callable[[], Any]) -> None:
 # Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping all of
 # them defuses markdown, raw HTML, KaTeX ($...$), Streamlit's :color[...] and :material/...:.
 _MD_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
-# Autolinks (www.x.y, http://x, a@b.c) are linked even when escaped: an invisible word
-# joiner (U+2060) before : @ . stops them.
-_AUTOLINK_BREAK = re.compile(r"(\\[:@.])")
+# Autolinks (www.x.y, http://x, mailto:x, a@b.c) are linked even when escaped: an invisible
+# word joiner (U+2060) where one would start stops them — before the . of www., the : of
+# a scheme (://, mailto:, xmpp:) and every @ — and nowhere else, so that an ordinary name
+# or message ("pasted.jsonl", "line 3: ...") is copied without a hidden character. A file
+# name is better shown with `code`, which inserts nothing at all.
+_AUTOLINK_BREAK = re.compile(r"(?i)(?<=www)(\\\.)|(\\:)(?=\\/\\/)|(?<=mailto)(\\:)"
+                             r"|(?<=xmpp)(\\:)|(\\@)")
 
 
 def md(text: object) -> str:
@@ -219,7 +250,21 @@ def md(text: object) -> str:
     there and only there: widgets' options and dataframe cells show text as it is, and
     HTML we build (st.html) uses `text_html`."""
     flat = " ".join(str(text).split())
-    return _AUTOLINK_BREAK.sub("\u2060\\1", _MD_PUNCT.sub(r"\\\1", flat))
+    return _AUTOLINK_BREAK.sub(lambda m: "\u2060" + m.group(0), _MD_PUNCT.sub(r"\\\1", flat))
+
+
+def code(text: object) -> str:
+    """A file name (or other name a visitor may copy) for any Streamlit text that renders
+    markdown, as an inline code span: shown exactly as it is, in a code font, never a link
+    (autolinks skip code), with nothing inserted, so that a copied name is the name (`md`
+    breaks autolinks with an invisible character). Line breaks become spaces."""
+    flat = " ".join(str(text).split())
+    ticks = max((len(run) for run in re.findall(r"`+", flat)), default=0)
+    fence = "`" * (ticks + 1)
+    # a span that starts or ends with a backtick (or is blank) is padded with one space on
+    # each side, which CommonMark takes off again
+    pad = " " if not flat.strip() or flat[:1] == "`" or flat[-1:] == "`" else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
 
 
 def plot_text(text: object) -> str:
@@ -291,14 +336,44 @@ def chart(where: Any, fig: Any, **kw: Any) -> Any:
                 continue
             if isinstance(template, str):
                 trace[attr] = _literal_template(template)
+    # the chart's title as the page's own words above it: plotly cuts a title that is
+    # wider than the chart (a phone), and draws it over a legend placed above the plot
+    title = fig.layout.title.text
+    if isinstance(title, str) and title:
+        where.markdown(f"**{md(title)}**")
+        fig.update_layout(title_text=None, margin={"t": 30})
     _literal_titles(fig)
     _integer_axes(fig)
+    _every_category(fig)
     # a reference line's words stay readable where they cross a bar
     fig.update_annotations(bgcolor="rgba(255,255,255,0.85)")
     # the legend above the plot, across: beside it, it takes half a phone's width
     fig.update_layout(legend={"orientation": "h", "yanchor": "bottom", "y": 1.02,
                               "xanchor": "left", "x": 0})
     return where.plotly_chart(fig, **kw)
+
+
+MANY_CATEGORIES = 8  # more names than this along an axis are written upright, every one
+
+
+def _every_category(fig: Any) -> None:
+    """An axis of names (players, opponents) names every one: plotly leaves out every other
+    name when they do not fit side by side (30 players on a phone), so beyond a few they
+    are written upright, small, each under its bar."""
+    names: dict[str, None] = {}
+    for trace in fig.data:
+        if trace.type not in ("bar", "scatter", "box", "histogram"):
+            return
+        got = getattr(trace, "x", None)
+        if got is None or getattr(trace, "orientation", None) == "h":
+            continue
+        values = got.tolist() if hasattr(got, "tolist") else list(got)
+        if not values or not all(isinstance(v, str) for v in values):
+            return  # numbers and dates place their own ticks
+        names.update(dict.fromkeys(values))
+    if len(names) > MANY_CATEGORIES:
+        fig.update_xaxes(tickmode="linear", dtick=1, tickangle=-90, tickfont={"size": 10},
+                         automargin=True)
 
 
 def _whole(value: Any) -> bool:
@@ -324,6 +399,20 @@ def _integer_axes(fig: Any) -> None:
         span = max(values) - min(values)
         update = fig.update_xaxes if axis == "x" else fig.update_yaxes
         update(tickformat=",d", **({"dtick": 1} if span <= 20 else {}))
+
+
+def game_choice(games: list[str], key: str) -> str:
+    """Which game a per-game page shows: a row of buttons that wraps on a phone (tabs cut
+    long titles off there: "Plotters, Inc. / Mit List und Tücke", "U..."), and only the
+    chosen game's part of the page is drawn."""
+    if len(games) == 1:
+        return games[0]
+    if st.session_state.get(key) not in games:
+        st.session_state[key] = games[0]
+    # a title is markdown on the button (a plugin's title is data): literal, as in tabs
+    chosen = st.segmented_control("Game", games, format_func=lambda g: md(data.game_title(g)),
+                                  required=True, key=key, wrap=True)
+    return str(chosen if chosen in games else games[0])
 
 
 def metric(where: Any, label: object, value: object, delta: object = None,

@@ -30,7 +30,7 @@ from typing import Any
 import duckdb
 
 from . import schema
-from .analytics import DERIVED_TABLES
+from .analytics import DERIVED_TABLES, SUMMARISED, summaries
 from .db import writing
 from .transactions import transaction
 
@@ -183,6 +183,9 @@ def _remove_facts(con: duckdb.DuckDBPyConnection, sha: str, gid: str | None) -> 
             row = con.execute(f"DELETE FROM {table} WHERE game_id = ? RETURNING 1",
                               [gid]).fetchall()
             removed += len(row)
+        # its per-game summaries (ingest.summaries), derived from the facts just taken out
+        for table in (*summaries(), SUMMARISED):
+            con.execute(f"DELETE FROM {table} WHERE game_id = ?", [gid])
     return removed
 
 

@@ -278,7 +278,10 @@ def _write(path: Target, done: list[tuple[RoundTask, list[HandEstimate]]], seed:
 
 
 def refresh_ratings(path: Target) -> ratings.RatingsRun:
+    from .summaries import refresh
+
     with _writing(path) as con:
+        refresh(con)  # the per-game summaries first: the ratings read the finishing orders
         return ratings.refresh(con)
 
 

@@ -94,19 +94,23 @@ OBJECTS: list[tuple[str, str, str]] = [
     ("macro", "counted_ids()", """
         (SELECT coalesce(list(game_id ORDER BY game_id), []) FROM game_counting
          WHERE counted_as IN ('complete', 'disputed', 'sheet'))"""),
+    # every game, as a list (the views of the per-game summaries in a lake)
+    ("macro", "all_ids()", """
+        (SELECT coalesce(list(game_id ORDER BY game_id), []) FROM games)"""),
 
     # ---------------------------------------------------------------- finishing order
     # complete games and score sheets only (a finishing order needs a finished game; a
     # disputed one keeps its status, complete or sheet); `direction` is -1
     # where the lowest total wins, read off the game's own winners
-    ("view", "finishes", """
+    ("summary", "finish_rows", """
         WITH p AS (
             SELECT g.game_id, g.game, g.n_players, g.played_on, p.player, p.seat, p.total,
                    p.is_winner, greatest(len(g.winners), 1) AS n_winners,
                    CASE WHEN max(p.total) FILTER (WHERE p.is_winner) OVER w < max(p.total) OVER w
                         THEN -1 ELSE 1 END AS direction
             FROM games g JOIN players p USING (game_id)
-            WHERE g.status IN ('complete', 'sheet')
+            WHERE g.status IN ('complete', 'sheet') AND g.game_id IN (SELECT unnest(ids))
+              AND p.game_id IN (SELECT unnest(ids))
             WINDOW w AS (PARTITION BY g.game_id)
         )
         SELECT game_id, game, n_players, played_on, player, seat, total, is_winner,
@@ -116,6 +120,7 @@ OBJECTS: list[tuple[str, str, str]] = [
                CAST(rank() OVER (PARTITION BY game_id ORDER BY direction * total DESC)
                     AS INTEGER) AS finish
         FROM p"""),
+    ("view", "finishes", "SELECT * FROM finish_rows"),
     ("macro", "results_of(ids)", """
         SELECT game, player, count(*) AS games,
                count(*) FILTER (WHERE is_winner) AS wins,
@@ -178,12 +183,24 @@ LATER_OBJECTS: list[tuple[str, str, str]] = [
         JOIN players pd ON pd.game_id = s.game_id AND pd.player = r.dealer
         LEFT JOIN players pl ON pl.game_id = s.game_id AND pl.player = r.leader
         WHERE s.game_id IN (SELECT unnest(ids))"""),
+    # per game: the seats' and the first leaders' sums, summed over games below
+    ("summary", "seat_sums", """
+        SELECT game, game_id, seat_from_dealer, count(*) AS rounds,
+               sum(above_units) AS units, sum(above_units * above_units) AS units_sq,
+               count(above_units) AS scored
+        FROM round_seats_of(ids) GROUP BY game, game_id, seat_from_dealer"""),
+    ("summary", "leader_sums", """
+        SELECT game, game_id, round = 1 AS first_round, leader_left_of_dealer,
+               count(*) AS rounds, sum(above_units) AS units,
+               sum(above_units * above_units) AS units_sq, count(above_units) AS scored
+        FROM round_seats_of(ids) WHERE first_leader
+        GROUP BY game, game_id, round = 1, leader_left_of_dealer"""),
     ("macro", "seat_effects_of(ids)", """
-        SELECT game, seat_from_dealer, count(*) AS rounds,
-               ratio(sum(above_units), 27720 * count(above_units), 3) AS mean_above_table,
-               round(se_of(sum(above_units), sum(above_units * above_units),
-                           count(above_units)) / 27720, 3) AS se
-        FROM round_seats_of(ids) GROUP BY game, seat_from_dealer"""),
+        SELECT game, seat_from_dealer, CAST(sum(rounds) AS BIGINT) AS rounds,
+               ratio(sum(units), 27720 * sum(scored), 3) AS mean_above_table,
+               round(se_of(sum(units), sum(units_sq), sum(scored)) / 27720, 3) AS se
+        FROM seat_sums WHERE game_id IN (SELECT unnest(ids))
+        GROUP BY game, seat_from_dealer"""),
     ("view", "seat_effects", "SELECT * FROM seat_effects_of(counted_ids())"),
 
     # ---------------------------------------------------------------- decision quality
@@ -216,12 +233,11 @@ LATER_OBJECTS: list[tuple[str, str, str]] = [
     ("view", "decision_quality", "SELECT * FROM decision_quality_of(counted_ids())"),
     ("view", "game_decisions", "SELECT * FROM game_decisions_of(counted_ids())"),
     ("macro", "leader_effects_of(ids)", """
-        SELECT game, round = 1 AS first_round, leader_left_of_dealer, count(*) AS rounds,
-               ratio(sum(above_units), 27720 * count(above_units), 3) AS mean_above_table,
-               round(se_of(sum(above_units), sum(above_units * above_units),
-                           count(above_units)) / 27720, 3) AS se
-        FROM round_seats_of(ids) WHERE first_leader
-        GROUP BY game, round = 1, leader_left_of_dealer"""),
+        SELECT game, first_round, leader_left_of_dealer, CAST(sum(rounds) AS BIGINT) AS rounds,
+               ratio(sum(units), 27720 * sum(scored), 3) AS mean_above_table,
+               round(se_of(sum(units), sum(units_sq), sum(scored)) / 27720, 3) AS se
+        FROM leader_sums WHERE game_id IN (SELECT unnest(ids))
+        GROUP BY game, first_round, leader_left_of_dealer"""),
     ("view", "leader_effects", "SELECT * FROM leader_effects_of(counted_ids())"),
 ]
 
@@ -238,18 +254,45 @@ def views() -> list[str]:
     return [name for kind, name, _ in objects() if kind == "view"]
 
 
-def statements() -> list[str]:
-    """The CREATE statements of the analytics layer, in order."""
+# The per-game summaries (kind "summary", the core's above and the games' own): what each
+# statistic needs of one game, materialized once per game in a database file (ingest makes
+# them at the end of a run, `ingest.summaries`), so that a page's question about 100,000
+# games sums a few rows per game instead of joining every trick and play again. Each is a
+# macro `NAME_by_game(ids)` over the fact tables and, in a file, a table NAME of its rows
+# for every game listed in SUMMARISED (by the game's id and the SHA-256 of its log); in a
+# lake, NAME is a view of the macro over every game.
+SUMMARISED = "summarised"
+
+
+def summaries() -> list[str]:
+    """The names of the per-game summaries, in the order they are made: the core's and every
+    registered game's (GameInfo.analytics objects of kind "summary")."""
+    return [name for kind, name, _ in objects() if kind == "summary"]
+
+
+def statements(materialized: bool = True) -> list[str]:
+    """The CREATE statements of the analytics layer, in order; `materialized`: the
+    summaries are tables (a database file), else views (a lake)."""
     out = []
     for name, cols in DERIVED_TABLES.items():
         body = ", ".join(f'"{c}" {t}' for c, t in cols)
         out.append(f"CREATE TABLE IF NOT EXISTS {name} ({body})")
         # a derived table made by an older trickledger gains the columns added since
         out.extend(f'ALTER TABLE {name} ADD COLUMN IF NOT EXISTS "{c}" {t}' for c, t in cols)
+    if materialized:
+        out.append(f"CREATE TABLE IF NOT EXISTS {SUMMARISED} (game_id VARCHAR, sha256 VARCHAR)")
     for kind, name, body in objects():
         if kind == "macro":
             table = " TABLE" if body.lstrip().upper().startswith(("SELECT", "WITH")) else ""
             out.append(f"CREATE OR REPLACE MACRO {name} AS{table} {body}")
+        elif kind == "summary":
+            out.append(f"CREATE OR REPLACE MACRO {name}_by_game(ids) AS TABLE {body}")
+            if materialized:  # its columns as the macro makes them
+                out.append(f"CREATE TABLE IF NOT EXISTS {name} AS SELECT * FROM "
+                           f"{name}_by_game(CAST([] AS VARCHAR[])) LIMIT 0")
+            else:
+                out.append(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM "
+                           f"{name}_by_game(all_ids())")
         else:
             out.append(f"CREATE OR REPLACE VIEW {name} AS {body}")
     return out
@@ -265,7 +308,22 @@ def digest() -> str:
 
 def install(con: duckdb.DuckDBPyConnection) -> None:
     """Create or replace the analytics layer and record its digest (inside the caller's
-    transaction)."""
+    transaction). The summaries are made empty: their definitions may have changed, and
+    the caller makes them again from the facts (ingest.summaries.refresh; on a large
+    database this takes a while, once)."""
+    made = summaries()
+    # what each name is now (a summary is a view in a layer from before the summaries, a
+    # table since): DuckDB refuses DROP VIEW IF EXISTS of a table, and the reverse
+    kinds = dict(con.execute("SELECT table_name, table_type FROM information_schema.tables "
+                             "WHERE table_schema = current_schema()").fetchall())
+    for kind, name, _ in objects():
+        if kind == "view" and kinds.get(name) == "VIEW":
+            con.execute(f"DROP VIEW {name}")
+    for name in (*made, SUMMARISED):
+        if kinds.get(name) == "VIEW":
+            con.execute(f"DROP VIEW {name}")
+        elif kinds.get(name) == "BASE TABLE":
+            con.execute(f"DROP TABLE {name}")
     for sql in statements():
         con.execute(sql)
     con.execute("CREATE TABLE IF NOT EXISTS analytics_version (digest VARCHAR)")

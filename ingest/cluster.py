@@ -101,3 +101,7 @@ class DaskExecutor:
             client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+    def abort(self) -> None:
+        """Closing the client cancels its futures; a local cluster's workers end with it."""
+        self.close()

@@ -7,9 +7,25 @@ import os
 import sys
 from typing import Any
 
-from trickledger.terminal import EXIT_CODES, json_text, say, terminal
+from trickledger.terminal import json_text, say, terminal
 
 from .arguments import positive, refuse_database
+
+SHOWN_FILES = 10  # per-file lines an ingest prints before it counts the rest (--show-all)
+EXIT_STORAGE = 3  # the file system failed (full, read-only, failing); EXIT_CODES_INGEST
+EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as shells report it
+
+EXIT_CODES_INGEST = (
+    "exit status: 0 when every file given was loaded or was loaded before: illegal, "
+    "incomplete and disputed logs are loaded too (loading is not checking: they are facts "
+    "in the database, and `trickledger verify` judges a log); 1 only with "
+    "--fail-on-dispute, when a log loaded has an illegal move or a claim that does not "
+    "match; 2 when a file was not loaded (unreadable, an id conflict, quarantined, a path "
+    "that names nothing) or the command is misused (a busy or unusable database); "
+    f"{EXIT_STORAGE} when the file system failed (full, over its quota, read-only, an "
+    f"input/output error): the batches committed before it stay, whole; "
+    f"{EXIT_INTERRUPTED} when stopped with Ctrl-C, likewise. After {EXIT_STORAGE} or "
+    f"{EXIT_INTERRUPTED}, the same command again loads the rest.")
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -20,7 +36,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from trickledger.ingest.db import DatabaseBusy, NoDatabase, db_path, refuse_special
     from trickledger.ingest.executors import WorkerLost
     from trickledger.ingest.lake import LakeError
-    from trickledger.ingest.load import StagingRefused
+    from trickledger.ingest.load import (
+        IngestInterrupted,
+        StagingRefused,
+        StorageFailed,
+        file_system_of,
+        storage_failure,
+    )
     from trickledger.ingest.sources import SourceError
     from trickledger.ingest.usecases import ingest_paths
 
@@ -41,9 +63,16 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         say(f"trickledger ingest: {e}", error=True)
         return 2
     bar: Any = None
+    n_sources = 0
+    target = args.lake or path or ""
+
+    def close_bar() -> None:
+        if bar is not None:
+            bar.close()
 
     def expanded(sources: list[Any], missing: list[tuple[str, str]]) -> None:
-        nonlocal bar
+        nonlocal bar, n_sources
+        n_sources = len(sources)
         for name, msg in missing:
             say(f"{terminal(name)}: {msg}", error=True)
         bar = tqdm(total=len(sources), unit="log", desc="ingest",
@@ -64,23 +93,48 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     except SourceError as e:
         say(f"trickledger ingest: {terminal(str(e))}", error=True)
         return 2
+    except IngestInterrupted as e:
+        close_bar()
+        done = e.summary.loaded + e.summary.already + e.summary.unreadable + \
+            e.summary.conflicts + e.summary.quarantined
+        if done >= n_sources:  # pressed while the run closed the database
+            say(f"trickledger ingest: interrupted as it finished: all {done:,} logs done "
+                f"({_loaded_words(e.summary)}); nothing is left to load", error=True)
+        else:
+            say(f"trickledger ingest: interrupted: {done:,} of {n_sources:,} logs done "
+                f"({_loaded_words(e.summary)}, each batch whole); the same command again "
+                f"loads the rest", error=True)
+        return EXIT_INTERRUPTED
+    except StorageFailed as e:
+        close_bar()
+        say(f"trickledger ingest: {terminal(str(e))}: {_loaded_words(e.summary)} before it, "
+            f"each batch whole; make room there and run the same command again to load the "
+            f"rest", error=True)
+        return EXIT_STORAGE
+    except KeyboardInterrupt:  # before any batch (the files were being listed)
+        close_bar()
+        say("trickledger ingest: interrupted before anything was loaded", error=True)
+        return EXIT_INTERRUPTED
     except (DatabaseBusy, LakeError, ClusterError, WorkerLost, StagingRefused) as e:
+        close_bar()
         say(f"trickledger ingest: {terminal(str(e))}", error=True)
         return 2
+    except Exception as e:
+        close_bar()
+        what = storage_failure(e)
+        if what is None:
+            raise
+        say(f"trickledger ingest: the file system at {terminal(file_system_of(target))} "
+            f"(which holds {terminal(target)}) is {what}: nothing was loaded; make room "
+            f"there and run the same command again", error=True)
+        return EXIT_STORAGE
     finally:
         if bar is not None:
             bar.close()
     missing = run.missing
     summary = run.summary
     summary.unreadable += len(missing)  # a path that names nothing is a file not loaded
-    for p in summary.results:
-        if p.status in ("illegal", "unreadable", "conflict", "quarantined"):
-            where = f"{terminal(p.name)}:{p.line}" if p.line else terminal(p.name)
-            say(f"{where}: {p.status}: {terminal(str(p.message))}", error=True)
-        if p.disputed and p.status != "already loaded":
-            say(f"{terminal(p.name)}: disputed: {p.disputed} claimed "
-                f"{'score does' if p.disputed == 1 else 'scores do'} not match the replay "
-                f"(trickledger verify {terminal(p.name)})", error=True)
+    _report_files(summary.results, args.show_all)
     say(summary.line())
     say(f"lake: {args.lake}" if args.lake else f"database: {path}")
     if run.audit_problem:
@@ -88,7 +142,46 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             error=True)
     if missing or summary.unreadable or summary.conflicts or summary.quarantined:
         return 2
-    return 1 if summary.illegal or summary.disputed else 0
+    if args.fail_on_dispute and (summary.illegal or summary.disputed):
+        return 1
+    return 0
+
+
+def _loaded_words(summary: Any) -> str:
+    """'4,500 logs loaded' (and what was already in) for the line of a stopped run."""
+    words = f"{summary.loaded:,} log{'s' if summary.loaded != 1 else ''} loaded"
+    if summary.already:
+        words += f", {summary.already:,} already loaded"
+    return words
+
+
+def _report_files(outcomes: list[Any], show_all: bool) -> None:
+    """One line per log that needs a word — not loaded (unreadable, conflict, quarantined)
+    first, then illegal, then disputed — the first SHOWN_FILES of them unless `show_all`,
+    and a count of the rest with where to find them all."""
+    lines: list[tuple[int, str, str]] = []  # (rank, kind, line)
+    for p in outcomes:
+        if p.status in ("unreadable", "conflict", "quarantined", "illegal"):
+            where = f"{terminal(p.name)}:{p.line}" if p.line else terminal(p.name)
+            rank = 1 if p.status == "illegal" else 0
+            lines.append((rank, p.status, f"{where}: {p.status}: {terminal(str(p.message))}"))
+        if p.disputed and p.status != "already loaded":
+            lines.append((2, "disputed", f"{terminal(p.name)}: disputed: {p.disputed} claimed "
+                          f"{'score does' if p.disputed == 1 else 'scores do'} not match the "
+                          f"replay (trickledger verify {terminal(p.name)})"))
+    lines.sort(key=lambda x: x[0])  # stable: input order within a kind
+    shown = lines if show_all else lines[:SHOWN_FILES]
+    for _, _, line in shown:
+        say(line, error=True)
+    rest = lines[len(shown):]
+    if rest:
+        kinds: dict[str, int] = {}
+        for _, kind, _ in rest:
+            kinds[kind] = kinds.get(kind, 0) + 1
+        counted = ", ".join(f"{n:,} {kind}" for kind, n in kinds.items())
+        say(f"... and {len(rest):,} more ({counted}): --show-all lists every one; all are in "
+            f"the database (games.status and error_line, claims.match, ingest_errors)",
+            error=True)
 
 
 def cmd_compact(args: argparse.Namespace) -> int:
@@ -298,10 +391,12 @@ def register_commands(sub: Any) -> None:
     """Add this package's subcommands to the `trickledger` parser."""
     i = sub.add_parser("ingest", help="load logs into the DuckDB database or a lake",
                        description="Load logs into the database: each file once (by the "
-                                   "SHA-256 of its bytes), one transaction per batch.",
-                       epilog=EXIT_CODES.replace("every log is", "every log loaded is")
-                       + "; a file not loaded (unreadable, an id conflict, a path that "
-                         "names nothing) counts as unreadable")
+                                   "SHA-256 of its bytes), one transaction per batch. A log "
+                                   "that breaks a rule or whose score sheet disagrees is "
+                                   "loaded as what it is (illegal up to its bad move, "
+                                   "disputed); the first few such files are named, the "
+                                   "rest counted (--show-all names every one).",
+                       epilog=EXIT_CODES_INGEST)
     i.add_argument("paths", nargs="+", metavar="SOURCE",
                    help="files, folders, globs, - (standard input), or fsspec URLs "
                         "(s3://bucket/logs, ...)")
@@ -318,6 +413,12 @@ def register_commands(sub: Any) -> None:
     i.add_argument("--jobs", type=positive(int), default=None, help="replay processes (default: all cores)")
     i.add_argument("--batch", type=positive(int), default=500,
                    help="logs per batch (one transaction, or one manifest in a lake)")
+    i.add_argument("--fail-on-dispute", action="store_true",
+                   help="exit 1 when a log loaded has an illegal move or a claimed score "
+                        "that does not match the replay (it is loaded all the same)")
+    i.add_argument("--show-all", action="store_true",
+                   help=f"name every file that is not loaded, illegal or disputed (by "
+                        f"default the first {SHOWN_FILES} and a count of the rest)")
     i.add_argument("--compact", action="store_true",
                    help="with --lake: merge the lake's small files when the load is done "
                         "(otherwise that is a step of its own: trickledger compact)")

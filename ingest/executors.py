@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import os
 import select
+import signal
+import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from multiprocessing import get_context
 from typing import Protocol
 
@@ -57,9 +60,46 @@ def die_with(pid: int) -> None:
     threading.Thread(target=watch, name=f"die-with-{pid}", daemon=True).start()
 
 
+_MAIN_HIDDEN = threading.Lock()
+_ABSENT = object()
+
+
+@contextmanager
+def script_not_imported() -> Iterator[None]:
+    """Start worker processes without running the caller's script in them again.
+
+    With the forkserver (and spawn) start methods, Python runs the main script once more
+    in the forkserver and in each worker, so that functions defined in it can be
+    unpickled there: a plain script that calls `trickledger.ingest_logs` would print
+    what it printed again, and call the ingest again inside a worker. A worker needs
+    nothing of the script (its function and its task are trickledger's), so while
+    workers start, `__main__` hides the attributes multiprocessing reads to find the
+    script (`__file__`, `__spec__`); a notebook, which has no script, is unchanged."""
+    main = sys.modules.get("__main__")
+    if main is None or (getattr(main, "__file__", None) is None
+                        and getattr(main, "__spec__", None) is None):
+        yield
+        return
+    with _MAIN_HIDDEN:
+        saved = {k: main.__dict__.get(k, _ABSENT) for k in ("__file__", "__spec__")}
+        main.__dict__.pop("__file__", None)
+        main.__dict__["__spec__"] = None
+        try:
+            yield
+        finally:
+            for k, v in saved.items():
+                if v is _ABSENT:
+                    main.__dict__.pop(k, None)
+                else:
+                    main.__dict__[k] = v
+
+
 def _init_worker(skip: frozenset[str], owner: int | None = None) -> None:
     global _SKIP
     _SKIP = skip
+    # Ctrl-C reaches every process of the terminal's group: the ingest stops its workers and
+    # says what was loaded, so a worker ignores it rather than dying with a traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if owner is not None:
         die_with(owner)
 
@@ -79,6 +119,10 @@ class Executor(Protocol):
 
     def close(self) -> None: ...
 
+    def abort(self) -> None:
+        """Stop at once, the batches under way thrown away (the run failed or was
+        interrupted: nothing of theirs would be committed)."""
+
 
 class InProcess:
     """Small loads (an upload, a handful of files): no process to start."""
@@ -94,6 +138,9 @@ class InProcess:
         return run_batch(task, self.skip)
 
     def close(self) -> None:
+        pass
+
+    def abort(self) -> None:
         pass
 
 
@@ -136,7 +183,7 @@ class LocalPool:
                     flight.append((t, None))
                 for i, (t, fut) in enumerate(flight):
                     if fut is None:  # a broken pool refuses new work too
-                        flight[i] = (t, self.pool.submit(_run_pooled, t))
+                        flight[i] = (t, self._submit(t))
                 if not flight:
                     return
                 head = flight[0][1]
@@ -150,15 +197,29 @@ class LocalPool:
             flight.popleft()
             yield done
 
+    def _submit(self, task: Task) -> Future[Done]:
+        with script_not_imported():  # a submit may start a worker (and the forkserver)
+            return self.pool.submit(_run_pooled, task)
+
     def run_one(self, task: Task) -> Done:
         while True:
             try:
-                return self.pool.submit(_run_pooled, task).result()
+                return self._submit(task).result()
             except BrokenProcessPool:
                 self._restart()
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def abort(self) -> None:
+        # the workers' batches would be thrown away: end them rather than wait (their
+        # half-written files are in the run's staging folder, which the run deletes)
+        workers = list((getattr(self.pool, "_processes", None) or {}).values())
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        for w in workers:
+            w.terminate()
+        for w in workers:
+            w.join()
 
 
 def local(jobs: int | None, logs: int, skip: frozenset[str]) -> Executor:

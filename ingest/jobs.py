@@ -64,16 +64,37 @@ def _upload(req: dict[str, Any], out: IO[str]) -> dict[str, Any]:
     return data
 
 
+def _summaries(req: dict[str, Any], out: IO[str]) -> dict[str, Any]:
+    """The per-game summaries of the games a killed or running ingest left without."""
+    from . import summaries
+    from .db import writing
+
+    started = time.monotonic()
+    with writing(req["db"], wait_s=float(req.get("wait_s", 30.0))) as con:
+        waited = time.monotonic() - started
+        done = summaries.refresh(con)
+    return {"summarised": done, "waited": waited}
+
+
 def _ratings(req: dict[str, Any], out: IO[str]) -> dict[str, Any]:
-    from . import ratings
+    from . import ratings, summaries
     from .db import reading, writing
 
     # a page that asks gives what is left of its one wait (docs/reliability.md, "busy
     # pages"): the waits for the file here share it
     budget = float(req.get("wait_s", 30.0))
     started = time.monotonic()
+
+    def left() -> float:
+        return max(0.0, budget - (time.monotonic() - started))
+
+    with reading(req["db"], wait_s=left()) as con:
+        stale = summaries.behind(con)  # the ratings read the finishing orders summarised
+    if stale:
+        with writing(req["db"], wait_s=left()) as con:
+            summaries.refresh(con)
     # computed on a read-only connection: the write lock is held only to store
-    with reading(req["db"], wait_s=budget) as con:
+    with reading(req["db"], wait_s=left()) as con:
         waited = time.monotonic() - started
         fp = ratings.fingerprint(con)
         if ratings.stored_fingerprint(con) == fp:
@@ -105,7 +126,8 @@ def _remove(req: dict[str, Any], out: IO[str]) -> dict[str, Any]:
     return {"line": done.line()}
 
 
-_JOBS = {"upload": _upload, "ratings": _ratings, "estimate": _estimate, "remove": _remove}
+_JOBS = {"upload": _upload, "ratings": _ratings, "estimate": _estimate, "remove": _remove,
+         "summaries": _summaries}
 
 
 def child_main() -> None:

@@ -21,8 +21,11 @@ identified by the SHA-256 of its bytes; "already loaded" means its facts are in.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import os
 import shutil
+import signal
+import socket
 import stat
 import threading
 import time
@@ -30,7 +33,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 import duckdb
 import pyarrow as pa
@@ -43,7 +46,8 @@ from .lake import LOADED, LakeWriter, discard
 from .sources import expand
 from .transactions import transaction
 
-__all__ = ["Source", "Summary", "expand", "ingest", "record_missing"]
+__all__ = ["IngestInterrupted", "Source", "StorageFailed", "Summary", "expand",
+           "ingest", "record_missing"]
 
 
 @dataclass
@@ -98,6 +102,180 @@ class Summary:
                 self.loaded += 1
                 self.disputed += o.disputed > 0
                 setattr(self, o.status, getattr(self, o.status) + 1)
+
+
+class IngestInterrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) stopped the run: still a KeyboardInterrupt (a script or notebook that
+    stops on one stops on this), with `summary`, the counts of the batches committed before
+    it, each whole: what was loaded stays, and the same sources again load the rest."""
+
+    def __init__(self, summary: Summary, message: str = "interrupted") -> None:
+        super().__init__(message)
+        self.summary = summary
+
+
+class StorageFailed(Exception):
+    """The file system under the database or lake failed the run: full, over its quota,
+    read-only, or an I/O error. The message names the file system, in one line; `summary`
+    counts the batches committed before it, as for IngestInterrupted."""
+
+    def __init__(self, summary: Summary, message: str) -> None:
+        super().__init__(message)
+        self.summary = summary
+
+
+# errno values that mean the machine, not the input, failed a write
+STORAGE_ERRNOS = {errno.ENOSPC: "full", errno.EDQUOT: "over its quota",
+                  errno.EROFS: "read-only", errno.EIO: "failing (an input/output error)",
+                  errno.EFBIG: "refusing a file that large"}
+
+
+def storage_failure(error: BaseException) -> str | None:
+    """What the file system did, when `error` (or an error it came from) is a failed write
+    of the machine's: an OSError with one of STORAGE_ERRNOS, or DuckDB's error about one
+    (DuckDB says it in words: "No space left on device")."""
+    seen: set[int] = set()
+    e: BaseException | None = error
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, OSError) and e.errno in STORAGE_ERRNOS:
+            return STORAGE_ERRNOS[e.errno]
+        if isinstance(e, duckdb.Error):
+            text = str(e)
+            for code, what in STORAGE_ERRNOS.items():
+                if os.strerror(code) in text:
+                    return what
+        e = e.__cause__ or e.__context__
+    return None
+
+
+def file_system_of(path: str) -> str:
+    """The mount point of the file system `path` is on (or would be, for a path not made
+    yet)."""
+    mount = os.path.abspath(path)
+    while not os.path.exists(mount) and os.path.dirname(mount) != mount:
+        mount = os.path.dirname(mount)
+    while not os.path.ismount(mount) and os.path.dirname(mount) != mount:
+        mount = os.path.dirname(mount)
+    return mount
+
+
+class _Interrupts:
+    """SIGINT during a run, in the main thread (a terminal's Ctrl-C, a notebook's
+    interrupt). While the run works it stops the run at once: raised as KeyboardInterrupt
+    where Python runs (a wait for the workers), and, where DuckDB runs a statement (which
+    looks at Python's signals only now and then), through `on_signal` (the writer's
+    `interrupt`), called from a thread of its own that hears the signal the moment it
+    comes (Python's wakeup file descriptor), again until the run has stopped. From the
+    COMMIT of a batch until it is counted (`hold`), and once the run cleans up (its
+    connection closes and checkpoints, its staged files go), it is only noted, so that
+    what the run says it loaded is what was committed and a second Ctrl-C cannot leave a
+    half-done cleanup. A process that ignores SIGINT (started in the background, a
+    dashboard job) keeps ignoring it."""
+
+    RETRY_S = 0.05  # how often the signal's thread interrupts DuckDB again until it stops
+
+    def __init__(self) -> None:
+        self.seen = False
+        self.raising = True
+        self.on_signal: Callable[[], None] | None = None
+        self._previous: Any = None
+        self._installed = False
+        self._holding = False
+        self._lock = threading.Lock()  # raising and holding, against the signal's thread
+        self._wakeup: tuple[socket.socket, socket.socket] | None = None
+        self._old_wakeup = -1
+        self._thread: threading.Thread | None = None
+
+    def _on_sigint(self, signum: int, frame: Any) -> None:
+        self.seen = True
+        with self._lock:
+            stop, self.raising = self.raising, False
+        if stop:  # once: what follows is the cleanup, which runs to its end
+            raise KeyboardInterrupt
+
+    def _hear(self, sock: socket.socket) -> None:
+        """The signal's thread: on SIGINT, interrupt DuckDB until the run stops."""
+        while True:
+            try:
+                got = sock.recv(64)
+            except OSError:
+                return
+            if not got:
+                return  # the run is over (__exit__ closed the other end)
+            if signal.SIGINT not in got:
+                continue
+            self.seen = True
+            while True:
+                with self._lock:
+                    if not self.raising:
+                        break
+                    if self.on_signal is not None:
+                        try:
+                            self.on_signal()
+                        except Exception:  # a connection closing meanwhile: nothing to stop
+                            pass
+                time.sleep(self.RETRY_S)
+
+    def __enter__(self) -> _Interrupts:
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        previous = signal.getsignal(signal.SIGINT)
+        if previous is signal.SIG_IGN:
+            return self
+        self._previous = previous
+        signal.signal(signal.SIGINT, self._on_sigint)
+        self._installed = True
+        ours, theirs = socket.socketpair()
+        theirs.setblocking(False)
+        try:
+            self._old_wakeup = signal.set_wakeup_fd(theirs.fileno(), warn_on_full_buffer=False)
+        except ValueError:
+            ours.close()
+            theirs.close()
+            return self
+        self._wakeup = (ours, theirs)
+        self._thread = threading.Thread(target=self._hear, args=(ours,), daemon=True,
+                                        name="trickledger-ingest-sigint")
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self.raising = False
+        if self._wakeup is not None:
+            signal.set_wakeup_fd(self._old_wakeup)
+            ours, theirs = self._wakeup
+            theirs.close()  # the thread's recv ends
+            if self._thread is not None:
+                self._thread.join()
+            ours.close()
+        if self._installed:
+            signal.signal(signal.SIGINT, self._previous)
+
+    def stop_raising(self) -> None:
+        """The run cleans up from here: a SIGINT is only noted."""
+        with self._lock:
+            self.raising = False
+
+    def hold(self) -> None:
+        """From here until `release`, a SIGINT is only noted: a batch's COMMIT and its
+        counting go together (what the run says it loaded is what was committed)."""
+        with self._lock:
+            if self.raising:
+                self.raising = False
+                self._holding = True
+
+    def release(self) -> None:
+        """The end of `hold`: a SIGINT noted meanwhile is raised now."""
+        with self._lock:
+            if not self._holding:
+                return
+            self._holding = False
+            if not self.seen:
+                self.raising = True
+                return
+        raise KeyboardInterrupt
 
 
 @dataclass
@@ -167,11 +345,16 @@ class Committer(Protocol):
 
     def known(self) -> tuple[frozenset[str], dict[str, Recorded]]: ...
 
-    def commit(self, tasks: list[Task], dones: list[Done]) -> dict[int, Task]: ...
+    def commit(self, tasks: list[Task], dones: list[Done],
+               before_commit: Callable[[], None] | None = None) -> dict[int, Task]: ...
 
     def discard(self, done: Done) -> None: ...
 
-    def close(self) -> None: ...
+    def interrupt(self) -> None: ...
+
+    def summarise(self) -> None: ...
+
+    def close(self, quietly: bool = False) -> None: ...
 
 
 class DatabaseWriter:
@@ -312,12 +495,14 @@ class DatabaseWriter:
                 k.ids[gid] = (sha, file)
         return k
 
-    def commit(self, tasks: list[Task], dones: list[Done]) -> dict[int, Task]:
+    def commit(self, tasks: list[Task], dones: list[Done],
+               before_commit: Callable[[], None] | None = None) -> dict[int, Task]:
         """One transaction: check, then one INSERT per table over all the batch's files.
         Returns the chunks to run again instead, when their workers could not know
-        something (nothing is committed then)."""
+        something (nothing is committed then). `before_commit` runs right before the
+        COMMIT."""
         with self._connection() as con:
-            with transaction(con):
+            with transaction(con, before_commit):
                 again = reruns(tasks, dones, self.lookup(con, dones))
                 if not again:
                     by_table: dict[str, list[str]] = {}
@@ -346,12 +531,29 @@ class DatabaseWriter:
     def discard(self, done: Done) -> None:
         discard(self.out, done)
 
-    def close(self) -> None:
+    def interrupt(self) -> None:
+        """Stop the statement the run's connection runs (from another thread: Ctrl-C)."""
+        con = self._con
+        if con is not None:
+            con.interrupt()
+
+    def summarise(self) -> None:
+        """The per-game summaries of the run's games (and of any game a killed run left
+        without), in one transaction after the last batch (ingest.summaries)."""
+        from .summaries import refresh
+
+        with self._connection() as con:
+            refresh(con)
+
+    def close(self, quietly: bool = False) -> None:
+        """Let go of the file (DuckDB checkpoints it) and delete this run's staged files.
+        `quietly`: the run already failed, and that error is the one to report (closing a
+        connection DuckDB invalidated, on a full disk say, fails too)."""
         self._stop.set()
         if self._watcher is not None:
             self._watcher.join()
         with self._held:
-            self._let_go()
+            self._let_go(quietly=quietly)
         shutil.rmtree(self.out, ignore_errors=True)
         try:
             os.rmdir(self.root)  # only when no other run is using it
@@ -401,7 +603,8 @@ class LakeCommitter:
         st = self.writer.state
         return frozenset(st.loaded), dict(st.recorded)
 
-    def commit(self, tasks: list[Task], dones: list[Done]) -> dict[int, Task]:
+    def commit(self, tasks: list[Task], dones: list[Done],
+               before_commit: Callable[[], None] | None = None) -> dict[int, Task]:
         st = self.writer.state
         k = Knowledge()
         for done in dones:
@@ -415,19 +618,31 @@ class LakeCommitter:
                     k.ids[o.game_id] = ("", st.ids[o.game_id])
         again = reruns(tasks, dones, k)
         if not again:
+            if before_commit is not None:
+                before_commit()
             self.writer.commit(dones)
         return again
 
     def discard(self, done: Done) -> None:
         discard(self.out, done)
 
+    def interrupt(self) -> None:
+        """Nothing runs long here that Python's own KeyboardInterrupt does not stop."""
+
+    def summarise(self) -> None:
+        """A lake's summaries are views over its files: nothing to keep."""
+
     def finish(self) -> None:
         """After a run, when asked (`ingest --compact`): merge small files, so readers
         open a few files per partition."""
         self.writer.compact()
 
-    def close(self) -> None:
-        self.writer.close()
+    def close(self, quietly: bool = False) -> None:
+        try:
+            self.writer.close()
+        except Exception:
+            if not quietly:
+                raise
 
 
 MIN_CHUNK = 25
@@ -452,15 +667,50 @@ def ingest(sources: list[Source], path: str | None = None, jobs: int | None = No
     With `keep_all` false, `summary.results` lists only the logs that need a word
     (illegal, unreadable, conflicting). `audit_as` (who, action): into a database file,
     every log gets its audit row in its batch's transaction. `compact`: into a lake, merge
-    small files at the end of the run (otherwise a step of its own: ingest.lake.compact)."""
-    from . import executors
+    small files at the end of the run (otherwise a step of its own: ingest.lake.compact).
 
+    A run stopped by Ctrl-C raises IngestInterrupted, one stopped by its file system (full,
+    read-only, failing) StorageFailed; either carries the summary of the batches committed
+    before it, each whole, and a run of the same sources again loads the rest."""
     t0 = time.perf_counter()
     summary = Summary(keep_all=keep_all)
     if (path is None) == (lake is None):
         raise ValueError("ingest into a database file or a lake, exactly one")
+    interrupts = _Interrupts()
+    with interrupts:
+        try:
+            _run(sources, path, lake, jobs, batch_size, progress, on_busy, cluster, audit_as,
+                 compact, summary, interrupts)
+        except BaseException as e:
+            interrupts.stop_raising()
+            summary.seconds = time.perf_counter() - t0
+            if interrupts.seen or isinstance(e, KeyboardInterrupt):
+                raise IngestInterrupted(summary, "interrupted") from None
+            what = storage_failure(e)
+            if what is not None:
+                target = lake or path or "."
+                mount = file_system_of(target)
+                raise StorageFailed(summary, f"the file system at {mount} (which holds "
+                                             f"{target}) is {what}") from e
+            raise
+    summary.seconds = time.perf_counter() - t0
+    if interrupts.seen:  # pressed while the run closed: everything given was committed
+        raise IngestInterrupted(summary, "interrupted")
+    return summary
+
+
+def _run(sources: list[Source], path: str | None, lake: str | None, jobs: int | None,
+         batch_size: int, progress: Callable[[int, int], None] | None,
+         on_busy: Callable[[float], None] | None, cluster: str | None,
+         audit_as: tuple[Actor, str] | None, compact: bool, summary: Summary,
+         interrupts: _Interrupts) -> None:
+    """The run of `ingest`, counting into `summary` each batch once it is committed."""
+    from . import executors
+
     committer: Committer = (LakeCommitter(lake) if lake else
                             DatabaseWriter(path or "", on_busy, audit_as))
+    interrupts.on_signal = committer.interrupt
+    failed = True
     try:
         skip, recorded = committer.known()
         ncpu = jobs or os.cpu_count() or 1
@@ -485,20 +735,25 @@ def ingest(sources: list[Source], path: str | None = None, jobs: int | None = No
             def flush() -> None:
                 nonlocal done_logs
                 gt, gd = group
-                for _ in range(5):
-                    again = committer.commit(gt, gd)
-                    if not again:
-                        break
-                    for i, t in again.items():
-                        committer.discard(gd[i])
-                        summary.reruns += 1
-                        gt[i], gd[i] = t, ex.run_one(t)
-                else:
-                    raise RuntimeError("a batch kept changing under its commit")
-                summary.batches += 1
-                for d in gd:
-                    summary.count(d.outcomes)
-                    done_logs += d.logs
+                try:
+                    for _ in range(5):
+                        # Ctrl-C is held from the COMMIT until the batch is counted
+                        again = committer.commit(gt, gd, interrupts.hold)
+                        if not again:
+                            break
+                        interrupts.release()
+                        for i, t in again.items():
+                            committer.discard(gd[i])
+                            summary.reruns += 1
+                            gt[i], gd[i] = t, ex.run_one(t)
+                    else:
+                        raise RuntimeError("a batch kept changing under its commit")
+                    summary.batches += 1
+                    for d in gd:
+                        summary.count(d.outcomes)
+                        done_logs += d.logs
+                finally:
+                    interrupts.release()
                 if progress:
                     progress(done_logs, len(sources))
 
@@ -511,14 +766,19 @@ def ingest(sources: list[Source], path: str | None = None, jobs: int | None = No
                     group, pending = ([], []), 0
             if group[1]:
                 flush()
+            committer.summarise()
+            failed = False
         finally:
-            ex.close()
+            interrupts.stop_raising()  # the cleanup runs to its end (see _Interrupts)
+            if failed:
+                ex.abort()  # stop the workers now: what they do would be thrown away
+            else:
+                ex.close()
         if compact and isinstance(committer, LakeCommitter):
             committer.finish()
     finally:
-        committer.close()
-    summary.seconds = time.perf_counter() - t0
-    return summary
+        interrupts.stop_raising()
+        committer.close(quietly=failed)
 
 
 def record_missing(missing: list[tuple[str, str]], path: str | None = None,

@@ -28,11 +28,11 @@ from .transactions import transaction
 
 MODEL = "openskill PlackettLuce mu=25 sigma=25/3 ordinal=mu-3sigma; order: played_on, game_id"
 
-# the games rated and the order they are rated in, as text: it changes when they do
+# the games rated and the order they are rated in, as text: it changes when they do (an
+# order-free sum of hashes, no sort: a page asks this of 100,000 games in milliseconds)
 FINGERPRINT_SQL = """
-    SELECT md5(coalesce(string_agg(g.game_id || '|' || g.sha256 || '|' ||
-                                   coalesce(CAST(g.played_on AS VARCHAR), '-'), ','
-                                   ORDER BY g.game_id), '')) || ':' || count(*)
+    SELECT coalesce(CAST(bit_xor(hash(g.game_id, g.sha256, g.played_on)) AS VARCHAR), '0')
+           || ':' || count(*)
     FROM games g WHERE g.status IN ('complete', 'sheet')"""
 
 ORDER_SQL = """

@@ -12,7 +12,7 @@ from trickledger.replay import tables
 from trickledger.replay.registry import GameInfo, on_register, registry
 from trickledger.replay.tables import Column
 
-from . import analytics
+from . import analytics, summaries
 from .analytics import views
 from .transactions import transaction
 
@@ -134,15 +134,23 @@ def create(con: duckdb.DuckDBPyConnection) -> None:
                 for name in missing:  # a game added since the database was made
                     _create_table(con, name, TABLES[name])
                 if stale:
-                    analytics.install(con)
+                    _install_analytics(con)
         return
     with transaction(con):
         if current == 1:
             _migrate_1_to_2(con)
         for name, cols in {**TABLES, **ADMIN_TABLES}.items():  # version 4: the audit log
             _create_table(con, name, cols)
-        analytics.install(con)  # version 3: derived tables, macros and views
+        _install_analytics(con)  # version 3: derived tables, macros and views
         con.execute("INSERT INTO schema_version VALUES (?, now())", [SCHEMA_VERSION])
+
+
+
+def _install_analytics(con: duckdb.DuckDBPyConnection) -> None:
+    """The analytics layer made anew, and its per-game summaries made again from the facts
+    (inside the caller's transaction)."""
+    analytics.install(con)
+    summaries.refresh(con, in_transaction=True)
 
 
 __all__ = ["ADMIN_TABLES", "COLUMNS", "FACT_TABLES", "GAME_TABLES", "SCHEMA_VERSION", "STACKS",

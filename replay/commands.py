@@ -155,10 +155,19 @@ def _fraction(text: str) -> float:
     return v
 
 
+class _GamesHelp(str):
+    """A help text that lists the games when it is shown, not when the parser is built: the
+    plugin games' entry points are looked up only then (a command's start-up never needs
+    them)."""
+
+    def __mod__(self, params: Any) -> str:
+        return f"{self}: " + ", ".join(sorted(registry()))
+
+
 def _simulate_parser(sub: Any) -> None:
     s = sub.add_parser("simulate", help="bots play seeded games and write legal logs")
     s.add_argument("--game", required=True,
-                   help="the game: " + ", ".join(sorted(registry())))
+                   help=_GamesHelp("the game"))
     s.add_argument("--games", type=int, required=True, help="how many games")
     s.add_argument("--players", type=_players_range, default=None,
                    help="players per game: K or K1-K2 (default: every count the game allows)")

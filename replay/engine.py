@@ -17,7 +17,7 @@ from .errors import FormatError, IllegalLine, LogError, RuleError, UnreadableLog
 from .events import Event, Header, Status
 from .facts import ClaimChecked, Fact
 from .reader import Log, decompress, event_object, read_file, read_text
-from .registry import registry
+from .registry import lookup_game
 from .render import render
 from .state import FoldWatcher, GameState
 
@@ -65,7 +65,9 @@ class Replay:
 def new_state(header: Header, sheet: bool = False) -> GameState:
     """A fresh state for a log of this header: the game's own, or its score sheet's (a game
     without a sheet then refuses the sheet's first line)."""
-    info = registry()[header.game]
+    info = lookup_game(header.game)
+    if info is None:
+        raise KeyError(header.game)
     if sheet and info.sheet_state is not None:
         return info.sheet_state(header)
     return info.state_class(header)

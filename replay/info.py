@@ -65,8 +65,10 @@ class GameInfo:
       module (`package.module`, "" for none) of its parts of the core's pages, which may
       define `player_section(filters, player)` (the Player page) and
       `round_section(game_id, round)` (the game viewer's round);
-    - `analytics`: the game's SQL objects, each (kind "view" or "macro", name, body),
-      created after the core's in the database (ingest.analytics), in this order;
+    - `analytics`: the game's SQL objects, each (kind "view", "macro" or "summary", name,
+      body), created after the core's in the database (ingest.analytics), in this order; a
+      "summary" is a query of the rows of the games in the list `ids`, made once per game
+      into the table `name` (ingest.summaries) so that statistics sum a few rows per game;
     - `examples`: (question, SQL) pairs the SQL console offers beside the core's;
     - `estimated_hands`: SQL selecting the hands `trickledger analyse` estimates (columns
       game_id, round, player and won, the tricks taken: a bidding game's settled bids), ""

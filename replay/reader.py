@@ -168,6 +168,27 @@ def has_float(value: Any) -> bool:
     return False
 
 
+def _not_utf8(raw: bytes) -> str:
+    """Why a line is not UTF-8 text, with the first bad byte, its column, and what to do: a
+    log saved by an editor in Windows-1252 (Latin-1) is the usual case, so the character
+    the byte is there is named."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        bad = raw[e.start]
+        column = len(raw[:e.start].decode("utf-8", "replace")) + 1
+        try:
+            char = bytes([bad]).decode("cp1252")
+        except UnicodeDecodeError:
+            char = ""
+        seen = ("" if not char else f" ('{char}' in Windows-1252)"
+                if char.isprintable() and not char.isspace()
+                else f" (U+{ord(char):04X} in Windows-1252)")
+        return (f"line is not valid UTF-8 text: byte 0x{bad:02X} at column {column}{seen}; "
+                f"save the log as UTF-8 (in most editors: Save as, encoding UTF-8)")
+    return "line is not valid UTF-8 text (a lone surrogate); save the log as UTF-8"
+
+
 def _json_line(name: str, lineno: int, raw: bytes, error: type) -> Any:
     """Parse one line, or raise `error` saying (in one line, with this line's number only)
     why it is not a JSON value."""
@@ -177,7 +198,7 @@ def _json_line(name: str, lineno: int, raw: bytes, error: type) -> Any:
         msg = str(e)
         low = msg.lower()
         if "utf-8" in low or "utf8" in low or "surrogate" in low:
-            raise error(name, lineno, "line is not valid UTF-8 text") from None
+            raise error(name, lineno, _not_utf8(raw)) from None
         where = _JSON_WHERE.search(msg)
         if where:  # the decoder counts within the line: keep its column, not its "line 1"
             msg = msg[:where.start()] + f" at column {where.group(1)}"

@@ -16,9 +16,11 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import is_dataclass
-from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 from .events import CLAIM_EVENT, EVENT_TYPES, EXACT_NUMBER_EVENTS, SHEET_EVENT
 from .facts import Fact
@@ -32,6 +34,7 @@ __all__ = ["GameInfo", "Move", "lookup_game", "on_register", "register", "regist
 _REGISTRY: dict[str, GameInfo] = {}
 _ALIASES: dict[str, str] = {}
 _discovered = False
+_shipped_found = False
 _LISTENERS: list[Callable[[GameInfo], None]] = []
 _FORGETTERS: list[Callable[[GameInfo], None]] = []
 # the format's own event types, before any game adds its own (`registered` restores them)
@@ -156,9 +159,9 @@ MODULE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 def check_parts(info: GameInfo) -> None:
     """The parts a game declares for the judge, the database and the dashboard are well
     formed (TypeError naming the game and the part): the judge's bands rise, pages have a
-    plain address and a module for a script, SQL objects are views or macros with plain
-    names, the step rows name a table with stacks and a column of it, and the dashboard
-    module is a module name."""
+    plain address and a module for a script, SQL objects are views, macros or per-game
+    summaries with plain names, the step rows name a table with stacks and a column of it,
+    and the dashboard module is a module name."""
     where = f"game {info.name!r}"
     if not 0 < info.bands[0] <= info.bands[1] <= info.bands[2]:
         raise TypeError(f"{where}: GameInfo.bands must rise above 0 (inaccuracy <= mistake "
@@ -176,9 +179,11 @@ def check_parts(info: GameInfo) -> None:
         raise TypeError(f"{where}: GameInfo.dashboard must name a module, not "
                         f"{info.dashboard!r}")
     for kind, name, _ in info.analytics:
-        if kind not in ("view", "macro") or not PLAIN.fullmatch(name.split("(")[0]):
-            raise TypeError(f"{where}: an analytics object is a 'view' or a 'macro' with a "
-                            f"plain name, not {kind!r} {name!r}")
+        if kind not in ("view", "macro", "summary") or \
+                not PLAIN.fullmatch(name.split("(")[0]) or (kind == "summary" and "(" in name):
+            raise TypeError(f"{where}: an analytics object is a 'view', a 'macro' or a "
+                            f"'summary' (of `ids`, no parameter list) with a plain name, not "
+                            f"{kind!r} {name!r}")
     table, column = info.step_rows
     known = {*info.tables, *SHARED}
     columns = {c.name for c in info.tables.get(table, SHARED.get(table, ()))} | {
@@ -212,16 +217,29 @@ def shipped(info: GameInfo) -> bool:
     return info.state_class.__module__.startswith(GAMES_PACKAGE + ".")
 
 
-def registry() -> dict[str, GameInfo]:
-    """All games, by id. The first call imports every module of `replay.games`, then every
-    plugin game (the `trickledger.games` entry points)."""
-    global _discovered
-    if not _discovered:
-        _discovered = True
+def _shipped_games() -> dict[str, GameInfo]:
+    """The games registered so far, every module of `replay.games` imported first."""
+    global _shipped_found
+    if not _shipped_found:
+        _shipped_found = True
         # by the folder's path: importing the package `replay` above it from here would
         # close a cycle (replay -> replay.engine -> replay.registry -> replay)
         for mod in pkgutil.iter_modules([str(GAMES_PATH)]):
             importlib.import_module(f"{GAMES_PACKAGE}.{mod.name}")
+    return _REGISTRY
+
+
+def registry() -> dict[str, GameInfo]:
+    """All games, by id. The first call imports every module of `replay.games`, then every
+    plugin game (the `trickledger.games` entry points)."""
+    global _discovered
+    _shipped_games()
+    if not _discovered:
+        _discovered = True
+        # imported here: importlib.metadata brings the email package, which a command that
+        # reads a shipped game's log never needs (its start-up: tests/system/test_api.py)
+        from importlib.metadata import entry_points
+
         for entry in sorted(entry_points(group=ENTRY_POINTS), key=lambda e: e.name):
             load_plugin(entry)
     return _REGISTRY
@@ -250,7 +268,13 @@ def load_plugin(entry: EntryPoint) -> None:
 
 
 def lookup_game(name: str) -> GameInfo | None:
-    """A game by id or alias (`mit-list-und-tuecke` is `plotters`)."""
+    """A game by id or alias (`mit-list-und-tuecke` is `plotters`). The plugins are looked
+    up only for a name no shipped game has: reading their entry points costs a command's
+    start-up the whole of importlib.metadata (tests/system/test_api.py)."""
+    games = _shipped_games()
+    found = games.get(name) or games.get(_ALIASES.get(name, ""))
+    if found is not None:
+        return found
     games = registry()
     return games.get(name) or games.get(_ALIASES.get(name, ""))
 

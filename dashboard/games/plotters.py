@@ -17,13 +17,16 @@ def splits_by_player(f: Filters) -> pd.DataFrame:
 
 
 def split_takes_by_table(f: Filters) -> pd.DataFrame:
-    """Per table size and take (first pick, the rest): cards taken, placed open, kept."""
+    """Per table size and take (first pick, the rest): cards taken, placed open, kept, per
+    take of a finished round (`split_take_sums`, the takes summed per game)."""
     return data.filtered("""
         SELECT CASE role WHEN 'first_pick' THEN 'first pick' ELSE 'the rest' END AS take,
-               g.n_players, count(*) AS takes, round(avg(n_cards), 2) AS cards,
-               round(avg(placed_open), 2) AS placed_open, round(avg(kept_cards), 2) AS kept
-        FROM split_takes t JOIN games g USING (game_id)
-        WHERE t.game_id IN ({games}) AND kept_cards IS NOT NULL
+               g.n_players, CAST(sum(takes) AS BIGINT) AS takes,
+               round(sum(cards) / sum(takes), 2) AS cards,
+               round(sum(placed_open) / sum(takes), 2) AS placed_open,
+               round(sum(kept) / sum(takes), 2) AS kept
+        FROM split_take_sums t JOIN games g USING (game_id)
+        WHERE t.game_id IN ({games})
         GROUP BY ALL ORDER BY g.n_players, take""", f)
 
 
@@ -82,9 +85,9 @@ def player_section(f: Filters, player: str) -> None:
                     f"{int(s['first_cards'] + s['second_cards']):,} taken")
     if len(early):
         e = early.iloc[0]
-        right.metric("Could not play (ended the round)", f"{int(e['could_not_play'])}",
+        right.metric("Could not play (ended the round)", f"{int(e['could_not_play']):,}",
                      f"by chance {e['expected_each']:.1f}", delta_color="off", delta_arrow="off")
-        right.metric("Caused an early end (played the last card)", f"{int(e['caused'])}",
+        right.metric("Caused an early end (played the last card)", f"{int(e['caused']):,}",
                      f"by chance {e['expected_each']:.1f}", delta_color="off", delta_arrow="off")
         if e["early_rounds"] and e["mean_when_full"] == e["mean_when_full"]:
             right.metric("Points lost per early end", f"{e['points_lost']:.1f}",

@@ -31,7 +31,8 @@ def render() -> None:
                                   ascending=[False, True]).iloc[0]
         ui.metric(c1, "Stuck with the rest most", stuck["player"],
                   f"{stuck['second_vs_chance']:.2f}× chance "
-                  f"({int(stuck['second_halves'])} of {int(stuck['splits_played'])} splits)",
+                  f"({int(stuck['second_halves']):,} of {int(stuck['splits_played']):,} "
+                  f"splits)",
                   delta_color="off", delta_arrow="off")
         with c1:
             tables.player_link(stuck["player"], f"{stuck['player']}'s page")

@@ -127,7 +127,7 @@ def player_section(f: Filters, player: str) -> None:
     a = acc.iloc[0]
     c1, c2, c3 = st.columns(3)
     c1.metric("Exact bids", f"{a['exact_rate']:.0%}",
-              f"{int(a['exact'])} of {ui.count(int(a['rounds']), 'round')}",
+              f"{int(a['exact']):,} of {ui.count(int(a['rounds']), 'round')}",
               delta_color="off", delta_arrow="off")
     c2.metric("Mean won − bid", f"{a['mean_bid_error']:+.2f}",
               help="Below 0: they win fewer tricks than they bid.")

@@ -61,9 +61,17 @@ def render() -> None:
                            labels={"x": "opponent", "y": "player", "color": "share ahead"})
         # a heading of the page's own, not plotly's title: it wraps on a phone
         st.markdown("**Share of games the row player finished ahead of the column player**")
-        matrix.update_layout(height=max(420, 24 * len(grid) + 160))
-        matrix.update_xaxes(tickangle=-45, dtick=1)
-        matrix.update_yaxes(dtick=1)
+        # every name, upright and small (slanted, 30 of them ran into each other on a
+        # phone), and the colour scale under the matrix, not beside it (a third of a
+        # phone's width)
+        matrix.update_layout(height=max(420, 22 * len(grid) + 200),
+                             coloraxis_colorbar={"orientation": "h", "y": -0.02,
+                                                 "yanchor": "top", "thickness": 12,
+                                                 "len": 0.9, "title": {"side": "top"}},
+                             margin={"l": 10, "r": 10, "t": 10, "b": 10})
+        matrix.update_xaxes(tickangle=-90, dtick=1, tickfont={"size": 10}, side="top",
+                            title=None)
+        matrix.update_yaxes(dtick=1, tickfont={"size": 10}, title=None)
         ui.chart(st, matrix, width="stretch")
         st.caption("Red: always behind; amber: even (half the games ahead); blue: always "
                    "ahead; blank: never met at this minimum.")

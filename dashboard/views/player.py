@@ -49,7 +49,7 @@ def _summary(player: str) -> None:
     c1, c2, c3 = st.columns(3)
     c1.metric("Games under this filter", f"{played:,}")
     if len(res):
-        c2.metric("Wins (ties shared)", f"{res['win_share'].sum():g}",
+        c2.metric("Wins (ties shared)", f"{res['win_share'].sum():,.1f}",
                   f"{res['win_share'].sum() / res['expected_wins'].sum():.2f}× chance",
                   delta_color="off", delta_arrow="off")
         c3.metric("Finished games", f"{int(res['games'].sum()):,}")
@@ -85,7 +85,8 @@ def _ratings(player: str) -> None:
         st.info("No complete game rated yet.")
         return
     rated["title"] = [data.game_title(g) for g in rated["game"]]
-    rated["standing"] = [f"{int(p)} of {int(n)}" for p, n in zip(rated["place"], rated["rated"])]
+    rated["standing"] = [f"{int(p):,} of {int(n):,}"
+                         for p, n in zip(rated["place"], rated["rated"])]
     tables.show(rated, {"title": "game", "ordinal": "rating (μ − 3σ)", "mu": "skill μ",
                         "sigma": "uncertainty σ", "games": "games rated",
                         "standing": "place among rated players"},

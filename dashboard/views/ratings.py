@@ -28,30 +28,29 @@ def render() -> None:
     most = int(rated["games"].max())
     min_games = ui.minimum("Minimum games rated", most, key="ratings_min_games")
     games = sorted(rated["game"].unique())
-    for game, tab in zip(games, st.tabs([ui.md(data.game_title(g)) for g in games])):
-        with tab:
-            board = rated[(rated["game"] == game) & (rated["games"] >= min_games)]
-            if board.empty:
-                st.info(f"Nobody has {ui.count(min_games, 'rated game')} here yet.")
-                continue
-            top = board.iloc[0]
-            ui.metric(st, f"Highest rating in {data.game_title(game)}", top["player"],
-                      f"{top['ordinal']:.1f} (μ {top['mu']:.1f}, σ {top['sigma']:.1f}) "
-                      f"after {ui.count(int(top['games']), 'game')}", delta_color="off", delta_arrow="off")
-            tables.player_link(top["player"], f"{top['player']}'s page")
-            tables.show(board, {"player": "player", "ordinal": "rating (μ − 3σ)",
-                                "mu": "skill μ", "sigma": "uncertainty σ",
-                                "games": "games rated", "last_played": "last played"},
-                        players=("player",),
-                        decimals={"ordinal": 2, "mu": 2, "sigma": 2})
-            shown = board["player"].head(8).tolist()
-            history = data.rating_history(game, shown)
-            ui.chart(st, px.line(history, x="seq", y="ordinal", color="player",
-                                    hover_data=["mu", "sigma", "played_on"],
-                                    labels={"seq": f"{data.game_title(game)} games, in played order",
-                                            "ordinal": "rating (μ − 3σ)", "player": "player"},
-                                    title="Rating history of the leaders"),
-                            width="stretch", key=f"history_{game}")
+    game = ui.game_choice(games, key="ratings_game")
+    board = rated[(rated["game"] == game) & (rated["games"] >= min_games)]
+    if board.empty:
+        st.info(f"Nobody has {ui.count(min_games, 'rated game')} here yet.")
+        return
+    top = board.iloc[0]
+    ui.metric(st, f"Highest rating in {data.game_title(game)}", top["player"],
+              f"{top['ordinal']:.1f} (μ {top['mu']:.1f}, σ {top['sigma']:.1f}) "
+              f"after {ui.count(int(top['games']), 'game')}", delta_color="off", delta_arrow="off")
+    tables.player_link(top["player"], f"{top['player']}'s page")
+    tables.show(board, {"player": "player", "ordinal": "rating (μ − 3σ)",
+                        "mu": "skill μ", "sigma": "uncertainty σ",
+                        "games": "games rated", "last_played": "last played"},
+                players=("player",),
+                decimals={"ordinal": 2, "mu": 2, "sigma": 2})
+    shown = board["player"].head(8).tolist()
+    history = data.rating_history(game, shown)
+    ui.chart(st, px.line(history, x="seq", y="ordinal", color="player",
+                            hover_data=["mu", "sigma", "played_on"],
+                            labels={"seq": f"{data.game_title(game)} games, in played order",
+                                    "ordinal": "rating (μ − 3σ)", "player": "player"},
+                            title="Rating history of the leaders"),
+                    width="stretch", key=f"history_{game}")
 
 
 ui.guarded(render)

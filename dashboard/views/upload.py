@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from trickledger.dashboard import auth, data, limits, ui
+from trickledger.replay.engine import replay_bytes
 
 ui.page("Upload logs")
 st.caption(ui.md(limits.upload_rules()) + " Files already loaded are recognised by their bytes.")
@@ -45,15 +46,46 @@ def _load(files: list, me: auth.Visitor) -> None:
             items.append((name, fobj.getvalue()))
     bar = st.progress(0.0, text="loading…")
     for i in range(0, len(items), CHUNK):
-        summary = data.load(items[i:i + CHUNK], auth.describe(me))
+        chunk = items[i:i + CHUNK]
+        summary = data.load(chunk, auth.describe(me))
+        sent = dict(chunk)
         for p in summary.results:
             rows.append({"file": p.name, "result": p.status, "line": p.line,
                          "game_id": p.game_id, "message": p.message or "",
-                         "disputed": p.disputed})
+                         "disputed": p.disputed,
+                         "verdict": _verdict(p.name, sent[p.name]) if p.status in NOT_SAVED
+                         and p.name in sent else ""})
         done = min(i + CHUNK, len(items))
         bar.progress(done / max(len(items), 1), text=f"{done:,} of {len(items):,}")
     bar.empty()
     st.session_state["upload_result"] = rows
+
+
+NOT_SAVED = ("conflict", "quarantined")
+
+
+def _verdict(name: str, raw: bytes) -> str:
+    """The verdict of a log that was not saved (an id conflict: an edited copy of a loaded
+    log, say), in one line for the page: the engine's, as the Verify page gives it."""
+    r = replay_bytes(raw, name)
+    if r.error is not None and r.status == "unreadable":
+        return f"unreadable: {r.error.message}"
+    words: str = r.status
+    if r.status == "illegal" and r.error is not None:
+        words += f" at line {r.error.line}: {r.error.message}"
+    wrong = r.mismatched_claims()
+    if wrong:
+        players = r.state.players if r.state is not None else ()
+        said = "; ".join(
+            f"{players[c.player] if c.player < len(players) else c.player} "
+            f"{'round ' + str(c.round) if c.round is not None else 'totals'}: the sheet says "
+            f"{c.claimed}, the replay computes {c.computed}" for c in wrong[:3])
+        more = f" and {len(wrong) - 3} more" if len(wrong) > 3 else ""
+        words += (f", disputed: {ui.count(len(wrong), 'claimed score')} "
+                  f"{'does' if len(wrong) == 1 else 'do'} not match ({said}{more})")
+    elif r.state is not None and r.state.claims:
+        words += f", all {ui.count(len(r.state.claims), 'claimed score')} match"
+    return words
 
 
 def _result(rows: list[dict[str, object]]) -> None:
@@ -67,9 +99,10 @@ def _result(rows: list[dict[str, object]]) -> None:
         st.warning("\n".join(
             [f"**Disputed: {ui.count(len(disputed), 'file')} with claimed scores that do "
              f"not match the replay.**"]
-            + [f"- {ui.md(c['file'])}: {ui.md(c['player'])}, {ui.md(_which(c['round']))} (line "
-               f"{int(c['line'])}): the sheet says **{ui.md(c['sheet says'])}**, the replay "
-               f"computes **{ui.md(c['replay computes'])}** — {ui.md(c['how'])}"
+            + [f"- {ui.code(c['file'])}: {ui.md(c['player'])}, "
+               f"{ui.md(_which(c['round']))} (line {int(c['line'])}): the sheet says "
+               f"**{ui.md(c['sheet says'])}**, the replay computes "
+               f"**{ui.md(c['replay computes'])}** — {ui.md(c['how'])}"
                for _, c in claims.iterrows()]))
         for _, c in claims.drop_duplicates("game_id").iterrows():
             params = {"game": str(c["game_id"])}
@@ -78,7 +111,7 @@ def _result(rows: list[dict[str, object]]) -> None:
             ui.viewer_link(params, f"Open the disputed round of {c['file']}")
     if len(illegal):
         st.error("\n".join([f"**{ui.count(len(illegal), 'file')} with an illegal move:**"]
-                           + [f"- {ui.md(r['file'])}, line {int(r['line'])}: "
+                           + [f"- {ui.code(r['file'])}, line {int(r['line'])}: "
                               f"{ui.md(r['message'])}" for _, r in illegal.iterrows()
                               if pd.notna(r["line"])]))
         for _, r in illegal.iterrows():
@@ -88,8 +121,11 @@ def _result(rows: list[dict[str, object]]) -> None:
     refused = table[table["result"].isin(["conflict", "quarantined", "refused"])]
     if len(refused):
         # in full: a table cell would cut the reason, and the reason says what to do
+        # with each one's verdict: an edited copy of a loaded log is judged all the same
         st.error("\n".join([f"**Not loaded: {ui.count(len(refused), 'file')}.**"]
-                           + [f"- {ui.md(r['file'])}: {ui.md(r['message'])}"
+                           + [f"- {ui.code(r['file'])}: {ui.md(r['message'])}"
+                              + (f" **Its verdict:** {ui.md(r['verdict'])}."
+                                 if r.get("verdict") else "")
                               for _, r in refused.iterrows()]))
     counts = table["result"].value_counts()
     # every file lands in exactly one tile: the tiles add up to the files given
@@ -104,13 +140,13 @@ def _result(rows: list[dict[str, object]]) -> None:
     ui.metric(cols[-1], "Refused", not_loaded,
                     help="An id conflict (another log holds the game id), bytes an admin "
                          "quarantined, or a file over the upload limit: not loaded.")
-    st.caption(f"{ui.count(len(table), 'file')} in all; {int(len(disputed))} of the loaded "
+    st.caption(f"{ui.count(len(table), 'file')} in all; {len(disputed):,} of the loaded "
                f"ones disputed (a disputed game is also counted by its status).")
     st.subheader("Every file")
     shown = table.copy()
     shown["result"] = [f"{r}, disputed" if d and r != "already loaded" else r
                        for r, d in zip(shown["result"], shown["disputed"].fillna(0))]
-    shown = shown.drop(columns=[c for c in ("game_id", "disputed") if c in shown])
+    shown = shown.drop(columns=[c for c in ("game_id", "disputed", "verdict") if c in shown])
     shown["line"] = shown["line"].map(lambda x: "" if pd.isna(x) else str(int(x)))
     st.dataframe(shown.rename(columns={"file": "file", "result": "result", "line": "line",
                                        "message": "what was wrong"}),

@@ -34,7 +34,8 @@ def render() -> None:
     raw: bytes | None = None
     if up is not None:
         if up.size > limits.MAX_FILE_MB * 1024 * 1024:
-            st.error(ui.md(f"{up.name}: {up.size:,} bytes, more than {limits.MAX_FILE_MB} MB."))
+            st.error(f"{ui.code(up.name)}: {up.size:,} bytes, more than "
+                     f"{limits.MAX_FILE_MB} MB.")
             return
         name, raw = ui.file_name(up.name), up.getvalue()
     elif text.strip():
@@ -50,7 +51,8 @@ def _verdict(r: Replay, raw: bytes, name: str) -> None:
     v = verdict(r)
     status = v["status"]
     if status == "unreadable":
-        st.error(ui.md(f"{name} is unreadable: {r.error.message if r.error else ''}"))
+        st.error(f"{ui.code(name)} is unreadable: "
+                 f"{ui.md(r.error.message if r.error else '')}")
         return
     assert r.state is not None
     players = r.state.players
@@ -93,7 +95,7 @@ def _verdict(r: Replay, raw: bytes, name: str) -> None:
     link = _viewer_link(r, mismatched)
     if link:
         ui.viewer_link(link[0], link[1])
-    st.caption(ui.md(f"{name} · SHA-256 {v['sha256']}"))
+    st.caption(f"{ui.code(name)} · SHA-256 {ui.code(v['sha256'])}")
     with st.expander("The score sheet, round by round" if r.state.is_sheet
                      else "The replay, trick by trick"):
         st.code("\n".join(r.render()), language=None)
@@ -112,8 +114,8 @@ def _saved(res: Any, name: str) -> None:
     a log refused says why and what to do."""
     status = res.status if res is not None else "loaded"
     if status in ("complete", "incomplete", "illegal", "sheet", "loaded"):
-        st.success(ui.md(f"Saved {name} to the database ({status}). The Overview and the "
-                         f"Game viewer show it now."))
+        st.success(f"Saved {ui.code(name)} to the database ({ui.md(status)}). The Overview and the "
+                   f"Game viewer show it now.")
     elif status == "already loaded":
         st.info("Not saved again: the database holds these very bytes already.")
     elif status == "conflict":

@@ -105,7 +105,7 @@ def render() -> None:
         st.info(f"Entered as a score sheet: what lay on the table at the end of each round, "
                 f"with no {ui.md(step_word)}s to step through. Results and totals count "
                 f"it; {ui.md(step_word)}-level figures cannot.")
-        st.code("\n".join(tl.round_lines.get(rnd, [])), language=None)
+        st.code("\n".join(tl.round_lines.get(rnd, [])), language=None, wrap_lines=True)
         _scores(gid, rnd, info)
         return
     _round_notes(tl, rnd)
@@ -179,7 +179,7 @@ def _round_notes(tl: Timeline, rnd: int) -> None:
     if lines:
         with st.expander(f"Round {ui.md(rnd)}: the deal, what was declared and the scores, "
                          f"as the engine replayed them"):
-            st.code("\n".join(lines), language=None)
+            st.code("\n".join(lines), language=None, wrap_lines=True)
 
 
 def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
@@ -193,11 +193,11 @@ def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
             ui.hand_row(g["game"], m.hand_before, m.legal)
             legal = ", ".join(m.legal) or "none"
             st.caption(ui.plain(f"Legal at that moment: {legal}."))
-    if step.lines:
-        st.code("\n".join(step.lines), language=None)
+    if step.lines:  # wrapped: a phone shows the whole trick, not its first half
+        st.code("\n".join(step.lines), language=None, wrap_lines=True)
     elif not step.finished and step.error is None:
-        st.info(f"This {ui.md(step_word)} was not finished (the round ended early or the log stops "
-                f"here).")
+        st.info(f"This {ui.md(step_word)} was not finished (the round ended early or the log "
+                f"stops here).")
     movers = {m.player: m for m in step.moves if m.from_hand}
     with st.expander(f"Hands before this {ui.md(step_word)}, and what was legal to play",
                      expanded=True):
@@ -216,8 +216,9 @@ def _show_step(step: Step, g: pd.Series, gid: str, step_word: str) -> None:
                                    title=f"Stacks after this {step_word}"), width="stretch")
         else:
             table = frame.pivot_table(index="player", columns="stack", values="cards",
-                                      sort=False).reset_index()
-            st.markdown(f"**Stacks after this {ui.md(step_word)}** (open colours and face-down cards)")
+                                      aggfunc="sum", sort=False).reset_index()
+            st.markdown(f"**Stacks after this {ui.md(step_word)}** (open colours and "
+                        f"face-down cards)")
             st.dataframe(table, hide_index=True, width="stretch")
 
 
@@ -358,6 +359,11 @@ def _scores(gid: str, rnd: int, info: GameInfo | None) -> None:
         st.dataframe(claims, hide_index=True, width="stretch", column_config=wide)
     if scores.empty:
         st.info("No round has finished yet.")
+    elif scores["round"].nunique() == 1:  # one round: its totals as bars, not lone dots
+        ui.chart(st, px.bar(scores, x="player", y="running total",
+                            labels={"running total": "points"},
+                            title=f"Scores of round {int(scores['round'].iloc[0])}, the only "
+                                  f"round played"), width="stretch")
     else:
         ui.chart(st, px.line(scores, x="round", y="running total", color="player",
                                 markers=True, title="Running totals"), width="stretch")

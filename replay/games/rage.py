@@ -1085,13 +1085,15 @@ def _project_settled(f: BidSettled, sink: RowSink) -> None:
 # rage's statistics in the database: every settled bid with how it was bid, its accuracy, and
 # the bid against what the hand could take (the hand estimates of `trickledger analyse`).
 # Created after the core's analytics objects, whose macros (`ratio`, `wilson_low`,
-# `counted_ids`, ...) they use (GameInfo.analytics; ingest.analytics).
+# `counted_ids`, ...) they use (GameInfo.analytics; ingest.analytics). The bids with how they
+# were bid are a "summary", made once per game into the table `bid_round_rows`
+# (ingest.summaries).
 
 ANALYTICS: Final = (
     # ---------------------------------------------------------------- bids
     # every settled bid with how it was bid: `bidding` is open (in turn, seeing the
     # earlier bids), hidden or secret; `bid_position` 1 bids first (the dealer's left)
-    ("macro", "bid_rounds_of(ids)", """
+    ("summary", "bid_round_rows", """
         SELECT b.*, g.n_players,
                CASE WHEN list_contains(g.variants, 'secret_bid') THEN 'secret'
                     WHEN list_contains(g.variants, 'hidden_bid') THEN 'hidden'
@@ -1103,6 +1105,8 @@ ANALYTICS: Final = (
         JOIN players ps ON ps.game_id = b.game_id AND ps.player = b.player
         JOIN players pd ON pd.game_id = b.game_id AND pd.player = r.dealer
         WHERE b.game_id IN (SELECT unnest(ids))"""),
+    ("macro", "bid_rounds_of(ids)", """
+        SELECT * FROM bid_round_rows WHERE game_id IN (SELECT unnest(ids))"""),
     ("view", "bid_rounds", "SELECT * FROM bid_rounds_of(counted_ids())"),
     ("macro", "bid_accuracy_of(ids)", """
         SELECT player, count(*) AS rounds, count(*) FILTER (WHERE exact) AS exact,

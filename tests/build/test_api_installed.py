@@ -59,7 +59,7 @@ def test_the_installed_package_is_typed_for_its_users(installed_wheel, tmp_path)
                "--python-executable", sys.executable, str(user))
     out = done.stdout
     revealed = re.findall(r'Revealed type is "(.*)"', out)
-    assert revealed == ["str", "dict[str, Any]", "list[replay.facts.Fact]", "int",
+    assert revealed == ["str", "dict[str, Any]", "list[trickledger.replay.facts.Fact]", "int",
                         "polars.dataframe.frame.DataFrame", "polars.lazyframe.frame.LazyFrame",
                         "list[str]"], out
     assert "notebook.py:11: error" in out, out  # the frozen verdict's field, and its type

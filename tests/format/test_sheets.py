@@ -342,7 +342,8 @@ CASES = {
                                    [{"type": "sheet", "round": 1, "players": {
                                        "Ann": {"open": {"B": 3, "G": 6}, "face_down": 3},
                                        "Ben": {}, "Cat": {}, "Dan": {}, "Eve": {}}}])[1], 2,
-        ["Ann is the only player who collected", "at least two picks face down"]),
+        ["Ann is the only player who collected", "at least one pick of each",
+         "at least 6 face down"]),
     "plotters: four colours from one trick": (
         "plotters", lambda h, ls: (set_(h, players=NAMES[:4], rounds=1),
                                    [{"type": "sheet", "round": 1, "players": {
@@ -594,3 +595,16 @@ def test_messages_count_one_as_one():
     assert_illegal(v, 3, "its only round was played")
     v = run(head, [lines[0], {"type": "claim", "round": 2, "scores": {"Ann": 1}}])
     assert_illegal(v, 3, "the game has round 1 only")
+
+
+def test_every_games_sheet_state_is_a_sheet_state() -> None:
+    """`sheet_class` (replay/sheet.py, compiled) gives each game's declared score sheet, a
+    SheetState, and None for a game without one."""
+    from trickledger.replay.registry import registry
+    from trickledger.replay.sheet import SheetState, sheet_class
+
+    found = {name: sheet_class(info) for name, info in registry().items()}
+    assert all(s is None or issubclass(s, SheetState) for s in found.values())
+    assert {name for name, s in found.items() if s is not None} == \
+        {name for name, info in registry().items() if info.sheet_state is not None}
+    assert any(s is not None for s in found.values())

@@ -113,7 +113,8 @@ def test_the_filter_survives_a_change_of_page(db):
     at.switch_page("views/results.py").run()
     assert not at.exception
     assert at.multiselect(key="f_games").value == ["rage"]
-    assert [t.label for t in at.tabs] == ["Rage"]  # results for rage only
+    assert not at.segmented_control  # results for rage only: no game to choose
+    assert "Best against chance in Rage" in metrics(at)
     at.switch_page("views/overview.py").run()
     rage = sql(db, "SELECT count(*) FROM games WHERE game = 'rage' AND status IN ('complete', 'sheet')")[0][0]
     assert metrics(at)["Games"] == f"{rage:,}"
@@ -169,13 +170,17 @@ def test_bidding_leaderboard_min_rounds_and_rules(db):
 
 def test_results_win_rates_against_chance_for_every_game(db):
     at = ok(page("results"))
-    m = metrics(at)
     from trickledger.replay.registry import registry
 
-    for game in ("color_stacks", "plotters", "rage", "under_the_radar"):
+    games = ("color_stacks", "plotters", "rage", "under_the_radar")
+    # the buttons' titles are markdown, escaped (a plugin's title is data)
+    assert [visible(o) for o in at.segmented_control(key="results_game").options] == [
+        registry()[g].title for g in games]
+    for game in games:  # one game at a time, as chosen: only its part is drawn
+        at.segmented_control(key="results_game").set_value(game).run()
         top = sql(db, "SELECT player FROM player_results WHERE game = ? AND games >= 5 "
                       "ORDER BY vs_baseline DESC, games DESC, player LIMIT 1", [game])[0][0]
-        assert m[f"Best against chance in {registry()[game].title}"] == top
+        assert metrics(at)[f"Best against chance in {registry()[game].title}"] == top
 
 
 def test_ratings_page_refreshes_and_ranks(db):
@@ -200,8 +205,9 @@ def test_head_to_head_page_for_a_player_from_the_url(db):
 
 def test_seat_effects_page(db):
     at = ok(page("seats"))
-    assert [visible(t.label) for t in at.tabs][:2] == ["Color Stacks",
-                                                       "Plotters, Inc. / Mit List und Tücke"]
+    options = at.segmented_control(key="seats_game").options
+    assert [visible(o) for o in options][:2] == ["Color Stacks",
+                                                 "Plotters, Inc. / Mit List und Tücke"]
 
 
 def test_player_page_opened_by_url(db):
@@ -334,7 +340,7 @@ def test_upload_page_loads_good_illegal_and_unreadable_files(db):
     # disputes come first: the sample's wrong claim, in the two complete copies (the illegal
     # copy stops before the claim's line)
     assert at.warning[0].value.startswith("**Disputed: 2 files")
-    assert any("illegal.jsonl.gz, line" in unescape(e.value) for e in at.error)
+    assert any("`illegal.jsonl.gz`, line" in unescape(e.value) for e in at.error)
     # the player named like a script is shown as text in the viewer
     viewer = page("viewer")
     viewer.query_params["game"] = "uploaded-xss"

@@ -340,7 +340,9 @@ def test_names_are_made_literal_for_markdown_katex_and_html():
     assert not re.search(r"[!-/:-@\[-`{-~]", re.sub(r"\\[!-/:-@\[-`{-~]", "", out))
     assert "\\$x^2" not in out and "\\$x\\^2\\$" in out  # no KaTeX
     assert "\n" not in out  # a name is one line
-    assert "www\u2060\\.e\u2060\\.vil" in out and "http\u2060\\:" in out  # no autolinks
+    assert "www\u2060\\.e\\.vil" in out and "http\u2060\\:" in out  # no autolinks
+    # and nothing inserted where no link could start: a copied name is the name
+    assert md("pasted.jsonl line 3: ok") == "pasted\\.jsonl line 3\\: ok"
     assert text_html("<script>alert('x')</script> & co") == \
         "&lt;script&gt;alert('x')&lt;/script&gt; &amp; co"
 

@@ -68,8 +68,8 @@ def test_sigkill_mid_batch_leaves_a_consistent_database_and_a_rerun_completes(tm
     # a re-run completes the load; every input file is in logs or ingest_errors
     done = subprocess.run([sys.executable, "-m", "trickledger", *args], cwd=ROOT, capture_output=True,
                           text=True)
-    # exit 1: the corpus holds disputed and illegal games on purpose; nothing unreadable
-    assert done.returncode == 1, done.stdout + done.stderr
+    # exit 0: every file loaded (the corpus's disputed and illegal games are loaded facts)
+    assert done.returncode == 0, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     sources, _ = expand([str(CORPUS)])
     names = {r[0] for r in sql(db, "SELECT file_name FROM logs UNION "
@@ -87,8 +87,8 @@ import sys, time
 from pathlib import Path
 from trickledger.ingest.load import DatabaseWriter
 real = DatabaseWriter.commit
-def commit(self, tasks, dones):
-    again = real(self, tasks, dones)
+def commit(self, tasks, dones, *rest):
+    again = real(self, tasks, dones, *rest)
     if self.batches == 1:
         Path(sys.argv[1]).write_text("between batches")
         while not Path(sys.argv[2]).exists():

@@ -34,11 +34,11 @@ def insert(self, con, table, files):
     real_insert(self, con, table, files)
     if table == "logs":
         time.sleep(0.25)
-def commit(self, tasks, dones):
+def commit(self, tasks, dones, *rest):
     if self.batches == total - 1:
         while not go.exists():
             time.sleep(0.05)
-    return real_commit(self, tasks, dones)
+    return real_commit(self, tasks, dones, *rest)
 DatabaseWriter.insert, DatabaseWriter.commit = insert, commit
 from trickledger import main
 raise SystemExit(main(sys.argv[3:]))

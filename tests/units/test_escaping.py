@@ -42,9 +42,11 @@ TEXT_LISTS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "segmented_control": ((1,), ("options",)),
 }
 EVERYWHERE = ("help",)  # a tooltip is markdown too
-# Escapers (dashboard/ui.py): their result is literal text. `count` writes a number and a
-# constant noun; numbers written with a numeric format (`:,`, `:d`, `:.1f`) are digits.
-ESCAPERS = {"md", "plain"}
+# Escapers (dashboard/ui.py): their result is literal text (`code`: an inline code span,
+# fenced longer than any run of backticks in it, which markdown shows as it is). `count`
+# writes a number and a constant noun; numbers written with a numeric format (`:,`, `:d`,
+# `:.1f`) are digits.
+ESCAPERS = {"md", "plain", "code"}
 # percent-encoding leaves letters, digits and -_.~%+=& only: a link's target, never markup
 URL_ENCODERS = {"quote", "urlencode"}
 NUMBERS = {"len", "int", "float", "round", "abs"}
@@ -201,6 +203,8 @@ def test_the_check_finds_what_the_attack_of_issue_35_found() -> None:
         check('st.expander(f"Round {rnd}")') and check('sb.caption(f"as {name}")') and \
         check('st.radio("x", names)') and check('st.button(label)')
     assert not check('st.caption(ui.md(f"{name} · SHA-256 {sha}"))')
+    assert not check('st.caption(f"{ui.code(name)} · SHA-256 {ui.code(sha)}")')
+    assert check('st.caption(f"{code} · SHA-256")')  # a variable named code is not ui.code
     assert not check('st.caption(f"{ui.count(n, \'file\')} in all; {len(x):,} disputed")')
     assert not check('st.tabs([ui.md(data.game_title(g)) for g in games])')
     assert not check('st.warning("\\n".join([f"**{ui.md(a)}**"] + [ui.md(b) for b in c]))')
