@@ -10,11 +10,14 @@ test (test_engines.py), and the native engine stands alone."""
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
+import pytest
 from conftest import ROOT, skip
 
 
@@ -71,20 +74,32 @@ def test_without_a_cpp_compiler_the_install_succeeds_and_the_judge_runs_in_pytho
     assert first == "False False" and "trickledger.replay._native is not built" in why
 
 
-def sanitizer_runtime(name: str) -> str:
-    out = subprocess.run(["g++", f"-print-file-name={name}"], capture_output=True,
+def cxx_compiler() -> str | None:
+    """The C++ compiler the build uses (setuptools takes $CXX, else Python's own CXX), as a
+    path; None where this machine has none."""
+    named = os.environ.get("CXX") or sysconfig.get_config_var("CXX") or "c++"
+    return shutil.which(shlex.split(named)[0])
+
+
+def sanitizer_runtime(compiler: str, name: str) -> str:
+    out = subprocess.run([compiler, f"-print-file-name={name}"], capture_output=True,
                          text=True).stdout.strip()
-    assert out and Path(out).is_file(), f"the compiler has no {name}"
+    # a compiler without the runtime is a failure, not a skip: the build would not run
+    assert out and Path(out).is_file(), f"{compiler} has no {name}: install its sanitizer runtime"
     return out
 
 
 def test_the_native_engine_built_with_sanitizers_passes_the_differential_test(
         tmp_path: Path) -> None:
+    compiler = cxx_compiler()
+    if compiler is None:
+        pytest.skip("no C++ compiler on this machine (neither $CXX nor Python's CXX is found): "
+                    "the native engine cannot be built with sanitizers here")
     target, said = build(tmp_path, {"TRICKLEDGER_SANITIZE": "1",
                                     "TRICKLEDGER_REQUIRE_COMPILED": "1"})
     assert "-fsanitize=address,undefined" in said
-    runtime = {"LD_PRELOAD": f"{sanitizer_runtime('libasan.so')} "
-                             f"{sanitizer_runtime('libubsan.so')}",
+    runtime = {"LD_PRELOAD": f"{sanitizer_runtime(compiler, 'libasan.so')} "
+                             f"{sanitizer_runtime(compiler, 'libubsan.so')}",
                # CPython's own allocations are not ours to report; any error of ours aborts
                "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",
                "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
@@ -101,3 +116,15 @@ def test_the_native_engine_built_with_sanitizers_passes_the_differential_test(
     assert " passed" in run.stdout and "failed" not in run.stdout, run.stdout[-2000:]
     assert "runtime error" not in run.stderr and "AddressSanitizer" not in run.stderr, \
         run.stderr[-4000:]
+
+
+def test_the_sanitizer_build_skips_only_where_no_cpp_compiler_is_found(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("CXX", str(tmp_path / "no-such-c++"))
+    assert cxx_compiler() is None
+    fake = tmp_path / "c++"
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    fake.chmod(0o755)
+    # the build's own way of naming it: a command with flags
+    monkeypatch.setenv("CXX", f"{fake} -pthread")
+    assert cxx_compiler() == str(fake)
