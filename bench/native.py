@@ -4,7 +4,7 @@
     python -m bench.native defaults   [--games 2] [--out FILE]
     python -m bench.native stability  [--games 6] [--samples 16] [--out FILE]
     python -m bench.native strength   [--deals 100] [--samples 16] [--out FILE]
-    python -m bench.native corpus     [--samples 16] [--out FILE]
+    python -m bench.native corpus     [--samples 16] [--rage-only] [--out FILE]
 
 `speed`: per game, playouts per second of the native engine and of the Python rules (as this
 installation runs them: compiled with mypyc in a wheel install, which the targets are about)
@@ -308,24 +308,32 @@ def play_deal(game: str, deal: int, judged: set[int], samples: int) -> list[int]
 
 
 def strength(args: argparse.Namespace) -> dict[str, Any]:
+    """The table where the others play greedy first, deal by deal, then the table where they
+    judge too: a run stopped early has the first table whole. A line every 10 deals (the
+    interval so far and the load average), so that a slow run shows where it is."""
     out: dict[str, Any] = {}
     for game in args.games_list or list(TABLES):
         n = TABLES[game]
         sign = better_sign(game)
-        t0 = time.process_time()
-        rows: dict[str, list[float]] = {"others_greedy": [], "others_judge": []}
-        for deal in range(args.deals):
-            seat = deal % n
-            greedy = play_deal(game, deal, set(), args.samples)[seat]
-            alone = play_deal(game, deal, {seat}, args.samples)[seat]
-            rows["others_greedy"].append(sign * (alone - greedy))
-            if deal < args.deals_all:
-                others = set(range(n)) - {seat}
-                all_judge = play_deal(game, deal, set(range(n)), args.samples)[seat]
-                others_only = play_deal(game, deal, others, args.samples)[seat]
-                rows["others_judge"].append(sign * (all_judge - others_only))
-        row: dict[str, Any] = {k: _ci(v) for k, v in rows.items() if len(v) > 1}
-        row["cpu_seconds"] = round(time.process_time() - t0, 1)
+        row: dict[str, Any] = {}
+        for table, deals in (("others_greedy", args.deals), ("others_judge", args.deals_all)):
+            t0 = time.process_time()
+            diffs: list[float] = []
+            for deal in range(deals):
+                seat = deal % n
+                if table == "others_greedy":
+                    base = play_deal(game, deal, set(), args.samples)[seat]
+                    judged = play_deal(game, deal, {seat}, args.samples)[seat]
+                else:
+                    others = set(range(n)) - {seat}
+                    base = play_deal(game, deal, others, args.samples)[seat]
+                    judged = play_deal(game, deal, set(range(n)), args.samples)[seat]
+                diffs.append(sign * (judged - base))
+                if (deal + 1) % 10 == 0 and len(diffs) > 1:
+                    print(f"  {game} {table} {deal + 1} deals: {_ci(diffs)} "
+                          f"({time.process_time() - t0:.0f} CPU s, load {load()})", flush=True)
+            if len(diffs) > 1:
+                row[table] = {**_ci(diffs), "cpu_seconds": round(time.process_time() - t0, 1)}
         out[game] = row
         print(game, row, flush=True)
     return out
@@ -335,7 +343,8 @@ def strength(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def corpus(args: argparse.Namespace) -> dict[str, Any]:
-    logs = sorted(p for p in (ROOT / "sample_logs").rglob("*.jsonl") if p.is_file())
+    logs = ([] if args.rage_only else
+            sorted(p for p in (ROOT / "sample_logs").rglob("*.jsonl") if p.is_file()))
     t0 = time.process_time()
     decided = 0
     for p in logs:
@@ -350,7 +359,8 @@ def corpus(args: argparse.Namespace) -> dict[str, Any]:
     raw = dump_lines(h, events)
     t1 = time.process_time()
     rage = judge_log(raw, args.samples, 0, "rage-game", engine=judging.default_engine())
-    row = {"logs": len(logs), "decisions": decided, "corpus_cpu_seconds": round(corpus_s, 1),
+    row = {"logs": len(logs), "decisions": decided,
+           "corpus_cpu_seconds": round(corpus_s, 1) if logs else None,
            "rage_4p_game_cpu_seconds": round(time.process_time() - t1, 2),
            "rage_4p_decisions": len(rage)}
     print(row, flush=True)
@@ -368,6 +378,8 @@ def main() -> None:
     ap.add_argument("--deals-all", type=int, default=100,
                     help="deals of the table where the others play the judge too")
     ap.add_argument("--game", action="append", dest="games_list")
+    ap.add_argument("--rage-only", action="store_true",
+                    help="corpus: only the one 4-player rage game, not the sample corpus")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     started = load()
