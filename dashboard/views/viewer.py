@@ -283,6 +283,8 @@ def _judged(gid: str, rnd: int, step: Step, step_word: str) -> None:
     by_line = {int(r["line"]): r for _, r in shown.iterrows()}
     rows = []
     for m in step.moves:
+        if not m.player:
+            continue  # a card turned from the pile (rage's new trump): nobody's decision
         row = by_line.get(m.line)
         if row is not None:
             rows.append({c: row[c] for c in JUDGE_COLUMNS})
