@@ -1,26 +1,35 @@
-"""Build script: compiles the replay engine with mypyc for normal (wheel) installs.
+"""Build script: compiles the replay engine with mypyc for normal (wheel) installs, and the
+native analysis engine (C++, replay/native/) for every install.
 
-All metadata stays in pyproject.toml; this file only adds the engine's extension modules.
+All metadata stays in pyproject.toml; this file only adds the extension modules.
 
-    pip install .                       the engine (replay/engine_modules.py) compiled with mypyc
-    pip install -e .                    interpreted: an editable install is for editing
-    TRICKLEDGER_PURE=1 pip install .    interpreted
+    pip install .                       the engine (replay/engine_modules.py) compiled with mypyc,
+                                        and the native analysis engine
+    pip install -e .                    the engine interpreted (an editable install is for
+                                        editing); the native analysis engine built in place
+    TRICKLEDGER_PURE=1 pip install .    the engine interpreted
     no C compiler, or mypyc fails       interpreted, with a warning (the .py files always ship)
+    no C++ compiler, or it fails        no native analysis engine, with a warning: the judge
+                                        runs in Python
+    TRICKLEDGER_NO_NATIVE=1             no native analysis engine
+    TRICKLEDGER_SANITIZE=1              the native analysis engine built with AddressSanitizer
+                                        and UndefinedBehaviorSanitizer (a test does this once)
     TRICKLEDGER_REQUIRE_COMPILED=1      any such fallback is an error instead (the tests)
     TRICKLEDGER_MYPYC_OPT=0..3          the C compiler's optimisation level (default 3)
 
-`trickledger --version` says which engine an installation runs.
+`trickledger --version` says which engine and which analysis engine an installation runs.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import platform
 import sys
 from pathlib import Path
 from typing import Any
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
@@ -80,9 +89,69 @@ def engine_extensions() -> list[Any]:
         return []
 
 
+NATIVE = "trickledger.replay._native"
+NATIVE_DIR = Path("replay") / "native"
+
+
+def native_extensions() -> list[Extension]:
+    """The native analysis engine: one C++17 translation unit (replay/native/module.cpp and
+    the headers beside it), bound with pybind11 (header-only: nothing to link, and
+    setuptools builds it as it builds any extension). Built for editable installs too, so
+    that the test suite of a checkout runs it."""
+    commands = set(sys.argv[1:])
+    if not commands & (BUILDING | EDITABLE):
+        return []
+    if flag("TRICKLEDGER_NO_NATIVE"):
+        note("TRICKLEDGER_NO_NATIVE is set: no native analysis engine (the judge runs in Python)")
+        return []
+    try:
+        import pybind11
+    except ImportError as e:
+        if flag("TRICKLEDGER_REQUIRE_COMPILED"):
+            raise
+        note(f"pybind11 is missing ({e}): no native analysis engine (the judge runs in Python)")
+        return []
+    compile_args = ["-std=c++17", "-fvisibility=hidden", "-Wall", "-Wextra"]
+    link_args: list[str] = []
+    macros: list[tuple[str, str | None]] = []
+    if flag("TRICKLEDGER_SANITIZE"):
+        sanitize = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
+                    "-fno-omit-frame-pointer"]
+        compile_args += ["-O1", "-g", *sanitize]
+        link_args += sanitize
+        macros.append(("TRICKLEDGER_SANITIZE", "1"))
+    else:
+        compile_args += ["-O2", "-g0"]
+    if platform.machine().lower() in ("x86_64", "amd64"):
+        # x86-64-v2 (every x86-64 processor since 2009): a hand's size is one popcnt
+        # instruction, not a call into libgcc
+        compile_args.append("-march=x86-64-v2")
+    headers = sorted(str(NATIVE_DIR / p.name) for p in (ROOT / NATIVE_DIR).glob("*.hpp"))
+    return [Extension(NATIVE, sources=[str(NATIVE_DIR / "module.cpp")], depends=headers,
+                      include_dirs=[pybind11.get_include()], language="c++",
+                      extra_compile_args=compile_args, extra_link_args=link_args,
+                      define_macros=macros)]
+
+
 class OptionalBuildExt(build_ext):
     """build_ext that falls back to the interpreted engine when the C compiler is missing
-    or fails."""
+    or fails, and to no native analysis engine when the C++ compiler is missing or fails.
+    The native engine is built first: a failure of the mypyc modules after it leaves it."""
+
+    def build_extension(self, ext: Any) -> None:
+        if ext.name != NATIVE:
+            super().build_extension(ext)
+            return
+        try:
+            super().build_extension(ext)
+        except Exception as e:  # CompileError, LinkError, DistutilsExecError, PlatformError
+            if flag("TRICKLEDGER_REQUIRE_COMPILED"):
+                raise
+            note(f"compiling the native analysis engine failed ({type(e).__name__}: {e}); "
+                 f"installing without it: the judge runs in Python, slower")
+            path = self.get_ext_fullpath(ext.name)
+            if os.path.exists(path):
+                os.remove(path)
 
     def run(self) -> None:
         try:
@@ -93,13 +162,15 @@ class OptionalBuildExt(build_ext):
             note(f"compiling the engine failed ({type(e).__name__}: {e}); "
                  f"installing it interpreted")
             # A half-built set is worse than none: each module's .so needs the shared
-            # trickledger_engine library, so every extension built so far goes.
+            # trickledger_engine library, so every extension built so far goes (but the
+            # native analysis engine, which stands alone).
             for ext in self.extensions:
                 path = self.get_ext_fullpath(ext.name)
-                if os.path.exists(path):
+                if ext.name != NATIVE and os.path.exists(path):
                     os.remove(path)
-            self.extensions = []
-            self.distribution.ext_modules = []
+            self.extensions = [e for e in self.extensions if e.name == NATIVE]
+            self.distribution.ext_modules = list(self.extensions)
 
 
-setup(ext_modules=engine_extensions(), cmdclass={"build_ext": OptionalBuildExt})
+setup(ext_modules=[*native_extensions(), *engine_extensions()],
+      cmdclass={"build_ext": OptionalBuildExt})

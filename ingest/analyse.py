@@ -348,7 +348,7 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
     if args.playouts < 1:
         say("trickledger analyse: --playouts must be at least 1", error=True)
         return 2
-    if not args.moves and (args.cluster is not None or args.engine != "python"):
+    if not args.moves and (args.cluster is not None or args.engine is not None):
         say("trickledger analyse: --cluster and --engine apply to --moves only", error=True)
         return 2
     if args.lake is not None:
@@ -422,7 +422,9 @@ def positive_int(text: str) -> int:
     return int(positive(int)(text))
 def cmd_moves(args: argparse.Namespace, path: str) -> int:
     """`trickledger analyse --moves`: that step alone (ingest/moves.py)."""
+    from trickledger.replay import native
     from trickledger.replay.judge import engine_names
+    from trickledger.replay.native.judging import default_engine
 
     from .cluster import ClusterError
     from .moves import judge_games
@@ -431,9 +433,21 @@ def cmd_moves(args: argparse.Namespace, path: str) -> int:
         say("trickledger analyse: --samples must be at least 2 (a standard error needs "
             "two)", error=True)
         return 2
-    if args.engine not in engine_names():
-        say(f"trickledger analyse: no analysis engine {args.engine!r} (known: "
+    if args.engine is None:
+        try:
+            engine = default_engine()
+        except ValueError as e:  # TRICKLEDGER_ANALYSIS says neither native nor python
+            say(f"trickledger analyse: {e}", error=True)
+            return 2
+    else:
+        engine = args.engine
+    if engine not in engine_names():
+        say(f"trickledger analyse: no analysis engine {engine!r} (known: "
             f"{', '.join(engine_names())})", error=True)
+        return 2
+    if engine == "native" and not native.available():
+        say(f"trickledger analyse: the native analysis engine cannot run here: "
+            f"{native.why_not()} (--engine python judges in Python)", error=True)
         return 2
     if args.cluster is not None:
         from .cluster import parse
@@ -451,7 +465,7 @@ def cmd_moves(args: argparse.Namespace, path: str) -> int:
     try:
         moves = judge_games(path, args.samples, args.seed, args.jobs, args.game or None,
                             args.limit, progress, plan, args.max_moves, args.cluster,
-                            args.engine)
+                            engine)
     except DatabaseBusy as e:
         say(f"trickledger analyse: {e}", error=True)
         return 2
@@ -515,7 +529,8 @@ def add_command(sub: Any) -> None:
                    help="--moves: judge the rounds on a Dask cluster: local:N starts N "
                         "worker processes here, tcp://HOST:PORT uses a running scheduler "
                         "(pip install 'trickledger[cluster]')")
-    a.add_argument("--engine", default="python", metavar="NAME",
-                   help="--moves: the analysis engine that values each sample (default "
-                        "python, the reference)")
+    a.add_argument("--engine", default=None, metavar="NAME",
+                   help="--moves: the analysis engine that values each sample: native (the "
+                        "default where it is built, unless TRICKLEDGER_ANALYSIS=python) or "
+                        "python (the reference)")
     a.set_defaults(fn=cmd_analyse)

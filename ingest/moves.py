@@ -27,6 +27,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import os
+import re
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -64,8 +65,12 @@ GAMES_SQL = """
     ORDER BY game_id"""
 
 
-def cache_key(seed: int, samples: int) -> str:
-    return f"{METHOD} seed {seed} samples {samples}"
+def cache_key(seed: int, samples: int, engine: str = "python") -> str:
+    """What a judgement is cached under: the method, seed, samples and the analysis engine
+    (named after the rest, and only when it is not the Python reference, so that the
+    judgements cached before there was a second engine keep their key)."""
+    key = f"{METHOD} seed {seed} samples {samples}"
+    return key if engine == "python" else f"{key} engine {engine}"
 
 
 def _round_detail(key: str, number: int) -> str:
@@ -219,10 +224,11 @@ class MovesSummary:
 
 
 def plan_games(path: str, seed: int, samples: int, game_ids: list[str] | None,
-               max_moves: int) -> tuple[list[GamePlan], int, dict[str, bytes]]:
+               max_moves: int, engine: str = "python"
+               ) -> tuple[list[GamePlan], int, dict[str, bytes]]:
     """The games asked for that are not judged whole, each with its rounds to do (within
     the bound, not judged yet); the number judged whole already; the logs' bytes."""
-    key = cache_key(seed, samples)
+    key = cache_key(seed, samples, engine)
     with reading(path) as con:
         rows = con.execute(GAMES_SQL, [key, game_ids is None, game_ids or [""]]).fetchall()
         missing = [(sha, gid, kind) for sha, gid, kind, judged in rows if not judged]
@@ -256,25 +262,36 @@ def plan_games(path: str, seed: int, samples: int, game_ids: list[str] | None,
     return plans, cached, raw
 
 
-def rates_by_kind(path: str, samples: int) -> dict[str, float]:
-    """The CPU seconds one decision took in earlier runs with this many samples, by the
-    game and table size ("rage 8")."""
+def _literal(text: str) -> str:
+    """`text` as a regular expression of DuckDB's (RE2) that matches it alone."""
+    return re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", text)
+
+
+def rates_by_kind(path: str, samples: int, engine: str = "python") -> dict[str, float]:
+    """The CPU seconds one decision took in earlier runs with this many samples on this
+    analysis engine (the engine is in the key of the logs' markers: one native decision costs
+    a fraction of a Python one), by the game and table size ("rage 8")."""
+    # any seed: a decision's cost does not depend on it
+    pattern = (f"^{_literal(METHOD)} seed -?[0-9]+ samples {samples}"
+               f"{'' if engine == 'python' else _literal(f' engine {engine}')}( round [0-9]+)?$")
     with reading(path) as con:
         rows = con.execute("""
             SELECT g.game || ' ' || g.n_players, avg(m.seconds)
             FROM move_quality m JOIN (SELECT DISTINCT sha256, game, n_players FROM games) g
                  ON g.sha256 = m.sha256
             WHERE m.method = ? AND m.samples = ? AND m.seconds IS NOT NULL
-            GROUP BY ALL""", [METHOD, samples]).fetchall()
+              AND m.sha256 IN (SELECT fingerprint FROM analysis_runs
+                               WHERE analysis IN ('moves', ?) AND regexp_matches(detail, ?))
+            GROUP BY ALL""", [METHOD, samples, ROUND_MARK, pattern]).fetchall()
     return {str(k): float(v) for k, v in rows if v is not None}
 
 
 def make_plan(path: str, samples: int, seed: int, jobs: int | None,
               game_ids: list[str] | None, limit: int | None, max_moves: int,
-              cluster: str | None) -> tuple[Plan, dict[str, bytes]]:
+              cluster: str | None, engine: str = "python") -> tuple[Plan, dict[str, bytes]]:
     """Plan a run: the games (at most `limit` of them with rounds to do), and the exact
     number of decisions of each round to do (a replay of each log, nothing judged)."""
-    games, cached, raw = plan_games(path, seed, samples, game_ids, max_moves)
+    games, cached, raw = plan_games(path, seed, samples, game_ids, max_moves, engine)
     later = 0  # games with rounds to do beyond `limit`: left for a later run
     if limit is not None:
         picked, n = [], 0
@@ -299,7 +316,7 @@ def make_plan(path: str, samples: int, seed: int, jobs: int | None,
     rounds = sum(len(g.todo) for g in games)
     jobs = max(1, min(jobs or os.cpu_count() or 1, rounds or 1))
     return Plan(games, counts, cached, later, jobs, cluster or "here",
-                rates_by_kind(path, samples), max_moves), raw
+                rates_by_kind(path, samples, engine), max_moves), raw
 
 
 def judge_games(path: str, samples: int = DEFAULT_SAMPLES, seed: int = 0,
@@ -316,7 +333,8 @@ def judge_games(path: str, samples: int = DEFAULT_SAMPLES, seed: int = 0,
     decisions judged of the total; Ctrl-C stops it with every finished round kept.
     `runner` replaces the worker function (tests)."""
     t0 = time.perf_counter()
-    the_plan, raw = make_plan(path, samples, seed, jobs, game_ids, limit, max_moves, cluster)
+    the_plan, raw = make_plan(path, samples, seed, jobs, game_ids, limit, max_moves, cluster,
+                              engine)
     summary = MovesSummary(games_cached=the_plan.cached, max_moves=max_moves)
     left: dict[str, set[int]] = {g.sha256: set(g.todo) for g in the_plan.games}
     by_sha = {g.sha256: g for g in the_plan.games}
@@ -324,7 +342,7 @@ def judge_games(path: str, samples: int = DEFAULT_SAMPLES, seed: int = 0,
              for g in the_plan.games for r in g.todo]
     total = the_plan.total
     done_decisions = 0
-    key = cache_key(seed, samples)
+    key = cache_key(seed, samples, engine)
     work = runner or judge_round
     failed: set[str] = set()
     completed: set[str] = set()
@@ -547,8 +565,8 @@ def _write_round(path: str, task: RoundTask, judged: list[Judgement], key: str,
         with transaction(con):
             marks = con.execute(
                 "SELECT count(*) FROM analysis_runs WHERE analysis IN ('moves', ?) AND "
-                "fingerprint = ? AND detail LIKE ? || '%'",
-                [ROUND_MARK, task.sha256, key]).fetchone()
+                "fingerprint = ? AND (detail = ? OR starts_with(detail, ?))",
+                [ROUND_MARK, task.sha256, key, key + " round "]).fetchone()
             if not marks or not marks[0]:
                 # the log's first round under this key: its judgement under another goes
                 con.execute("DELETE FROM move_quality WHERE sha256 = ?", [task.sha256])

@@ -43,11 +43,16 @@ def engine_build() -> str:
 
 
 def build_text() -> str:
-    """Which engine runs, in words: 'engine compiled with mypyc', 'engine interpreted', or
-    the compiled modules of a broken install."""
+    """Which engine runs and which analysis engine the judge uses, in words: 'engine compiled
+    with mypyc; analysis engine native C++', 'engine interpreted; analysis engine Python:
+    the native engine is not built', or the compiled modules of a broken install."""
+    from .native import engine_text
+
     build = engine_build()
     if build == "compiled":
-        return "engine compiled with mypyc"
-    if build == "interpreted":
-        return "engine interpreted"
-    return f"engine partly compiled: {', '.join(compiled_modules())}"
+        engine = "engine compiled with mypyc"
+    elif build == "interpreted":
+        engine = "engine interpreted"
+    else:
+        engine = f"engine partly compiled: {', '.join(compiled_modules())}"
+    return f"{engine}; {engine_text()}"

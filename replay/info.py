@@ -76,7 +76,9 @@ class GameInfo:
       game_id, round, player and won, the tricks taken: a bidding game's settled bids), ""
       for none (ingest.analyse, ingest.hands);
     - `step_rows`: the table holding one row per step with its `stacks`, and the column
-      that numbers the steps there (the viewer shows the stacks after a step).
+      that numbers the steps there (the viewer shows the stacks after a step);
+    - `native`: how the native analysis engine (replay/native) plays the rest of one of the
+      game's rounds (a `NativeCodec`), or None: a game it does not know is judged in Python.
     """
 
     name: str
@@ -117,6 +119,7 @@ class GameInfo:
     examples: tuple[tuple[str, str], ...] = ()
     estimated_hands: str = ""
     step_rows: tuple[str, str] = ("tricks", "trick")
+    native: NativeCodec | None = None
 
 
 @dataclass(frozen=True)
@@ -132,3 +135,30 @@ class GamePage:
     url_path: str
 
 
+
+
+@dataclass(frozen=True)
+class NativeCodec:
+    """What the native analysis engine needs of a game, declared in the game's module: which
+    of the engine's rule sets plays it (`rules`, one of `replay.native.rules()`), and three
+    translations between the Python state and the engine's position, all for a state in the
+    middle of a round:
+
+    - `position(state)`: the numbers the engine's position of that game is made from (the
+      layout is the engine's, written down beside the encoder);
+    - `move_code(state, move)`: a legal move (an event of the log) as the engine's move code;
+    - `move_of(state, code)`: a move code back as the event.
+
+    And the judge's defaults for the game (replay/native/judging.py; docs/native.md,
+    "Defaults"), in cards left in the hands (every seat's): from `solve_cards` on, a sample's
+    rest of the round is tried exactly (None: always), from `endgame_cards` on, a playout's
+    rest is solved (None: never). At those counts the rest of a round at the game's common
+    table takes a median of a few thousand, and a few hundred, native positions.
+    """
+
+    rules: str
+    position: Callable[[Any], list[int]]
+    move_code: Callable[[Any, Move], int]
+    move_of: Callable[[Any, int], Move]
+    solve_cards: int | None = None
+    endgame_cards: int | None = None

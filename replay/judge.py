@@ -37,7 +37,10 @@ a native analysis engine plugs in at step 3 and must keep steps 1, 2 and 4):
    to a branch of the sample (`GameState.clone`) and the round is played out by the
    greedy bot in every seat with the same random stream for every alternative (common
    random numbers), chance events drawn from that stream. Once a sample of a decision
-   does not fit the budget, its later samples are played out without trying.
+   does not fit the budget, its later samples are played out without trying. The native
+   engine, `NativeEngine` (replay/native, "native"), does the same in C++ with budgets in
+   its own positions (replay/native/judging.py); `trickledger analyse --moves` uses it by
+   default where it is built.
 4. **The verdict.** The value of an alternative is the mean over the samples of the
    judged player's value after it, in the game's own points (better is higher, lower
    where the lowest total wins). The best alternatives are those within `TIE` (1e-9
@@ -71,6 +74,7 @@ from .cards import randbelow, shuffle
 from .engine import replay_bytes
 from .errors import FormatError, RuleError
 from .events import SHOWN_EVENT, Event
+from .native.judging import native_engine
 from .playsonly import settled_events
 from .registry import registry
 from .search import TIE, BudgetExceeded, Unsearchable, exact_values
@@ -792,6 +796,9 @@ class PythonEngine:
 
 
 _ENGINES: dict[str, ValueEngine] = {"python": PythonEngine()}
+# the native analysis engine (replay/native, docs/native.md), with the Python engine for the
+# games it does not know (and for every game where it is not built)
+_ENGINES["native"] = native_engine(_ENGINES["python"])
 
 
 def register_engine(engine: ValueEngine) -> None:

@@ -24,7 +24,8 @@ st.caption("Every decision of a complete game — each play, bid, trump, pick, k
            + (f" (in {ui.md(LOW)}, where fewer points are better, a cost is the points taken "
               "more)" if LOW else "")
            + ". A blunder costs a lot for sure, not by chance. Computed by "
-           "`trickledger analyse --moves`; the judge plays the greedy bot after each move, "
+           "`trickledger analyse --moves`; after each move the judge has greedy bots play on "
+           "until few enough cards are left to solve the rest of the round exactly, so it is "
            "not a perfect player (see docs/analytics.md). " + ui.md(f.counted(tricks=True)))
 
 

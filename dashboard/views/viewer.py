@@ -10,6 +10,7 @@ import streamlit as st
 from trickledger.dashboard import game_parts, tables, ui
 from trickledger.dashboard.data import viewer
 from trickledger.replay.info import GameInfo
+from trickledger.replay.judge import move_label
 from trickledger.replay.timeline import Step, Timeline
 
 ui.page("Game viewer")
@@ -283,11 +284,14 @@ def _judged(gid: str, rnd: int, step: Step, step_word: str) -> None:
     by_line = {int(r["line"]): r for _, r in shown.iterrows()}
     rows = []
     for m in step.moves:
+        if not m.player:
+            continue  # a card turned from the pile (rage's new trump): nobody's decision
         row = by_line.get(m.line)
         if row is not None:
             rows.append({c: row[c] for c in JUDGE_COLUMNS})
         else:  # no verdict in a judged round: the mover had one legal move
-            rows.append({"player": m.player, "move": " ".join(m.cards), "verdict": "forced",
+            # written as the judge writes a move (`play B7`), not as bare cards beside it
+            rows.append({"player": m.player, "move": move_label(m.event), "verdict": "forced",
                          "cost": "", "better": "", "as good": "the only legal move",
                          "expected": "", "best expected": ""})
     if rows:

@@ -18,6 +18,8 @@ from ..cards import CHIP_COLORS, Card, CardTable, card_order, deal_hands
 from ..errors import FormatError, RuleError
 from ..events import Event, Header, optional_str_list, str_list
 from ..facts import Fact, RoundDealt, RoundOutcome, RoundScored
+from ..info import NativeCodec
+from ..native import codes
 from ..registry import GameInfo, Move, register
 from ..render import deal_lines
 from ..rows import RowSink, RowWriter, Stack, TableRows, plays_rows
@@ -921,6 +923,59 @@ def _project_sheet(f: StacksSheetEntered, sink: RowSink) -> None:
     its stacks and hands are in the log's text (no turn-level table holds them)."""
 
 
+
+# =================================================================== the native engine
+# The rest of a round as the native analysis engine's position (replay/native/color_stacks.hpp
+# reads these numbers in this order), and moves as its codes.
+
+NATIVE_PHASE: Final = {Phase.PLACE: 0, Phase.DRAW: 1, Phase.DEAL: 2}
+
+
+def native_position(st: ColorStacksState) -> list[int]:
+    """players, phase, turn, place turns taken, the player who ended the round (-1: not
+    over), the number of suits, the suits (places in ROYGBPKW, in that order), their stacks
+    in the same order; per seat the hand's size and cards; the pile's size and cards, top
+    first. A card is its number in the game's deck (Card.index)."""
+    ender = -1
+    if st.phase is Phase.DEAL and st.rounds:
+        outcome = st.rounds[-1].outcome
+        if isinstance(outcome, StacksRound):
+            ender = outcome.ender
+    suits = sorted(st.suits, key=SUIT_LETTERS.index)
+    out = [st.n, NATIVE_PHASE[st.phase], st.turn, st.turns, ender, len(suits)]
+    out.extend(SUIT_LETTERS.index(x) for x in suits)
+    out.extend(st.stacks[x] for x in suits)
+    for s in range(st.n):
+        hand = CARDS.in_order(st.hands[s])
+        out.append(len(hand))
+        out.extend(c.index for c in hand)
+    out.append(len(st.pile))
+    out.extend(c.index for c in st.pile)
+    return out
+
+
+def native_move_code(st: ColorStacksState, m: Move) -> int:
+    seat = st.seat[m["player"]]
+    kind = m["type"]
+    if kind == "place":
+        a, b = sorted(CARDS.parse(c).index for c in m["cards"])
+        return codes.pack(codes.PLACE, seat, a | b << 8)
+    if kind == "draw":
+        return codes.pack(codes.DRAW, seat, 0)
+    raise ValueError(f"color_stacks has no {kind!r} move")
+
+
+def native_move_of(st: ColorStacksState, code: int) -> Move:
+    kind, seat, payload = codes.kind_of(code), codes.seat_of(code), codes.payload_of(code)
+    player = st.players[seat]
+    if kind == codes.PLACE:
+        order = CARDS.deck_order
+        return {"type": "place", "player": player,
+                "cards": [order[payload & 0xFF].name, order[payload >> 8].name]}
+    if kind == codes.DRAW:
+        return {"type": "draw", "player": player, "cards": [c.name for c in st.pile[:2]]}
+    raise ValueError(f"{code} is not a color_stacks move code")
+
 INFO = register(GameInfo(
     name="color_stacks", title="Color Stacks", min_players=2, max_players=4,
     state_class=ColorStacksState, cards=CARDS, variants=("three_rounds",), needs_suits=True,
@@ -939,4 +994,6 @@ INFO = register(GameInfo(
     # nobody sees them (a drawn card of the pile is seen from its draw on)
     face_down=("aside", "pile"),
     examples=EXAMPLES,
+    native=NativeCodec("color_stacks", native_position, native_move_code, native_move_of,
+                       solve_cards=30, endgame_cards=22),
 ))

@@ -20,7 +20,8 @@ from ..cards import CHIP_COLORS, Card, CardTable, card_order, deal_hands, names
 from ..errors import EarlierLineError, FormatError, RuleError
 from ..events import Event, Header, str_list
 from ..facts import Fact, RoundDealt, RoundOutcome, RoundScored, TrickAbandoned
-from ..info import GamePage
+from ..info import GamePage, NativeCodec
+from ..native import codes
 from ..registry import GameInfo, Move, register
 from ..rows import RowSink, RowWriter, Stack, TableRows, plays_rows
 from ..sheet import (
@@ -1523,6 +1524,74 @@ def _project_sheet(f: PlottersSheetEntered, sink: RowSink) -> None:
     stacks it gives are in the log's text, and no trick-level table holds them."""
 
 
+
+# =================================================================== the native engine
+# The rest of a round as the native analysis engine's position (replay/native/plotters.hpp
+# reads these numbers in this order), and moves as its codes.
+
+NATIVE_PHASE: Final = {Phase.PLAY: 0, Phase.TAKE: 1, Phase.KEEP: 2, Phase.DEAL: 3}
+
+
+def native_position(st: PlottersState) -> list[int]:
+    """players, phase, turn, leader, tricks played, first and second winner (-1: none); per
+    seat the hand as one bit set per colour (bit value - 1); the trick as (seat, card); per
+    seat the open stacks B G R Y, the discards and the kept colours (bits, 0: none); the
+    players owing a keep, in order."""
+    second = st.second_winner
+    out = [st.n, NATIVE_PHASE[st.phase], st.turn, st.leader, st.trick_no, st.first_winner,
+           -1 if second is None else second]
+    for s in range(st.n):
+        masks = [0, 0, 0, 0]
+        for c in st.hands[s]:
+            masks[COLOR_INDEX[c.color]] |= 1 << (c.value - 1)
+        out.extend(masks)
+    out.append(len(st.trick))
+    for s, c in st.trick:
+        out.append(s)
+        out.append(c.index)
+    for s in range(st.n):
+        out.extend(st.open[s])
+        out.append(st.discards[s])
+        kept = st.kept[s]
+        out.append(0 if kept is None else 1 << kept[0] | 1 << kept[1])
+    out.append(len(st.keep_owed))
+    out.extend(st.keep_owed)
+    return out
+
+
+def native_move_code(st: PlottersState, m: Move) -> int:
+    seat = st.seat[m["player"]]
+    kind = m["type"]
+    if kind == "play":
+        return codes.pack(codes.PLAY, seat, CARDS.parse(m["card"]).index)
+    if kind == "take":
+        picked = {CARDS.parse(c).index for c in m["cards"]}
+        mask = 0
+        for i, (_, c) in enumerate(st.trick):
+            if c.index in picked:
+                mask |= 1 << i
+        return codes.pack(codes.TAKE, seat, mask)
+    if kind == "keep":  # (a name of its own: compiled, a variable has one type per function)
+        kept = 0
+        for colour in m["colors"]:
+            kept |= 1 << COLOR_INDEX[colour.upper()]
+        return codes.pack(codes.KEEP, seat, kept)
+    raise ValueError(f"plotters has no {kind!r} move")
+
+
+def native_move_of(st: PlottersState, code: int) -> Move:
+    kind, seat, payload = codes.kind_of(code), codes.seat_of(code), codes.payload_of(code)
+    player = st.players[seat]
+    if kind == codes.PLAY:
+        return {"type": "play", "player": player, "card": CARDS.deck_order[payload].name}
+    if kind == codes.TAKE:
+        return {"type": "take", "player": player,
+                "cards": [c.name for i, (_, c) in enumerate(st.trick) if payload >> i & 1]}
+    if kind == codes.KEEP:
+        return {"type": "keep", "player": player,
+                "colors": [COLORS[i] for i in range(4) if payload >> i & 1]}
+    raise ValueError(f"{code} is not a plotters move code")
+
 INFO = register(GameInfo(
     name="plotters", title="Plotters, Inc. / Mit List und Tücke",
     min_players=4, max_players=6, state_class=PlottersState, cards=CARDS,
@@ -1543,4 +1612,6 @@ INFO = register(GameInfo(
     colors={c: CHIP_COLORS[name] for c, name in COLOR_NAMES.items()},
     color_names=COLOR_NAMES,
     examples=EXAMPLES,
+    native=NativeCodec("plotters", native_position, native_move_code, native_move_of,
+                       solve_cards=10, endgame_cards=8),
 ))

@@ -27,7 +27,8 @@ from ..cards import (
 from ..errors import FormatError, HandRuleError, RuleError
 from ..events import Event, Header, field_of, kind
 from ..facts import Fact, RoundDealt, RoundOutcome, RoundScored, TrickAbandoned
-from ..info import GamePage
+from ..info import GamePage, NativeCodec
+from ..native import codes
 from ..registry import GameInfo, Move, register
 from ..render import hands_lines
 from ..rows import RowSink, RowWriter, Stack, TableRows, plays_rows
@@ -1375,6 +1376,96 @@ def trick_winner(f: Fact) -> int | None:
     return f.winner if isinstance(f, RageTrickFinished) else None
 
 
+
+# =================================================================== the native engine
+# The rest of a round as the native analysis engine's position (replay/native/rage.hpp reads
+# these numbers in this order), and moves as its codes.
+
+NATIVE_PHASE: Final = {Phase.TRUMP: 0, Phase.BID: 1, Phase.PLAY: 2, Phase.AFTER_TRICKS: 3,
+                       Phase.DEAL: 4}
+NATIVE_REASON: Final = {TrumpReason.DEAL: 0, TrumpReason.CHANGE: 1, TrumpReason.NOTRUMP: 2}
+ACTION_ORDER: Final = tuple(ACTIONS)  # JOKER NOTRUMP CHANGE +5 -5: the deck's order
+
+
+def _colour_number(colour: str | None) -> int:
+    return -1 if colour is None else COLORS.index(colour)
+
+
+def native_position(st: RageState) -> list[int]:
+    """players, hand size, variants (bits: plus_minus_one, secret_bid, hidden or secret
+    bids in any order, marching_through), dealer, phase, why a trump is due, trump (-1:
+    none), bids made, next bidder, tricks played, leader, turn, led colour (-1: none),
+    NOTRUMP and CHANGE in the trick, the trick full, a card played this round; per seat the
+    hand (a bit set of values per colour B G R Y P O, then the count of each action card);
+    the pile (colour cards per colour, then each action card); per seat the bids (-1: none),
+    tricks won, +5 and -5 cards won; the trick as (seat, card, a Joker's colour or -1)."""
+    flags = (int(st.plus_minus_one) | int(st.secret) << 1 | int(st.any_order) << 2
+             | int(st.marching_through) << 3)
+    out = [st.n, st.hs, flags, st.dealer, NATIVE_PHASE[st.phase], NATIVE_REASON[st.trump_reason],
+           _colour_number(st.trump), st.bid_count, st.next_bidder, st.trick_no, st.leader,
+           st.turn, _colour_number(st.led), int(st.notrump), int(st.change), int(st.trick_full),
+           int(st.played_any)]
+    for s in range(st.n):
+        masks = [0, 0, 0, 0, 0, 0]
+        actions = [0, 0, 0, 0, 0]
+        for c, k in st.hands[s].items():
+            if c.color:
+                masks[COLORS.index(c.color)] |= 1 << c.value
+            else:
+                actions[ACTION_ORDER.index(c.kind)] += k
+        out.extend(masks)
+        out.extend(actions)
+    pile_colours = [16, 16, 16, 16, 16, 16]
+    pile_actions = [ACTIONS[a] for a in ACTION_ORDER]
+    for c, k in st.used.items():
+        if c.color:
+            pile_colours[COLORS.index(c.color)] -= k
+        else:
+            pile_actions[ACTION_ORDER.index(c.kind)] -= k
+    out.extend(pile_colours)
+    out.extend(pile_actions)
+    out.extend(-1 if b is None else b for b in st.bids)
+    out.extend(st.won)
+    out.extend(st.plus5)
+    out.extend(st.minus5)
+    out.append(len(st.trick))
+    for s, c, as_colour in st.trick:
+        out.append(s)
+        out.append(c.index)
+        out.append(_colour_number(as_colour))
+    return out
+
+
+def native_move_code(st: RageState, m: Move) -> int:
+    kind = m["type"]
+    if kind == "trump":  # a chance card: its colour, or 6 + the action card
+        card = CARDS.parse(m["card"])
+        turned = COLORS.index(card.color) if card.color else 6 + ACTION_ORDER.index(card.kind)
+        return codes.pack(codes.TURN, 0, turned)
+    seat = st.seat[m["player"]]
+    if kind == "bid":
+        return codes.pack(codes.BID, seat, m["bid"])
+    if kind == "play":
+        card = CARDS.parse(m["card"])
+        named = m.get("as")
+        joker = _colour_number(named.upper()) + 1 if card is JOKER and isinstance(named, str) else 0
+        return codes.pack(codes.PLAY, seat, card.index | joker << 8)
+    raise ValueError(f"rage has no {kind!r} move")
+
+
+def native_move_of(st: RageState, code: int) -> Move:
+    kind, seat, payload = codes.kind_of(code), codes.seat_of(code), codes.payload_of(code)
+    player = st.players[seat]
+    if kind == codes.BID:
+        return {"type": "bid", "player": player, "bid": payload}
+    if kind == codes.PLAY:
+        m: Move = {"type": "play", "player": player,
+                   "card": CARDS.deck_order[payload & 0xFF].name}
+        if payload >> 8:
+            m["as"] = COLORS[(payload >> 8) - 1]
+        return m
+    raise ValueError(f"{code} is not a rage move code")
+
 INFO = register(GameInfo(
     name="rage", title="Rage", min_players=3, max_players=8, state_class=RageState,
     cards=CARDS, variants=VARIANTS,
@@ -1399,4 +1490,6 @@ INFO = register(GameInfo(
     colors={c: CHIP_COLORS[name] for c, name in COLOR_NAMES.items()},
     color_names=COLOR_NAMES,
     examples=EXAMPLES,
+    native=NativeCodec("rage", native_position, native_move_code, native_move_of,
+                       solve_cards=12, endgame_cards=8),
 ))

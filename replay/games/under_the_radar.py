@@ -17,6 +17,8 @@ from ..cards import CHIP_COLORS, Card, CardTable, deal_hands, hand_cards, hand_o
 from ..errors import HandRuleError, RuleError
 from ..events import Event, Header, optional_str_list
 from ..facts import Fact, RoundDealt, RoundOutcome, RoundScored, TrickAbandoned
+from ..info import NativeCodec
+from ..native import codes
 from ..registry import GameInfo, Move, register
 from ..rows import RowSink, RowWriter, Stack, TableRows, plays_rows
 from ..sheet import SHEET_END, SheetField, SheetForm, SheetState, number, sheet_head, table_lines
@@ -846,6 +848,58 @@ def _project_sheet(f: RadarSheetEntered, sink: RowSink) -> None:
     """A sheet's round is stored as its rounds and round_scores rows (from RoundScored)."""
 
 
+
+# =================================================================== the native engine
+# The rest of a round as the native analysis engine's position
+# (replay/native/under_the_radar.hpp reads these numbers in this order), and moves as its
+# codes. A card is its number in the game's deck (Card.index): the nine Singles, then the 27
+# Completes.
+
+NATIVE_PHASE: Final = {Phase.PLAY: 0, Phase.DEAL: 1}
+
+
+def native_position(st: UnderTheRadarState) -> list[int]:
+    """players, phase, turn, leader, tricks taken in all; per seat the tricks taken; per
+    seat the hand (the copies of each Single, then the Completes as a bit set); the cards in
+    the trick, the values it shows per category (bits), its closed categories (bits), the
+    categories of the Singles in it (bits) and its Completes (a bit set)."""
+    out = [st.n, NATIVE_PHASE[st.phase], st.turn, st.leader, st.trick_no]
+    out.extend(st.taken)
+    for s in range(st.n):
+        singles = [0] * len(SINGLES)
+        completes = 0
+        for c, k in st.hands[s].items():
+            if c.cat == COMPLETE:
+                completes |= 1 << (c.index - len(SINGLES))
+            else:
+                singles[c.index] = k
+        out.extend(singles)
+        out.append(completes)
+    trick = st.trick
+    out.append(len(st.trick_cards))
+    for i in range(3):
+        shown = 0
+        for v in trick.shown[i]:
+            shown |= 1 << VALUES[i].index(v)
+        out.append(shown)
+    out.append(sum(1 << i for i in trick.closed))
+    out.append(sum(1 << i for i in trick.single_categories))
+    out.append(sum(1 << (c.index - len(SINGLES)) for c in trick.completes))
+    return out
+
+
+def native_move_code(st: UnderTheRadarState, m: Move) -> int:
+    if m["type"] != "play":
+        raise ValueError(f"under_the_radar has no {m['type']!r} move")
+    return codes.pack(codes.PLAY, st.seat[m["player"]], CARDS.parse(m["card"]).index)
+
+
+def native_move_of(st: UnderTheRadarState, code: int) -> Move:
+    if codes.kind_of(code) != codes.PLAY:
+        raise ValueError(f"{code} is not an under_the_radar move code")
+    return {"type": "play", "player": st.players[codes.seat_of(code)],
+            "card": CARDS.deck_order[codes.payload_of(code)].name}
+
 INFO = register(GameInfo(
     name="under_the_radar", title="Under the Radar", min_players=3, max_players=7,
     state_class=UnderTheRadarState, cards=CARDS, lowest_wins=True,
@@ -861,4 +915,6 @@ INFO = register(GameInfo(
     color_names={v: v for v in VALUES[1]},
     face_down=("removed",),  # the Completes taken out before the deal: nobody sees them
     examples=EXAMPLES,
+    native=NativeCodec("under_the_radar", native_position, native_move_code, native_move_of,
+                       solve_cards=16, endgame_cards=12),
 ))

@@ -106,7 +106,8 @@ def _version() -> str:
 
 
 def version_text() -> str:
-    """'trickledger 0.1.0 (engine compiled with mypyc)', or '... (engine interpreted)'."""
+    """'trickledger 0.1.0 (engine compiled with mypyc; analysis engine native C++)', or
+    '... (engine interpreted; analysis engine Python: the native engine is not built)'."""
     from trickledger.replay import build_text
 
     return f"trickledger {_version()} ({build_text()})"

@@ -84,14 +84,16 @@ def test_version_names_the_engine(compiled_engine: Path) -> None:
     # run from the checkout's root: nothing there shadows the installed package
     compiled = in_target(compiled_engine,
                          "from trickledger import version_text; print(version_text())")
-    assert compiled.startswith("trickledger ") and compiled.endswith("(engine compiled with mypyc)")
+    assert compiled.startswith("trickledger ") and compiled.endswith(
+        "(engine compiled with mypyc; analysis engine native C++)")
     files = in_target(compiled_engine, "import trickledger.replay.games.rage as m, "
-                                       "trickledger.replay.judge as j; print(m.__file__); "
-                                       "print(j.__file__)")
+                                       "trickledger.replay.judge as j, "
+                                       "trickledger.replay._native as n; print(m.__file__); "
+                                       "print(j.__file__); print(n.__file__)")
     assert all(f.endswith(".so") and str(compiled_engine) in f for f in files.splitlines())
     # this run: the editable install, interpreted
     assert replay.engine_build() == "interpreted"
-    assert version_text().endswith("(engine interpreted)")
+    assert version_text().endswith("(engine interpreted; analysis engine native C++)")
 
 
 def test_the_per_log_records_are_built_natively(compiled_engine: Path) -> None:

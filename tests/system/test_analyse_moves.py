@@ -254,3 +254,106 @@ def test_rounds_run_on_a_dask_cluster(db, capsys):
         assert con.execute(sql).fetchall() == on_dask and len(on_dask) > 50
     bad = main(["analyse", "--moves", "--db", db, "--cluster", "nowhere"])
     assert bad == 2 and "expected tcp://HOST:PORT" in capsys.readouterr().err
+
+
+def markers(path: str) -> list[tuple[str, str]]:
+    with reading(path) as con:
+        return con.execute("SELECT analysis, detail FROM analysis_runs WHERE analysis IN "
+                           "('moves', 'moves-round') ORDER BY 1, 2").fetchall()
+
+
+def test_the_engine_is_in_the_key_and_the_python_key_is_unchanged(db, capsys, monkeypatch):
+    """analyse --moves judges natively by default (the native engine is built here), under a
+    key of its own: a Python judgement is not taken for a native one, nor the reverse, and
+    the Python key is the one judgements had before there were two engines."""
+    from trickledger.replay import native
+    from trickledger.replay.judge import METHOD
+    from trickledger.replay.native.judging import ENV
+
+    assert native.available(), native.why_not()
+    monkeypatch.delenv(ENV, raising=False)
+    args = ["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1",
+            "--game", "a-s1-000000"]
+    assert main([*args, "--engine", "python"]) == 0
+    assert markers(db) == [("moves", f"{METHOD} seed 0 samples 2")]
+    capsys.readouterr()
+    assert main(args) == 0  # the default: native, not cached under the Python key
+    assert "1 games judged (3 rounds" in (out := capsys.readouterr().out)
+    assert "0 already cached" in out
+    assert markers(db) == [("moves", f"{METHOD} seed 0 samples 2 engine native")]
+    assert main([*args, "--engine", "native"]) == 0
+    assert "1 already cached" in capsys.readouterr().out
+    monkeypatch.setenv(ENV, "python")  # asks for the Python judge by default
+    assert main(args) == 0
+    assert "1 games judged (3 rounds" in capsys.readouterr().out
+    assert markers(db) == [("moves", f"{METHOD} seed 0 samples 2")]
+    monkeypatch.setenv(ENV, "stockfish")
+    assert main(args) == 2
+    assert "TRICKLEDGER_ANALYSIS is 'stockfish': expected 'native' or 'python'" in \
+        capsys.readouterr().err
+
+
+def test_a_run_on_another_engine_replaces_the_old_judgement_from_its_first_round(db):
+    """The first round judged under the Python key removes the log's native judgement (the
+    old check took `key%`: the Python key is a prefix of the native one, so the native rows
+    of the rounds not judged again stayed beside the Python ones)."""
+    judge_games(db, samples=2, jobs=1, game_ids=["a-s1-000000"], engine="native")
+    assert [r for _, r in judged_rounds(db)] == [1, 2, 3]
+
+    def round_one_only(task: RoundTask) -> RoundDone:
+        if task.round != 1:
+            return RoundDone(task, None, f"round {task.round}: not judged (test)", 0.0)
+        return judge_round(task)
+
+    first = judge_games(db, samples=2, jobs=1, game_ids=["a-s1-000000"], engine="python",
+                        runner=round_one_only)
+    assert first.rounds_done == 1 and len(first.failures) == 2
+    assert [r for _, r in judged_rounds(db)] == [1]  # the native rounds 2 and 3 are gone
+    assert [a for a, _ in markers(db)] == ["moves-round"]
+
+
+def test_the_estimate_goes_by_earlier_runs_on_the_same_engine(tmp_path):
+    """A native decision costs a fraction of a Python one: the rates of earlier Python runs
+    are not taken for a native run's estimate."""
+    path = two_games(str(tmp_path / "e.duckdb"))
+    judge_games(path, samples=2, jobs=1, runner=costs_by_kind, engine="python",
+                game_ids=["a-s1-000000"])
+    seen: list[tuple[str, dict[str, float]]] = []
+
+    def plan(p: Plan) -> None:
+        seen.append((p.line(), dict(p.rates)))  # the plan is updated once the timing is done
+
+    judge_games(path, samples=2, jobs=1, runner=costs_by_kind, engine="native",
+                game_ids=["b-s2-000000"], plan=plan)
+    # no native rate yet: a round is timed first
+    assert seen[0][0].endswith("; timing 1 round first (one of each game and table size not "
+                               "judged before) for the estimate") and seen[0][1] == {}
+    seen.clear()
+    judge_games(path, samples=2, jobs=1, runner=costs_by_kind, engine="python",
+                game_ids=["b-s2-000000"], plan=plan)
+    assert len(seen) == 1 and " about " in seen[0][0] and seen[0][1] == {"rage 3": 1.0}
+
+
+def test_without_the_native_engine_analyse_judges_in_python_and_refuses_native(
+        db, capsys, monkeypatch):
+    """As an install without a C++ compiler has it: the default is the Python judge (said
+    once), and `--engine native` is refused with the reason instead of running in Python
+    under the native key."""
+    import trickledger.replay.native as package
+    from trickledger.replay.judge import METHOD
+    from trickledger.replay.native import judging
+
+    monkeypatch.delenv(judging.ENV, raising=False)
+    monkeypatch.setattr(package, "_tried", True)
+    monkeypatch.setattr(package, "_loaded", None)
+    monkeypatch.setattr(package, "_why_not", "trickledger.replay._native is not built (test)")
+    monkeypatch.setattr(judging, "_warned", False)
+    args = ["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1",
+            "--game", "a-s1-000000"]
+    assert main([*args, "--engine", "native"]) == 2
+    assert ("the native analysis engine cannot run here: trickledger.replay._native is not "
+            "built (test) (--engine python judges in Python)") in capsys.readouterr().err
+    assert markers(db) == []
+    with pytest.warns(RuntimeWarning, match="the judge runs in Python, slower"):
+        assert main(args) == 0
+    assert markers(db) == [("moves", f"{METHOD} seed 0 samples 2")]

@@ -132,6 +132,20 @@ def test_the_pages_show_the_judgements(logs, tmp_path):
         assert (best["better move"] == "").all() and (best["cost (points)"] == "0").all()
         assert (shown["verdict"] != "✓ best").any()  # the costliest decision is shown
         assert any("Key moments" in m.value for m in at.markdown)
+        # rage's last trick at 3 players: one card each, every move forced, and written as
+        # the judge writes a move ("play B7" beside "play B5", not a bare "B7")
+        at = run("viewer", game=gid, round=str(rnd), trick="10")
+        shown = next(d.value for d in at.dataframe if "better move" in d.value.columns)
+        assert list(shown["verdict"]) == ["forced"] * 3, shown
+        assert all(str(p).startswith("play ") for p in shown["played"]), shown
+        # a trump turned inside the round (after a CHANGE card) is nobody's decision: no
+        # row of its own, "forced" and nameless, in any trick's table
+        assert b'"type":"trump"' in logs["r1"].split(b"\n", 3)[3]
+        for trick in range(1, 11):
+            at = run("viewer", game=gid, round=str(rnd), trick=str(trick))
+            shown = next(d.value for d in at.dataframe if "better move" in d.value.columns)
+            assert (shown["player"] != "").all() and not any(
+                str(p).startswith("trump") for p in shown["played"]), (trick, shown)
         at = run("player", player=player)
         assert "Decisions" in [h.value for h in at.subheader]
         assert any("Key moments" in m.value for m in at.markdown)
