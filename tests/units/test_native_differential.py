@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import os
 import random
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 import pytest
+from helpers import TooLarge, after, reference
 
 from trickledger import replay
 from trickledger.replay import native
@@ -118,39 +118,6 @@ def trick_winners(fact: object) -> list[int] | None:
 # max^n over the rest of the round on the Python rules, the judge's solution concept
 # (replay/search.py's docstring): the mover's best, the mean of the moves tied within TIE,
 # a chance event averaged over its outcomes. Walked exhaustively on small endgames only.
-
-
-class TooLarge(Exception):
-    pass
-
-
-def reference(state: GameState, round_no: int, sign: int, left: list[int]) -> tuple[float, ...]:
-    left[0] -= 1
-    if left[0] < 0:
-        raise TooLarge
-    chance = state.next_chance()
-    if state.is_over() or chance == "deal":
-        return tuple(float(x) for x in state.rounds[-1].scores)
-    if chance is not None:
-        pile = Counter(c.name for c in state.pile())  # type: ignore[attr-defined]
-        total = sum(pile.values())
-        acc = [0.0] * state.n
-        for name, copies in pile.items():
-            v = reference(after(state, {"type": chance, "card": name}), round_no, sign, left)
-            for i in range(state.n):
-                acc[i] += copies * v[i]
-        return tuple(a / total for a in acc)
-    seat = state.seat[str(state.to_move())]
-    values = [reference(after(state, m), round_no, sign, left) for m in state.choices()]
-    best = max(sign * v[seat] for v in values)
-    tied = sorted(v for v in values if sign * v[seat] >= best - TIE)
-    return tuple(sum(v[i] for v in tied) / len(tied) for i in range(state.n))
-
-
-def after(state: GameState, move: Move) -> GameState:
-    branch = state.clone()
-    branch.apply(Event(0, str(move["type"]), move))
-    return branch
 
 
 # -------------------------------------------------------------- the walk

@@ -14,8 +14,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from helpers import NAMES
-from test_native_differential import TooLarge, reference
+from helpers import NAMES, TooLarge, reference
 
 from trickledger.replay import native
 from trickledger.replay.bots import GreedyBot
