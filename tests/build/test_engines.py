@@ -72,9 +72,11 @@ def in_target(target: Path, code: str) -> str:
 def test_the_compiled_engine_passes_every_test_of_a_compiled_module(
         compiled_engine: Path) -> None:
     files = sorted(engine_tests())
+    # in two processes: this run comes last (after the wheel is built), when the main run's
+    # other processes are idle, and alone it was the suite's longest step
     r = subprocess.run([sys.executable, "-m", "pytest", "-o", "addopts=", "-q", "-p",
-                        "no:cacheprovider", *files], cwd=ROOT, env=compiled_env(compiled_engine),
-                       capture_output=True, text=True)
+                        "no:cacheprovider", "-n", "2", *files], cwd=ROOT,
+                       env=compiled_env(compiled_engine), capture_output=True, text=True)
     assert r.returncode == 0, r.stdout[-8000:] + r.stderr[-4000:]
     summary = r.stdout.strip().splitlines()[-1]
     assert " passed" in summary and "failed" not in summary, summary
