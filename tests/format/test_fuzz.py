@@ -9,7 +9,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import time
+import zlib
 from pathlib import Path
 
 import orjson
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from trickledger import main
 from trickledger.replay.engine import replay_bytes, verdict
-from trickledger.replay.reader import MAX_LINES
+from trickledger.replay.reader import MAX_LINES, MAX_LOG_BYTES
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "sample_logs").glob("*/*.jsonl"))
@@ -32,9 +32,7 @@ ODD_VALUES = [None, True, -1, 0, 2**70, 1.5, "", "R1", "JOKER", "filled-red-tria
 
 def check_verdict(data: bytes) -> dict:
     """The property every input must have."""
-    t = time.perf_counter()
     v = verdict(replay_bytes(data, "fuzz.jsonl"))
-    assert time.perf_counter() - t < 30, "no hang"
     assert v["status"] in STATUSES
     lines = data.count(b"\n") + 1
     if v["status"] == "illegal":
@@ -129,14 +127,14 @@ def test_valid_logs_verify_complete(path):
 def test_a_file_of_a_million_lines_stops_at_the_line_limit():
     data = (ROOT / "sample_logs" / "rage" / "rage-3p-plus-minus-one-marching.jsonl").read_bytes()
     limit = MAX_LINES
-    t = time.perf_counter()
+    # stopping at the limit's line (not after the millionth) is what bounds the work: a
+    # condition, not a time (the suite never races the clock)
     v = check_verdict(data + b'{"type":"claim","totals":{}}\n' * 1_000_000)
     assert v["status"] == "illegal" and v["error"]["line"] == limit + 1
     assert f"at most {limit:,} lines" in v["error"]["message"]
     assert v["rounds"] and v["totals"]  # the game itself was replayed
     v = check_verdict(data + b"\n" * 1_000_000 + b'{"type":"deal","hands":{}}\n')
     assert v["status"] == "illegal" and v["error"]["line"] == limit + 1
-    assert time.perf_counter() - t < 60
     # just under the limit, blank lines and all, a log is read to its end
     short = data + b"\n" * (limit - data.count(b"\n") - 1) + b'{"type":"deal","hands":{}}\n'
     v = check_verdict(short)
@@ -144,11 +142,15 @@ def test_a_file_of_a_million_lines_stops_at_the_line_limit():
 
 
 def test_a_gzip_bomb_is_refused_quickly(tmp_path):
-    bomb = gzip.compress(b"\n" * (1024 * 1024 * 1024), compresslevel=9)
-    t = time.perf_counter()
+    """A bomb of 1 GiB of blank lines in one gzip member (made piece by piece: one call of
+    gzip.compress on 1 GiB would cost the suite ten seconds of CPU) is refused once the
+    inflated text passes the cap: it is never inflated whole."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    piece = b"\n" * (1024 * 1024)
+    bomb = b"".join(packer.compress(piece) for _ in range(1024)) + packer.flush()
     v = check_verdict(bomb)
     assert v["status"] == "unreadable" and "gzip bomb" in v["error"]["message"]
-    assert time.perf_counter() - t < 20
+    assert f"more than {MAX_LOG_BYTES // (1024 * 1024)} MiB" in v["error"]["message"]
     p = tmp_path / "bomb.jsonl.gz"
     p.write_bytes(bomb)
     assert main(["verify", str(p)]) == 2
