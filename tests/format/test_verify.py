@@ -161,16 +161,13 @@ def test_player_names_are_plain_text_of_bounded_length(name, words):
 
 def test_verify_reads_devices_and_pipes_within_bounds(tmp_path):
     import os
-    import time
 
-    t = time.perf_counter()
     zero = run_cli("verify", "--json", "/dev/zero")
     assert zero.returncode == 2 and "more than 64 MiB" in orjson.loads(zero.stdout)["error"]["message"]
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)
     nobody = run_cli("verify", "--json", str(fifo))  # no writer: read as empty
     assert nobody.returncode == 2 and "no header" in orjson.loads(nobody.stdout)["error"]["message"]
-    assert time.perf_counter() - t < 120
 
 
 # ------------------------------------------------------------ claims

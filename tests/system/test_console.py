@@ -4,7 +4,6 @@ interrupt flag. Each test reproduces an attack."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -41,10 +40,9 @@ def test_an_ordinary_query_answers(console):
     "SELECT count(*) FROM range(9223372036854775807) WHERE random() < 0",
 ])
 def test_a_runaway_query_is_stopped_within_its_time(console, sql):
-    t = time.monotonic()
+    # stopped: run to its end, the first two would answer and the third never
     with pytest.raises(ConsoleError):
         run(console, sql, timeout_s=3)
-    assert time.monotonic() - t < 60  # stopped, not run to its end (generous: a loaded CI)
 
 
 def test_memory_is_bounded(console):

@@ -128,6 +128,12 @@ def test_a_pipe_that_sends_nothing_is_given_up(tmp_path):
         os.close(writer)
 
 
+def _bytes_read() -> int:
+    """The bytes this process has read so far (Linux's /proc/self/io `rchar`)."""
+    with open("/proc/self/io") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("rchar:"))
+
+
 def test_a_file_over_the_cap_is_refused_before_it_is_read(tmp_path):
     """64 MiB and one byte on disk (a sparse file): refused by its size, not read."""
     from trickledger.replay.engine import replay_bytes, replay_path
@@ -136,10 +142,10 @@ def test_a_file_over_the_cap_is_refused_before_it_is_read(tmp_path):
     big = tmp_path / "big.jsonl"
     with open(big, "wb") as f:
         f.truncate(MAX_LOG_BYTES + 1)
-    t = time.monotonic()
+    before = _bytes_read()
     r = replay_path(str(big))
     assert r.status == "unreadable" and "more than 64 MiB" in r.error.message
-    assert time.monotonic() - t < 5
+    assert _bytes_read() - before < 1024 * 1024  # refused by its size: not read
     r = replay_bytes(b"x" * (MAX_LOG_BYTES + 1), "bytes.jsonl")  # an upload, as bytes
     assert r.status == "unreadable" and "larger than 64 MiB" in r.error.message
 
@@ -250,10 +256,8 @@ def test_a_dashboard_job_is_stopped_at_its_deadline(held):
     not answered by its deadline is killed, and says so."""
     from trickledger.ingest import jobs
 
-    t = time.monotonic()
     with pytest.raises(jobs.JobFailed, match="stopped after 2 s"):
         jobs.run("ratings", {"db": held}, deadline_s=2)
-    assert time.monotonic() - t < 20
 
 
 def test_a_page_on_a_held_file_says_busy_instead_of_hanging(held, monkeypatch):

@@ -115,14 +115,10 @@ def test_every_gzip_member_is_read():
 
 
 def test_gzip_members_are_bounded_and_trailing_bytes_refused():
-    import time
-
     first, rest = _split_log()
-    t = time.monotonic()
     many = replay_bytes(gzip.compress(first) + gzip.compress(b"") * 200_000, "many.jsonl.gz")
     assert many.status == "unreadable" and f"{MAX_GZIP_MEMBERS:,} gzip members" in \
         many.error.message
-    assert time.monotonic() - t < 30  # a safety net: it takes well under a second
     tail = replay_bytes(gzip.compress(first + rest) + b"garbage", "tail.jsonl.gz")
     assert tail.status == "unreadable" and "not gzip" in tail.error.message
     cut = replay_bytes(gzip.compress(first) + gzip.compress(rest)[:-9], "cut.jsonl.gz")
