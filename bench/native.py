@@ -66,16 +66,9 @@ from trickledger.replay.simulate import play_game
 from trickledger.replay.state import GameState, Move
 from trickledger.replay.writer import dump_lines
 
-TABLES = {"plotters": 4, "rage": 4, "color_stacks": 3, "under_the_radar": 4}
-NAMES = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]
+from .quality import TABLES, header
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def header(game: str, n: int, **extra: Any) -> dict[str, Any]:
-    h: dict[str, Any] = {"format": "trickledger/1", "game": game, "players": NAMES[:n], **extra}
-    if game == "color_stacks":
-        h["suits"] = ["R", "Y", "G", "B"]
-    return h
 
 
 def load() -> list[float]:

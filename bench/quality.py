@@ -53,8 +53,8 @@ TABLES = {"plotters": 4, "rage": 4, "color_stacks": 3, "under_the_radar": 4}
 NAMES = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]
 
 
-def header(game: str, n: int) -> dict[str, Any]:
-    h: dict[str, Any] = {"format": "trickledger/1", "game": game, "players": NAMES[:n]}
+def header(game: str, n: int, **extra: Any) -> dict[str, Any]:
+    h: dict[str, Any] = {"format": "trickledger/1", "game": game, "players": NAMES[:n], **extra}
     if game == "color_stacks":
         h["suits"] = ["R", "Y", "G", "B"]
     return h
