@@ -16,9 +16,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 # checkout; tests/system/test_plugin_game.py installs it as a user would
 sys.path.insert(0, str(ROOT / "examples" / "toy_high_card"))
 
-# tests/build/test_engines.py runs the conformance and rule tests once more in a subprocess, against
-# the compiled engine installed into a folder of its own: that folder goes first, and the
-# run refuses to start unless the engine imported from it really is compiled.
+# After an editable install (the engine interpreted), tests/build/test_engines.py runs the tests
+# of the compiled modules once more in a subprocess, against the compiled engine installed
+# into a folder of its own: that folder goes first, and the run refuses to start unless the
+# engine imported from it really is compiled.
 ENGINE_PATH = os.environ.get("TRICKLEDGER_ENGINE_PATH")
 if ENGINE_PATH:
     sys.path.insert(0, ENGINE_PATH)
@@ -229,6 +230,12 @@ def pytest_configure(config):
     _shipped_games_only()
 
 
+def pytest_report_header(config):
+    import trickledger
+
+    return f"{trickledger.version_text()}, from {Path(trickledger.__file__).parent}"
+
+
 def _shipped_games_only() -> None:
     """The suite runs with the games trickledger ships, whatever plugin games the
     environment has installed (the example's, say, after `pip install
@@ -286,10 +293,29 @@ def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str
         made.touch()
 
 
+def installed_compiled() -> Path | None:
+    """Where this run's own trickledger is installed when it is the compiled one, as `pip
+    install .` installs it (the README's test command): the folder holding the package, for
+    example the virtual environment's site-packages. None when the engine runs interpreted
+    (an editable install: `pip install -e .`, or a build without a C compiler)."""
+    import trickledger
+    from trickledger import replay
+
+    if replay.engine_build() != "compiled":
+        return None
+    return Path(trickledger.__file__).parent.parent
+
+
 @pytest.fixture(scope="session")
 def compiled_engine(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The project built as a wheel (the engine compiled; a fallback to the interpreted
-    engine is an error here) and installed into a folder of its own, once per run."""
+    """The package as `pip install .` installs it, with the engine compiled: this run's own
+    installation when it is one (the README's test command installs the project so, and the
+    whole run then tests the compiled engine); otherwise the project built as a wheel (a
+    fallback to the interpreted engine is an error here) and installed into a folder of its
+    own, once per run."""
+    installed = installed_compiled()
+    if installed is not None:
+        return installed
     with once_per_run(tmp_path_factory, "compiled") as (folder, first):
         if first:
             _build_and_install(folder)
@@ -308,6 +334,35 @@ def _build_and_install(tmp: Path) -> None:
     assert len(wheels) == 1 and "-any.whl" not in wheels[0].name, wheels  # a platform wheel
     pip("install", "--no-deps", "-q", "--target", str(tmp / "site"), str(wheels[0]))
 
+
+
+@pytest.fixture(scope="session")
+def no_compiler_install(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The project built as a wheel on a machine without a C or a C++ compiler (both are a
+    script that fails, as a missing compiler does), installed into a folder of its own, once
+    per run: the folder, and what the build said. The install succeeds, with the engine
+    interpreted and no native analysis engine."""
+    with once_per_run(tmp_path_factory, "no-compiler") as (folder, first):
+        said = folder / "build-output.txt"
+        if first:
+            fake = folder / "bin" / "cc"
+            fake.parent.mkdir()
+            fake.write_text("#!/bin/sh\necho 'cc: this machine has no C compiler' >&2\nexit 1\n")
+            fake.chmod(0o755)
+            src = folder / "src"
+            shutil.copytree(ROOT, src, ignore=skip)
+            env = {**os.environ, "CC": str(fake), "CXX": str(fake), "LDSHARED": str(fake),
+                   "LDCXXSHARED": str(fake)}
+            env.pop("TRICKLEDGER_REQUIRE_COMPILED", None)
+            r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
+                                "--no-build-isolation", "-v", "-w", str(folder / "dist"),
+                                str(src)], capture_output=True, text=True, env=env)
+            assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
+            said.write_text(r.stdout + r.stderr)
+            wheels = list((folder / "dist").glob("trickledger-*.whl"))
+            assert len(wheels) == 1, wheels
+            pip("install", "--no-deps", "-q", "--target", str(folder / "site"), str(wheels[0]))
+    return folder / "site", said.read_text()
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,13 @@ from typing import Any
 
 import orjson
 
+import trickledger.dashboard
 from trickledger.replay.engine import Replay, replay_bytes, verdict
+
+# The dashboard as installed, whose pages the app registers (site-packages' after `pip
+# install .`, the checkout's through src/trickledger/ after `pip install -e .`): an AppTest
+# of the checkout's copy beside an installed package would mix two sets of page files.
+DASHBOARD = Path(trickledger.dashboard.__file__).parent
 
 NAMES = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal"]
 
@@ -197,7 +203,7 @@ def every_page() -> dict[str, Any]:
     from trickledger.dashboard.game_parts import script_path
     from trickledger.replay.registry import registry
 
-    views = Path(__file__).resolve().parents[1] / "dashboard" / "views"
+    views = DASHBOARD / "views"
     pages: dict[str, Any] = {p.stem: p for p in sorted(views.glob("*.py"))
                              if p.stem != "__init__"}
     for info in registry().values():

@@ -1,13 +1,20 @@
-"""Both engines pass the same tests. The main run tests the engine as the editable install
-has it (interpreted); here the compiled one is built as `pip install .` builds it (a wheel,
-mypyc, the C compiler), installed into a folder of its own, and every test of a compiled
-module runs against it in a subprocess.
+"""Users run the compiled engine: every test of a compiled module runs against it.
+
+The README's test command installs the project as users do (`pip install .`: mypyc, the C
+compiler), so the whole run tests the compiled engine, and here it is checked that it does.
+A run from an editable install (`pip install -e .`, the engine interpreted, for editing)
+builds the compiled engine as `pip install .` builds it (a wheel), installs it into a folder
+of its own, and runs every test of a compiled module against it in a subprocess; so does a
+compiled run that left some of those tests out (`pytest tests/build`, `-m fast`).
 
 Which tests those are is collected, not listed: the whole fast set (tests/rules,
 tests/format, tests/units), and every other test file that imports a compiled module
 (`trickledger.replay.ENGINE_MODULES`: the engine core, every game, the bots, the search and
 the judge). A module added to the compiled list is tested compiled by the tests that import
-it; a compiled module that no collected test imports fails here."""
+it; a compiled module that no collected test imports fails here.
+
+The interpreted engine, what an install without a C compiler runs, is tested by
+test_interpreted.py."""
 
 from __future__ import annotations
 
@@ -16,6 +23,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+from conftest import installed_compiled
 
 from trickledger import replay, version_text
 
@@ -70,16 +80,34 @@ def in_target(target: Path, code: str) -> str:
 
 
 def test_the_compiled_engine_passes_every_test_of_a_compiled_module(
-        compiled_engine: Path) -> None:
+        compiled_engine: Path, request: pytest.FixtureRequest) -> None:
     files = sorted(engine_tests())
-    # in two processes: this run comes last (after the wheel is built), when the main run's
-    # other processes are idle, and alone it was the suite's longest step
+    if replay.engine_build() == "compiled":
+        # this run is the compiled run: what it collected has run (or runs) compiled here
+        assert installed_compiled() == compiled_engine
+        collected = {str(Path(str(item.fspath)).relative_to(ROOT))
+                     for item in request.session.items}
+        files = [f for f in files if f not in collected]
+        if not files:
+            return
+    # in two processes: alone, this run was the suite's longest step
     r = subprocess.run([sys.executable, "-m", "pytest", "-o", "addopts=", "-q", "-p",
                         "no:cacheprovider", "-n", "2", *files], cwd=ROOT,
                        env=compiled_env(compiled_engine), capture_output=True, text=True)
     assert r.returncode == 0, r.stdout[-8000:] + r.stderr[-4000:]
     summary = r.stdout.strip().splitlines()[-1]
     assert " passed" in summary and "failed" not in summary, summary
+
+
+def test_every_compiled_module_is_imported_compiled(compiled_engine: Path) -> None:
+    files = in_target(compiled_engine,
+                      "import importlib\nfrom trickledger import replay\n"
+                      "for name in replay.ENGINE_MODULES:\n"
+                      "    print(name, importlib.import_module(name).__file__)")
+    found = dict(line.split(" ", 1) for line in files.splitlines())
+    assert sorted(found) == sorted(replay.ENGINE_MODULES)
+    assert all(f.endswith(".so") and f.startswith(str(compiled_engine))
+               for f in found.values()), found
 
 
 def test_version_names_the_engine(compiled_engine: Path) -> None:
@@ -93,9 +121,9 @@ def test_version_names_the_engine(compiled_engine: Path) -> None:
                                        "trickledger.replay._native as n; print(m.__file__); "
                                        "print(j.__file__); print(n.__file__)")
     assert all(f.endswith(".so") and str(compiled_engine) in f for f in files.splitlines())
-    # this run: the editable install, interpreted
-    assert replay.engine_build() == "interpreted"
-    assert version_text().endswith("(engine interpreted; analysis engine native C++)")
+    # this run: compiled when installed as users install it, interpreted when editable
+    engine = "compiled with mypyc" if replay.engine_build() == "compiled" else "interpreted"
+    assert version_text().endswith(f"(engine {engine}; analysis engine native C++)")
 
 
 def test_the_per_log_records_are_built_natively(compiled_engine: Path) -> None:

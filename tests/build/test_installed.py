@@ -22,8 +22,13 @@ def run(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_every_command_runs_from_the_installed_wheel(installed_wheel, tmp_path):
     site = installed_wheel
-    # one import namespace: nothing at the top level but trickledger and its compiled library
-    top = {p.name.split(".")[0].split("-")[0] for p in site.iterdir()} - {"bin", "__pycache__"}
+    # one import namespace: the distribution installs nothing at the top level but
+    # trickledger and its compiled library (its RECORD lists every file it installed)
+    records = list(site.glob("trickledger-*.dist-info/RECORD"))
+    assert len(records) == 1, records
+    top = {line.split(",", 1)[0].split("/", 1)[0].split(".")[0]
+           for line in records[0].read_text().splitlines()}
+    top = {t for t in top if t and not t.startswith("trickledger-")} - {"", "__pycache__", "bin"}
     assert top == {"trickledger", "trickledger_engine__mypyc"}, top
     where = run(site, tmp_path, "-c", "import trickledger.replay, trickledger.ingest, "
                 "trickledger.dashboard, trickledger.sample_logs as s;"

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import console_workers, dashboard_database, rows, visible
+from helpers import DASHBOARD, console_workers, dashboard_database, rows, visible
 from streamlit.testing.v1 import AppTest
 
 from trickledger import main
@@ -20,7 +20,7 @@ from trickledger.ingest.admin import Actor, AdminError, remove
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs"
-APP = str(ROOT / "dashboard" / "app.py")
+APP = str(DASHBOARD / "app.py")
 RAGE = SAMPLES / "rage" / "rage-5p-hidden-bid.jsonl"
 
 
@@ -228,7 +228,7 @@ def test_a_slow_console_query_does_not_hold_up_other_pages(dashboard_db):
 def test_a_visitor_beyond_loopback_without_an_account_may_not_administer(dashboard_db,
                                                                          monkeypatch):
     monkeypatch.setenv("TRICKLEDGER_LISTEN", "0.0.0.0")
-    at = AppTest.from_file(str(ROOT / "dashboard" / "views" / "admin.py"), default_timeout=120)
+    at = AppTest.from_file(str(DASHBOARD / "views" / "admin.py"), default_timeout=120)
     at.run()
     assert not at.exception
     assert any("for the server's admins" in visible(i.value) for i in at.info)

@@ -9,11 +9,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from helpers import dashboard_database
+from helpers import DASHBOARD, dashboard_database
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "dashboard" / "app.py")
+APP = str(DASHBOARD / "app.py")
 
 def test_a_page_run_on_a_held_file_waits_once_and_names_no_path(held, monkeypatch):
     from trickledger.dashboard.data import access

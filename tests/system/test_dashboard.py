@@ -7,14 +7,14 @@ from pathlib import Path
 
 import orjson
 import pytest
-from helpers import dashboard_database, page_file, visible
+from helpers import DASHBOARD, dashboard_database, page_file, visible
 from streamlit.testing.v1 import AppTest
 
 from trickledger.ingest.db import reading
 from trickledger.ingest.load import expand, ingest
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = ROOT / "dashboard" / "views"
+PAGES = DASHBOARD / "views"
 SAMPLES = ROOT / "sample_logs"
 
 
@@ -96,7 +96,7 @@ def test_the_status_filter_counts_the_chosen_games(db):
 
 def app() -> AppTest:
     """The whole app (its frame draws the sidebar filter), on its default page."""
-    return ok(AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=90))
+    return ok(AppTest.from_file(str(DASHBOARD / "app.py"), default_timeout=90))
 
 
 def test_overview_honours_the_game_filter(db):
@@ -497,13 +497,13 @@ def test_every_query_a_page_runs_can_be_observed(db):
     seen: list[tuple[str, tuple]] = []
     access.query.clear()
     with access.observe_queries(lambda sql, params: seen.append((sql, params))):
-        at = AppTest.from_file(str(ROOT / "dashboard" / "views" / "overview.py"),
+        at = AppTest.from_file(str(DASHBOARD / "views" / "overview.py"),
                                default_timeout=120)
         at.run()
     assert not at.exception
     assert any("FROM" in sql.upper() for sql, _ in seen)
     n = len(seen)
     access.query.clear()
-    AppTest.from_file(str(ROOT / "dashboard" / "views" / "overview.py"),
+    AppTest.from_file(str(DASHBOARD / "views" / "overview.py"),
                       default_timeout=120).run()
     assert len(seen) == n  # the observer is gone once its block ends

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import orjson
 import pytest
-from helpers import dashboard_database
+from helpers import DASHBOARD, dashboard_database
 from helpers import run_page as run
 from streamlit.testing.v1 import AppTest
 
 from trickledger.ingest.load import Source, expand, ingest
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = ROOT / "dashboard" / "views"
+PAGES = DASHBOARD / "views"
 SAMPLES = ROOT / "sample_logs"
 EVIL = "![i](//e.x/i.png)$x^2$<b>"  # an image, KaTeX and HTML, before each name
 
@@ -89,7 +89,7 @@ def test_file_names_are_text_in_page_link_labels(evil_db):
     head["id"] = "names-are-text-upload"
     illegal = b"\n".join([orjson.dumps(head)] + lines[1:]).replace(b'"type":"take"',
                                                                    b'"type":"tak"', 1)
-    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=120)
+    at = AppTest.from_file(str(DASHBOARD / "app.py"), default_timeout=120)
     at.run()
     at.switch_page("views/upload.py").run()  # in the app: links are page links
     at.file_uploader(key="upload_files").set_value([

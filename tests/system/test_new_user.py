@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import dashboard_database, every_page, page_file
+from helpers import DASHBOARD, dashboard_database, every_page, page_file
 from streamlit.testing.v1 import AppTest
 
 from trickledger.dashboard.data import access, filters
 from trickledger.ingest.load import expand, ingest
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = ROOT / "dashboard" / "views"
+PAGES = DASHBOARD / "views"
 ONE_GAME = ROOT / "sample_logs" / "plotters" / "plotters-5p-claims.jsonl"
 # every page a visitor may open (Admin needs an admin; its own tests cover it)
 VISITOR_PAGES = sorted(name for name in every_page() if name != "admin")
@@ -89,7 +89,7 @@ def test_the_sql_page_charts_only_the_columns_chosen(one_game):
 
 
 def whole_app() -> AppTest:
-    return AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=90)
+    return AppTest.from_file(str(DASHBOARD / "app.py"), default_timeout=90)
 
 
 def test_the_filter_lives_in_the_url_so_a_reload_or_a_shared_link_keeps_it(one_game):

@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import dashboard_database
+from helpers import DASHBOARD, dashboard_database
 from streamlit.testing.v1 import AppTest
 
 from trickledger.ingest.load import expand, ingest
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = ROOT / "dashboard" / "views"
+PAGES = DASHBOARD / "views"
 SAMPLES = ROOT / "sample_logs"
 EARLY_END = SAMPLES / "plotters" / "plotters-4p-early-end.jsonl"
 EARLY_END_ID = "plotters-4p-early-end-s2-000000"
@@ -87,7 +87,7 @@ def test_an_upload_refused_as_an_id_conflict_still_gets_its_verdict(samples):
 
 
 def whole_app() -> AppTest:
-    return AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=90)
+    return AppTest.from_file(str(DASHBOARD / "app.py"), default_timeout=90)
 
 
 def test_the_sidebar_filter_is_on_the_pages_that_use_it_and_kept_across_the_others(samples):

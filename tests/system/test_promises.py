@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import rows
+from helpers import DASHBOARD, rows
 
 from trickledger import main
 
@@ -227,7 +227,7 @@ def test_a_page_on_a_held_file_says_busy_instead_of_hanging(held, monkeypatch):
 
     monkeypatch.setattr(access, "LOCK_WAIT_S", 1.0)  # the pages wait 15 s for the file
     with dashboard_database(held.path):
-        at = AppTest.from_file(str(ROOT / "dashboard" / "views" / "overview.py"),
+        at = AppTest.from_file(str(DASHBOARD / "views" / "overview.py"),
                                default_timeout=60)
         at.run()
     assert not at.exception
@@ -362,7 +362,7 @@ def test_beyond_loopback_a_member_may_write_but_only_an_admin_queries_or_adminis
     from trickledger.dashboard.auth import SESSION_KEY, Account, add_user
     from trickledger.dashboard.data import console
 
-    views = ROOT / "dashboard" / "views"
+    views = DASHBOARD / "views"
     users = tmp_path / "users.toml"  # a session is checked against the file on every page
     add_user(str(users), "ann", "correct horse", "member")
     add_user(str(users), "root", "battery staple", "admin")

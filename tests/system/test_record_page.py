@@ -9,17 +9,16 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import orjson
 import pytest
-from helpers import dashboard_database
+from helpers import DASHBOARD, dashboard_database
 from streamlit.testing.v1 import AppTest
 
 from trickledger.ingest.recordings import read_listing, read_recording
 from trickledger.replay.engine import replay_bytes, verdict
 
-PAGE = Path(__file__).resolve().parents[2] / "dashboard" / "views" / "record.py"
+PAGE = DASHBOARD / "views" / "record.py"
 
 
 @pytest.fixture()

@@ -5,16 +5,15 @@ computed score and why; the sheet is saved and counted; names are shown as text.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import dashboard_database
+from helpers import DASHBOARD, dashboard_database
 from streamlit.testing.v1 import AppTest
 
 from trickledger.ingest.db import reading
 
-PAGE = Path(__file__).resolve().parents[2] / "dashboard" / "views" / "sheet.py"
+PAGE = DASHBOARD / "views" / "sheet.py"
 
 
 @pytest.fixture()

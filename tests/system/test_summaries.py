@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from helpers import dashboard_database
+from helpers import DASHBOARD, dashboard_database
 from streamlit.testing.v1 import AppTest
 
 from trickledger.ingest import summaries
@@ -66,7 +66,7 @@ def test_a_page_makes_the_summaries_a_killed_run_left_behind(db):
         assert summaries.behind(con) == 1
         assert stale_rows(con)  # the early-end and split rows of the game are missing
     with dashboard_database(db):
-        at = AppTest.from_file(str(ROOT / "dashboard" / "games" / "plotters_early_ends.py"),
+        at = AppTest.from_file(str(DASHBOARD / "games" / "plotters_early_ends.py"),
                                default_timeout=120)
         at.run()
         assert not at.exception, [e.value for e in at.exception]

@@ -5,17 +5,15 @@ trickledger. Its rules and score sheet are tests/rules/test_toy_game.py's."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import toy_high_card
-from helpers import dashboard_database, toy_games
+from helpers import DASHBOARD, dashboard_database, toy_games
 from streamlit.testing.v1 import AppTest
 
 from trickledger.ingest.db import reading
 from trickledger.ingest.load import Source, ingest
 
-VIEWER = Path(__file__).resolve().parents[2] / "dashboard" / "views" / "viewer.py"
+VIEWER = DASHBOARD / "views" / "viewer.py"
 
 pytestmark = pytest.mark.usefixtures("toy_game")  # registered for each test (conftest.py)
 

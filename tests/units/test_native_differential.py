@@ -8,9 +8,9 @@ the round ends and its scores; and on small endgames, the perfect-information so
 of every choice against the Python search. A difference fails with the game's log up to that
 position.
 
-How many positions: at least a million in the compiled run (tests/build/test_engines.py runs
-this file against the wheel, the rules compiled with mypyc), where the oracle is fast; 60,000
-in the interpreted run of the main suite (the editable install). TRICKLEDGER_NATIVE_POSITIONS
+How many positions: at least a million where the rules run compiled with mypyc (the README's
+test command; from an editable install, tests/build/test_engines.py runs this file against a
+wheel), where the oracle is fast; 60,000 where they run interpreted. TRICKLEDGER_NATIVE_POSITIONS
 sets another number (the sanitizer test, tests/build/test_native_build.py, walks fewer).
 """
 
