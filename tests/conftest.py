@@ -333,6 +333,18 @@ def oldest_duckdb(tmp_path_factory) -> Path:
     return folder
 
 
+# ------------------------------------------------------------ a database made once, copied
+
+
+def copy_of(made: Path, folder: Path, name: str | None = None) -> str:
+    """A copy of the closed database file `made` in `folder`, for a test that writes to it:
+    the file is made once (a module's or the run's fixture) instead of by every test."""
+    assert not made.with_name(made.name + ".wal").exists(), made  # all in the file, closed
+    db = folder / (name or made.name)
+    shutil.copyfile(made, db)
+    return str(db)
+
+
 # ------------------------------------------------------------ a database file another holds
 
 
