@@ -388,6 +388,36 @@ def oldest_duckdb(tmp_path_factory) -> Path:
     return folder
 
 
+# ------------------------------------------------------------ a real browser
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """Headless Chromium (Debian's, through playwright), one per module: each test opens
+    pages in a context of its own and closes it."""
+    from helpers import CHROMIUM_ARGS
+    from playwright.sync_api import sync_playwright
+
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    assert os.path.exists(chromium), "Debian's chromium is needed (.ci/run installs it)"
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+# ------------------------------------------------------------ a database made once, copied
+
+
+def copy_of(made: Path, folder: Path, name: str | None = None) -> str:
+    """A copy of the closed database file `made` in `folder`, for a test that writes to it:
+    the file is made once (a module's or the run's fixture) instead of by every test."""
+    assert not made.with_name(made.name + ".wal").exists(), made  # all in the file, closed
+    db = folder / (name or made.name)
+    shutil.copyfile(made, db)
+    return str(db)
+
+
 # ------------------------------------------------------------ a database file another holds
 
 

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 from pathlib import Path
 
 import pytest
-from helpers import CHROMIUM_ARGS, dashboard_server
+from helpers import dashboard_server
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 PAGES = {
     "overview": "Overview", "splits": "Splits", "early_ends": "Early ends",
     "bidding": "Bidding", "results": "Results", "ratings": "Ratings",
@@ -39,13 +36,9 @@ def server(tmp_path_factory):
         yield url
 
 
-def test_every_page_renders_title_chart_and_no_error(server):
-    from playwright.sync_api import sync_playwright
-
-    assert os.path.exists(CHROMIUM), "Debian's chromium is needed (.ci/run installs it)"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+def test_every_page_renders_title_chart_and_no_error(server, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
         for path, title in PAGES.items():
             page.goto(f"{server}/{path}", wait_until="domcontentloaded")
             page.get_by_role("heading", name=title).first.wait_for(timeout=PATIENCE)
@@ -58,7 +51,8 @@ def test_every_page_renders_title_chart_and_no_error(server):
             assert page.locator("[data-testid='stException']").count() == 0, path
             assert page.locator("[data-testid='stAlertContentError']").count() == 0, path
             assert page.get_by_text("Page not found").count() == 0, path  # /overview too
-        browser.close()
+    finally:
+        page.context.close()
 
 
 def _shows(page, words: str) -> None:
@@ -99,18 +93,17 @@ def _type_box(page, player: str, label: str, value: int) -> None:
     expect(box).to_have_value(str(value), timeout=PATIENCE)
 
 
-def test_the_score_sheet_on_a_phone(server, tmp_path):
+def test_the_score_sheet_on_a_phone(server, browser, tmp_path):
     """A round of rage typed on a phone held upright, into the page's number boxes (the
     table's grid is drawn on a canvas, which a test can only tap at coordinates): the boxes
     fit the phone, the scores come with their arithmetic, an impossible number is named
     with its reason, a dispute with the computed score, and the table shows what the boxes
     hold."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True,
-                                has_touch=True, device_scale_factor=2)
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True,
+                            has_touch=True, device_scale_factor=2)
+    try:
         page.goto(f"{server}/sheet", wait_until="domcontentloaded")
         page.get_by_role("heading", name="Score sheet").first.wait_for(timeout=PATIENCE)
         page.get_by_label("Players, clockwise, separated by commas").wait_for(timeout=PATIENCE)
@@ -156,4 +149,5 @@ def test_the_score_sheet_on_a_phone(server, tmp_path):
         expect(grid.locator("tr", has_text="Ben").first).to_have_text(
             re.compile(r"Ben\s*3\s*6\s*1"), timeout=PATIENCE)  # bid 3, won 6, one -5
         assert page.locator("[data-testid='stException']").count() == 0
-        browser.close()
+    finally:
+        page.context.close()

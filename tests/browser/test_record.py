@@ -12,21 +12,19 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-from helpers import CHROMIUM_ARGS, dashboard_server
+from helpers import dashboard_server
 
 from trickledger.replay.engine import replay_bytes, verdict
 from trickledger.replay.playsonly import plays_only
 from trickledger.replay.registry import registry
 from trickledger.replay.simulate import SimOptions, simulate_one
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 PATIENCE = 300_000
 SHOTS = os.environ.get("TRICKLEDGER_SHOTS")  # a folder: screenshots of each game kept there
 GROUP = {"B": "Blue", "G": "Green", "R": "Red", "Y": "Yellow", "P": "Purple", "O": "Orange",
@@ -40,17 +38,6 @@ def server(tmp_path_factory) -> Iterator[tuple[str, str]]:
     db = str(folder / "record.duckdb")
     with dashboard_server(db, str(folder / "server.log"), no_samples=True) as url:
         yield url, db
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    assert os.path.exists(CHROMIUM), "Debian's chromium is needed (.ci/run installs it)"
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 class Phone:

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import copy_of
 from helpers import DASHBOARD, console_workers, dashboard_database, rows, visible
 from streamlit.testing.v1 import AppTest
 
@@ -28,12 +29,19 @@ def game_id_of(db: str, path: Path) -> str:
     return rows(db, "SELECT game_id FROM logs WHERE file_name LIKE ?", [f"%{path.name}"])[0][0]
 
 
-@pytest.fixture()
-def db(tmp_path, capsys) -> str:
-    path = str(tmp_path / "t.duckdb")
-    assert main(["ingest", "--db", path, str(SAMPLES / "rage")]) in (0, 1)
-    capsys.readouterr()
+@pytest.fixture(scope="module")
+def rage_ingested(tmp_path_factory) -> Path:
+    """The rage samples ingested by the command line, once for the module."""
+    path = tmp_path_factory.mktemp("admin") / "t.duckdb"
+    assert main(["ingest", "--db", str(path), str(SAMPLES / "rage")]) in (0, 1)
     return path
+
+
+@pytest.fixture()
+def db(rage_ingested, tmp_path, capsys) -> str:
+    """A copy of `rage_ingested` of this test's own (tests quarantine, delete, import)."""
+    capsys.readouterr()
+    return copy_of(rage_ingested, tmp_path)
 
 
 def test_an_ingest_run_is_audited_with_its_summary(db):

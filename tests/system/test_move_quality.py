@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import math
 import random
+import shutil
 import statistics
+from pathlib import Path
 
 import pytest
 from helpers import NAMES, header
@@ -42,14 +44,23 @@ def logs() -> dict[str, bytes]:
             "x1": _sim("rage", 3, 7, "x1", rounds=1, illegal=1.0)}
 
 
-def load(tmp_path, logs: dict[str, bytes], name: str) -> str:
-    db = str(tmp_path / f"{name}.duckdb")
-    ingest([Source(f"{k}.jsonl", data=v) for k, v in logs.items()], db, jobs=1)
+@pytest.fixture(scope="module")
+def loaded(logs, tmp_path_factory) -> Path:
+    """The logs ingested once for the module: each test judges (writes) a copy of its own."""
+    db = tmp_path_factory.mktemp("loaded") / "loaded.duckdb"
+    ingest([Source(f"{k}.jsonl", data=v) for k, v in logs.items()], str(db), jobs=1)
+    assert not db.with_name(db.name + ".wal").exists()  # all in the file, closed
     return db
 
 
-def test_analyse_moves_fills_caches_and_is_the_same_whatever_jobs(logs, tmp_path, capsys):
-    one, two = load(tmp_path, logs, "one"), load(tmp_path, logs, "two")
+def load(tmp_path, loaded: Path, name: str) -> str:
+    db = tmp_path / f"{name}.duckdb"
+    shutil.copyfile(loaded, db)
+    return str(db)
+
+
+def test_analyse_moves_fills_caches_and_is_the_same_whatever_jobs(loaded, tmp_path, capsys):
+    one, two = load(tmp_path, loaded, "one"), load(tmp_path, loaded, "two")
     args = ["analyse", "--moves", "--samples", "3", "--seed", "5"]
     assert main([*args, "--db", one, "--jobs", "1", "--limit", "1"]) == 0
     out = capsys.readouterr().out
@@ -82,8 +93,8 @@ def test_analyse_moves_fills_caches_and_is_the_same_whatever_jobs(logs, tmp_path
     assert per_game == [(3,)]
 
 
-def test_analyse_moves_narrows_to_a_game_and_rejects_bad_options(logs, tmp_path, capsys):
-    db = load(tmp_path, logs, "g")
+def test_analyse_moves_narrows_to_a_game_and_rejects_bad_options(loaded, tmp_path, capsys):
+    db = load(tmp_path, loaded, "g")
     assert main(["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1",
                  "--game", "u1-s2-000000"]) == 0
     assert rows(db, "SELECT DISTINCT game_id FROM move_quality") == [("u1-s2-000000",)]
@@ -93,7 +104,7 @@ def test_analyse_moves_narrows_to_a_game_and_rejects_bad_options(logs, tmp_path,
     assert len(err) == 1 and "--samples must be at least 2" in err[0]
 
 
-def test_the_pages_show_the_judgements(logs, tmp_path):
+def test_the_pages_show_the_judgements(logs, loaded, tmp_path):
     """The Decisions page ranks the players (every band counted, "good" too), the viewer
     shows each move's verdict (a best move never beside a better one, forced moves as
     forced) and the game review, the Player page each judged game and the key moments,
@@ -101,7 +112,7 @@ def test_the_pages_show_the_judgements(logs, tmp_path):
     from helpers import dashboard_database
     from helpers import run_page as run
 
-    db = load(tmp_path, logs, "pages")
+    db = load(tmp_path, loaded, "pages")
 
     with dashboard_database(db):
         at = run("decisions")
@@ -132,12 +143,6 @@ def test_the_pages_show_the_judgements(logs, tmp_path):
         assert (best["better move"] == "").all() and (best["cost (points)"] == "0").all()
         assert (shown["verdict"] != "✓ best").any()  # the costliest decision is shown
         assert any("Key moments" in m.value for m in at.markdown)
-        # rage's last trick at 3 players: one card each, every move forced, and written as
-        # the judge writes a move ("play B7" beside "play B5", not a bare "B7")
-        at = run("viewer", game=gid, round=str(rnd), trick="10")
-        shown = next(d.value for d in at.dataframe if "better move" in d.value.columns)
-        assert list(shown["verdict"]) == ["forced"] * 3, shown
-        assert all(str(p).startswith("play ") for p in shown["played"]), shown
         # a trump turned inside the round (after a CHANGE card) is nobody's decision: no
         # row of its own, "forced" and nameless, in any trick's table
         assert b'"type":"trump"' in logs["r1"].split(b"\n", 3)[3]
@@ -146,6 +151,11 @@ def test_the_pages_show_the_judgements(logs, tmp_path):
             shown = next(d.value for d in at.dataframe if "better move" in d.value.columns)
             assert (shown["player"] != "").all() and not any(
                 str(p).startswith("trump") for p in shown["played"]), (trick, shown)
+        # rage's last trick at 3 players (the loop's last page, run once rather than twice):
+        # one card each, every move forced, and written as the judge writes a move
+        # ("play B7" beside "play B5", not a bare "B7")
+        assert list(shown["verdict"]) == ["forced"] * 3, shown
+        assert all(str(p).startswith("play ") for p in shown["played"]), shown
         at = run("player", player=player)
         assert "Decisions" in [h.value for h in at.subheader]
         assert any("Key moments" in m.value for m in at.markdown)

@@ -71,11 +71,19 @@ def entries(at: AppTest) -> int:
     return int(m.group(1))
 
 
+def show_colour(at: AppTest, colour: str) -> AppTest:
+    """Show the cards of one colour: the picker's colour chosen, unless it is already the
+    one shown (the led colour is, by default: choosing it again would only rerun the page)."""
+    if at.segmented_control[0].value != colour:
+        at.segmented_control[0].set_value(colour)
+        ok(at)
+    return at
+
+
 def card(at: AppTest, name: str, colour: str | None = None) -> AppTest:
     """Tap a card's button, showing its colour first."""
     if colour is not None and at.segmented_control:
-        at.segmented_control[0].set_value(colour)
-        ok(at)
+        show_colour(at, colour)
     buttons = [b for b in at.button if b.label == name and (b.key or "").startswith(
         ("card-", "chosen-"))]
     assert buttons, [b.label for b in at.button]
@@ -147,12 +155,10 @@ def test_cards_already_played_or_turned_up_are_not_offered(db):
     at, rid = started("rage", "Ann, Ben, Cat", rounds=1)
     rage_start(at)
     card(at, "R10", "R")
-    at.segmented_control[0].set_value("R")
-    ok(at)
+    show_colour(at, "R")
     offered = [b.label for b in at.button if (b.key or "").startswith("card-")]
     assert "R11" in offered and "R10" not in offered
-    at.segmented_control[0].set_value("Y")
-    ok(at)
+    show_colour(at, "Y")
     offered = [b.label for b in at.button if (b.key or "").startswith("card-")]
     assert "Y14" in offered and "Y15" not in offered  # the trump turned up is nobody's
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from conftest import copy_of
 from helpers import DASHBOARD, dashboard_database
 from streamlit.testing.v1 import AppTest
 
@@ -38,13 +39,20 @@ def stale_rows(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[int, int, int]
     return out
 
 
-@pytest.fixture()
-def db(tmp_path):
-    path = str(tmp_path / "s.duckdb")
+@pytest.fixture(scope="module")
+def ingested(tmp_path_factory) -> Path:
+    """The games' sample logs ingested once for the module."""
+    path = tmp_path_factory.mktemp("summaries") / "s.duckdb"
     sources, _ = expand([str(SAMPLES / g) for g in ("plotters", "rage", "color_stacks",
                                                     "under_the_radar")])
-    ingest(sources, path, jobs=1)
+    ingest(sources, str(path), jobs=1)
     return path
+
+
+@pytest.fixture()
+def db(ingested, tmp_path) -> str:
+    """A copy of `ingested` of this test's own (tests delete summaries, quarantine, import)."""
+    return copy_of(ingested, tmp_path)
 
 
 def test_a_load_leaves_every_summary_equal_to_its_facts(db):

@@ -233,12 +233,19 @@ def test_monte_carlo_never_calls_the_searched_best_move_a_mistake(game, n, extra
         if checked >= WANTED:
             break
         _, events = play_game(h, {p: GreedyBot() for p in NAMES[:n]}, random.Random(seed))
-        for d in decisions(dump_lines(h, events)):
-            if d.truth.to_move() != d.player:
+        # the game's decisions from the last back: once one's rest of the round is too
+        # large (or holds an unlisted chance event), every earlier one of that round is too,
+        # since its search holds the later position's whole search (no cache, no pruning):
+        # the same decisions are checked as front to back, without searching the rest of a
+        # round in vain up to the budget at each earlier decision
+        too_large: set[int] = set()
+        for d in reversed(list(decisions(dump_lines(h, events)))):
+            if d.truth.to_move() != d.player or d.truth.round_no in too_large:
                 continue
             try:
                 exact = exact_values(d.truth, d.seat, d.alternatives, budget=ENDGAME_BUDGET)
             except (BudgetExceeded, Unsearchable):
+                too_large.add(d.truth.round_no)
                 continue
             best = best_indices(exact, sign < 0)[0]
             values = evaluate(d, 8, seed).values
