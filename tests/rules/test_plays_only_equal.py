@@ -25,6 +25,7 @@ size (a local soak run).
 from __future__ import annotations
 
 import os
+import zlib
 from typing import Any
 
 import pytest
@@ -83,7 +84,9 @@ def test_a_plays_only_log_verifies_as_the_full_log(game: str, n: int, variants: 
     info = registry()[game]
     # short games where the game has many rounds: more games, every kind of round
     rounds = 3 if game == "rage" else None
-    seed = hash((game, n, variants, edition)) % 1000
+    # a digest, not hash(): str hashes differ from process to process, and a failure must
+    # be reproducible
+    seed = zlib.crc32(repr((game, n, variants, edition)).encode()) % 1000
     unknown_rounds = 0
     for i in range(GAMES_PER_CASE):
         opts = SimOptions(game=game, games=GAMES_PER_CASE, players=(n, n), seed=seed,
