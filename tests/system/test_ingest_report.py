@@ -58,24 +58,27 @@ def test_the_files_that_need_a_word_are_the_first_few_and_a_count(tmp_path, caps
     assert sum(": disputed: " in line for line in err) == disputed
 
 
-def test_the_exit_status_says_whether_the_load_went_through(tmp_path):
+def test_the_exit_status_says_whether_the_load_went_through(tmp_path, capsys):
     """Loading is not checking: the logs of verify's and replay's exit statuses
-    (tests/format/test_verify.py) give ingest's."""
+    (tests/format/test_verify.py) give ingest's. (The command's status from `main`, as
+    `python -m trickledger` exits with it; one run is a process of its own.)"""
     good, illegal, junk = logs_of_each_status(tmp_path, SAMPLE_4P)
     # an illegal or disputed log is loaded (a fact in the database): 0, named on standard
     # error; 1 only for who asks (--fail-on-dispute)
     db = str(tmp_path / "t.duckdb")
-    assert run_cli("ingest", "--db", db, str(good)).returncode == 0
+    assert main(["ingest", "--db", db, str(good)]) == 0
     disputed = run_cli("ingest", "--db", db, str(SAMPLE))
     assert disputed.returncode == 0 and "disputed: 1 claimed score does not match" in \
         disputed.stderr
-    assert run_cli("ingest", "--db", db, str(illegal)).returncode == 0
+    assert main(["ingest", "--db", db, str(illegal)]) == 0
     strict = str(tmp_path / "strict.duckdb")
     for log in (SAMPLE, illegal):
-        assert run_cli("ingest", "--db", strict, "--fail-on-dispute", str(log)).returncode == 1
-    assert run_cli("ingest", "--db", strict, "--fail-on-dispute", str(good)).returncode == 0
-    assert run_cli("ingest", "--db", db, str(junk)).returncode == 2
-    ingest_help = " ".join(run_cli("ingest", "--help").stdout.split())
+        assert main(["ingest", "--db", strict, "--fail-on-dispute", str(log)]) == 1
+    assert main(["ingest", "--db", strict, "--fail-on-dispute", str(good)]) == 0
+    assert main(["ingest", "--db", db, str(junk)]) == 2
+    capsys.readouterr()
+    assert main(["ingest", "--help"]) == 0
+    ingest_help = " ".join(capsys.readouterr().out.split())
     for words in ("0 when every file given was loaded", "loading is not checking",
                   "1 only with --fail-on-dispute", "2 when a file was not loaded",
                   "3 when the file system failed", "130 when stopped with Ctrl-C"):
