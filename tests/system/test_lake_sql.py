@@ -29,7 +29,7 @@ def file_and_lake(tmp_path_factory, module_sample_logs_db) -> tuple[str, str]:
     found, missing = expand([str(ROOT / "sample_logs")])
     assert found and not missing
     lake = str(tmp_path_factory.mktemp("same") / "lake")
-    ingest(found, lake=lake, jobs=1, batch_size=50)
+    ingest(found, lake=lake, jobs=1, batch_size=50)  # in the batches the file was filled in
     return module_sample_logs_db, lake
 
 
