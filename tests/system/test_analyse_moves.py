@@ -36,11 +36,6 @@ def two_games_logs() -> list[Source]:
     return [Source(f"{k}.jsonl", data=v) for k, v in logs.items()]
 
 
-def two_games(path: str) -> str:
-    ingest(two_games_logs(), path, jobs=1)
-    return path
-
-
 @pytest.fixture(scope="session")
 def two_games_built(built_database):
     """The two games simulated and ingested once for the run."""
@@ -253,13 +248,13 @@ def test_the_estimate_times_each_kind_of_game_at_its_own_rate(tmp_path):
 
 
 @pytest.mark.cluster
-def test_rounds_run_on_a_dask_cluster(two_games_db, capsys):
+def test_rounds_run_on_a_dask_cluster(two_games_db, two_games_built, tmp_path, capsys):
     assert main(["analyse", "--moves", "--db", two_games_db, "--samples", "2",
                  "--cluster", "local:2"]) == 0
     out, err = capsys.readouterr()
     assert "on the cluster local:2" in err
     assert "move quality: 2 games judged (6 rounds" in out
-    here = two_games(str(Path(two_games_db).with_name("here.duckdb")))
+    here = two_games_built.copy_to(tmp_path / "here")
     assert main(["analyse", "--moves", "--db", here, "--samples", "2", "--jobs", "1"]) == 0
     sql = "SELECT game_id, line, band, cost, best_move FROM move_quality ORDER BY 1, 2"
     with reading(two_games_db) as con:
@@ -327,10 +322,10 @@ def test_a_run_on_another_engine_replaces_the_old_judgement_from_its_first_round
     assert [a for a, _ in markers(two_games_db)] == ["moves-round"]
 
 
-def test_the_estimate_goes_by_earlier_runs_on_the_same_engine(tmp_path):
+def test_the_estimate_goes_by_earlier_runs_on_the_same_engine(two_games_db):
     """A native decision costs a fraction of a Python one: the rates of earlier Python runs
     are not taken for a native run's estimate."""
-    path = two_games(str(tmp_path / "e.duckdb"))
+    path = two_games_db
     judge_games(path, samples=2, jobs=1, runner=costs_by_kind, engine="python",
                 game_ids=["a-s1-000000"])
     seen: list[tuple[str, dict[str, float]]] = []
