@@ -2,10 +2,10 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -453,15 +453,103 @@ def held(tmp_path) -> Iterator[Held]:
 
 # ------------------------------------------------------------ databases of the sample logs
 
+# Several test files read the same database: sample logs ingested into a file. Each is built
+# once per run (`once_per_run`, whichever parallel worker comes first) and never opened
+# there; every test or module that asks for it gets a copy of its own in a folder of its
+# own, so that its writes (ratings, a second ingest, flags beside the file) are its own and
+# no two processes open one file.
+
+
+class BuiltDatabase(NamedTuple):
+    path: Path  # the run's one file: copy it (`copy_to`), never open it
+    summary: dict[str, int]  # the counts the ingest that built it reported (load.Summary)
+
+    def copy_to(self, folder: Path) -> str:
+        """A copy of the file in `folder` (the file alone: the ingest that built it ended,
+        so it holds every commit)."""
+        folder.mkdir(parents=True, exist_ok=True)
+        copy = folder / self.path.name
+        shutil.copyfile(self.path, copy)
+        return str(copy)
+
+
+SUMMARY_COUNTS = ("loaded", "already", "complete", "incomplete", "illegal", "sheet",
+                  "unreadable", "conflicts", "disputed", "events", "batches")
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str,
+               sources: Callable[[], list[Any]], jobs: int = 1,
+               batch_size: int | None = None) -> BuiltDatabase:
+    """The database `name` built once for the run: `sources()` (ingest.load.Source) ingested
+    into a new file by whichever parallel worker comes first."""
+    import json
+
+    from trickledger.ingest.load import ingest
+
+    with once_per_run(tmp_path_factory, name) as (folder, first):
+        db = folder / f"{name}.duckdb"
+        if first:
+            extra = {} if batch_size is None else {"batch_size": batch_size}
+            summary = ingest(sources(), str(db), jobs=jobs, **extra)
+            counts = {k: getattr(summary, k) for k in SUMMARY_COUNTS}
+            (folder / "summary.json").write_text(json.dumps(counts))
+        return BuiltDatabase(db, json.loads((folder / "summary.json").read_text()))
+
+
+def logs_in(folder: Path) -> Callable[[], list[Any]]:
+    """The logs in `folder` and its subfolders (ingest.load.expand), each one found."""
+    def found() -> list[Any]:
+        from trickledger.ingest.load import expand
+
+        logs, missing = expand([str(folder)])
+        assert logs and not missing, (folder, missing)
+        return logs
+
+    return found
+
+
+@pytest.fixture(scope="session")
+def built_database(tmp_path_factory: pytest.TempPathFactory
+                   ) -> Callable[..., BuiltDatabase]:
+    """`built_database(name, sources, jobs=1, batch_size=None)`: a test file's own database
+    built once for the run (`built_once`); give each test a copy (`BuiltDatabase.copy_to`)."""
+    from functools import partial
+
+    return partial(built_once, tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def sample_logs_built(tmp_path_factory: pytest.TempPathFactory) -> BuiltDatabase:
+    """Every log of sample_logs/ (337: the hand-written samples, the score sheets and the
+    simulated corpus) ingested once for the run, in one process, batches of 50 (the way
+    tests/system/test_lake_sql.py fills its lake: docs/sql.md's question 6 lists the
+    errors newest first, and the time an error is recorded at goes by its batch)."""
+    return built_once(tmp_path_factory, "sample-logs", logs_in(ROOT / "sample_logs"),
+                      batch_size=50)
+
 
 @pytest.fixture()
-def rage_db(tmp_path_factory) -> str:
+def sample_logs_db(sample_logs_built: BuiltDatabase, tmp_path_factory) -> str:
+    """A database file holding every sample log, this test's own, in a folder of its own
+    (the test's tmp_path stays empty)."""
+    return sample_logs_built.copy_to(tmp_path_factory.mktemp("sample-logs"))
+
+
+@pytest.fixture(scope="module")
+def module_sample_logs_db(sample_logs_built: BuiltDatabase, tmp_path_factory) -> str:
+    """A database file holding every sample log, shared by the tests of one module (which
+    may add to it in their order: ratings, hand estimates)."""
+    return sample_logs_built.copy_to(tmp_path_factory.mktemp("sample-logs"))
+
+
+@pytest.fixture(scope="session")
+def rage_built(tmp_path_factory: pytest.TempPathFactory) -> BuiltDatabase:
+    """The rage sample logs (sample_logs/rage, three games) ingested once for the run."""
+    return built_once(tmp_path_factory, "rage", logs_in(ROOT / "sample_logs" / "rage"))
+
+
+@pytest.fixture()
+def rage_db(rage_built: BuiltDatabase, tmp_path_factory) -> str:
     """A database file holding the rage sample logs (sample_logs/rage), this test's own, in
     a folder of its own (the test's tmp_path stays empty)."""
-    from trickledger.ingest.load import expand, ingest
-
-    found, missing = expand([str(ROOT / "sample_logs" / "rage")])
-    assert found and not missing
-    db = str(tmp_path_factory.mktemp("rage") / "rage.duckdb")
-    ingest(found, db, jobs=1)
-    return db
+    return rage_built.copy_to(tmp_path_factory.mktemp("rage"))

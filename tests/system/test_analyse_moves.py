@@ -30,16 +30,22 @@ def _sim(game: str, n: int, seed: int, prefix: str, **kw) -> bytes:
     return simulate_one(opts, 0)[1]
 
 
-def two_games(path: str) -> str:
+def two_games_logs() -> list[Source]:
     """Two rage games of three rounds (10, 9 and 8 cards) at a table of three."""
     logs = {"a": _sim("rage", 3, 1, "a", rounds=3), "b": _sim("rage", 3, 2, "b", rounds=3)}
-    ingest([Source(f"{k}.jsonl", data=v) for k, v in logs.items()], path, jobs=1)
-    return path
+    return [Source(f"{k}.jsonl", data=v) for k, v in logs.items()]
+
+
+@pytest.fixture(scope="session")
+def two_games_built(built_database):
+    """The two games simulated and ingested once for the run."""
+    return built_database("two-rage-games", two_games_logs)
 
 
 @pytest.fixture
-def db(tmp_path) -> str:
-    return two_games(str(tmp_path / "m.duckdb"))
+def two_games_db(two_games_built, tmp_path) -> str:
+    """A database file of the two games, this test's own (its analyses write to it)."""
+    return two_games_built.copy_to(tmp_path)
 
 
 def judged_rounds(path: str) -> list[tuple[str, int]]:
@@ -54,8 +60,8 @@ def whole_markers(path: str) -> int:
                            ).fetchone()[0]
 
 
-def test_the_estimate_comes_first_and_progress_reaches_a_pipe(db, capsys):
-    assert main(["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1"]) == 0
+def test_the_estimate_comes_first_and_progress_reaches_a_pipe(two_games_db, capsys):
+    assert main(["analyse", "--moves", "--db", two_games_db, "--samples", "2", "--jobs", "1"]) == 0
     out, err = capsys.readouterr()
     lines = err.splitlines()
     timing = next(i for i, ln in enumerate(lines) if ln.startswith("move quality: "))
@@ -71,11 +77,11 @@ def test_the_estimate_comes_first_and_progress_reaches_a_pipe(db, capsys):
     assert any(ln.startswith(f"decisions: {total} of {total} (100%)")
                for ln in lines[plan + 1:]), err
     assert "move quality: 2 games judged (6 rounds" in out and "0 already cached" in out
-    assert len(judged_rounds(db)) == 6 and whole_markers(db) == 2
+    assert len(judged_rounds(two_games_db)) == 6 and whole_markers(two_games_db) == 2
 
 
-def test_already_cached_counts_only_the_games_asked_for(db, capsys):
-    args = ["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1"]
+def test_already_cached_counts_only_the_games_asked_for(two_games_db, capsys):
+    args = ["analyse", "--moves", "--db", two_games_db, "--samples", "2", "--jobs", "1"]
     assert main([*args, "--game", "a-s1-000000"]) == 0
     capsys.readouterr()
     assert main([*args, "--game", "b-s2-000000"]) == 0
@@ -86,7 +92,7 @@ def test_already_cached_counts_only_the_games_asked_for(db, capsys):
         capsys.readouterr().out
 
 
-def test_ctrl_c_keeps_every_finished_round_and_the_next_run_does_the_rest(db):
+def test_ctrl_c_keeps_every_finished_round_and_the_next_run_does_the_rest(two_games_db):
     seen = []
 
     def progress(done: int, total: int) -> None:
@@ -94,29 +100,31 @@ def test_ctrl_c_keeps_every_finished_round_and_the_next_run_does_the_rest(db):
         if len(seen) == 2:  # Ctrl-C after the second round is written (the first is timed)
             raise KeyboardInterrupt
 
-    first = judge_games(db, samples=2, jobs=1, progress=progress)
+    first = judge_games(two_games_db, samples=2, jobs=1, progress=progress)
     assert first.interrupted and first.rounds_done == 2
-    assert len(judged_rounds(db)) == 2  # committed round by round
+    assert len(judged_rounds(two_games_db)) == 2  # committed round by round
     assert any("interrupted: the 2 rounds judged are kept" in ln for ln in first.lines())
-    again = judge_games(db, samples=2, jobs=1)
+    again = judge_games(two_games_db, samples=2, jobs=1)
     assert again.rounds_done == 4 and again.games_done == 2  # only the rest
-    assert len(judged_rounds(db)) == 6 and whole_markers(db) == 2
+    assert len(judged_rounds(two_games_db)) == 6 and whole_markers(two_games_db) == 2
 
 
-def test_one_log_costs_at_most_the_bound_and_a_larger_bound_goes_on(db, capsys):
-    args = ["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1",
+def test_one_log_costs_at_most_the_bound_and_a_larger_bound_goes_on(two_games_db, capsys):
+    args = ["analyse", "--moves", "--db", two_games_db, "--samples", "2", "--jobs", "1",
             "--game", "a-s1-000000"]
     assert main([*args, "--max-moves", "40"]) == 0
     out = capsys.readouterr().out
     # round 1 has 33 moves (3 bids, 30 plays): the bound stops after round 2 (whole rounds)
     assert "bound: 1 log judged only up to 40 moves" in out
     assert "a-s1-000000: rounds 1-2 of 3 judged" in out
-    assert [r for _, r in judged_rounds(db)] == [1, 2] and whole_markers(db) == 0
+    assert [r for _, r in judged_rounds(two_games_db)] == [1, 2]
+    assert whole_markers(two_games_db) == 0
     assert main([*args, "--max-moves", "40"]) == 0  # nothing more under the same bound
     assert "0 games judged (0 rounds" in (out := capsys.readouterr().out) and "bound:" in out
     assert main(args) == 0  # the default bound takes the rest
     assert "1 games judged (1 rounds" in capsys.readouterr().out
-    assert [r for _, r in judged_rounds(db)] == [1, 2, 3] and whole_markers(db) == 1
+    assert [r for _, r in judged_rounds(two_games_db)] == [1, 2, 3]
+    assert whole_markers(two_games_db) == 1
 
 
 def dies_on_round_two(task: RoundTask) -> RoundDone:
@@ -145,18 +153,19 @@ def unreadable_on_round_two(task: RoundTask) -> RoundDone:
 
 @pytest.mark.parametrize("runner", [dies_on_round_two, unreadable_on_round_two],
                          ids=["a worker dies", "a result cannot be read"])
-def test_a_failing_worker_ends_the_run_in_one_line_keeping_what_was_done(db, runner):
+def test_a_failing_worker_ends_the_run_in_one_line_keeping_what_was_done(two_games_db, runner):
     """multiprocessing.Pool's result thread died on an unreadable result, and the run
     waited for ever; now the pool breaks, the run stops with one line, and the rounds
     committed before stay for the next run."""
-    summary = judge_games(db, samples=2, jobs=2, runner=runner)
+    summary = judge_games(two_games_db, samples=2, jobs=2, runner=runner)
     assert summary.broken is not None and not summary.interrupted
     stopped = [ln for ln in summary.lines() if ln.startswith("stopped: ")]
     assert len(stopped) == 1 and "worker process died or sent back a result" in stopped[0]
     assert summary.rounds_done >= 1  # the first round is judged here, to time it
-    assert len(judged_rounds(db)) == summary.rounds_done
-    again = judge_games(db, samples=2, jobs=1)  # the next run does the rest
-    assert len(judged_rounds(db)) == 6 and whole_markers(db) == 2 and not again.failures
+    assert len(judged_rounds(two_games_db)) == summary.rounds_done
+    again = judge_games(two_games_db, samples=2, jobs=1)  # the next run does the rest
+    assert len(judged_rounds(two_games_db)) == 6 and whole_markers(two_games_db) == 2
+    assert not again.failures
 
 
 def test_ctrl_c_on_a_terminal_stops_in_one_line_with_status_130(tmp_path):
@@ -239,20 +248,20 @@ def test_the_estimate_times_each_kind_of_game_at_its_own_rate(tmp_path):
 
 
 @pytest.mark.cluster
-def test_rounds_run_on_a_dask_cluster(db, capsys):
-    assert main(["analyse", "--moves", "--db", db, "--samples", "2",
+def test_rounds_run_on_a_dask_cluster(two_games_db, two_games_built, tmp_path, capsys):
+    assert main(["analyse", "--moves", "--db", two_games_db, "--samples", "2",
                  "--cluster", "local:2"]) == 0
     out, err = capsys.readouterr()
     assert "on the cluster local:2" in err
     assert "move quality: 2 games judged (6 rounds" in out
-    here = two_games(str(Path(db).with_name("here.duckdb")))
+    here = two_games_built.copy_to(tmp_path / "here")
     assert main(["analyse", "--moves", "--db", here, "--samples", "2", "--jobs", "1"]) == 0
     sql = "SELECT game_id, line, band, cost, best_move FROM move_quality ORDER BY 1, 2"
-    with reading(db) as con:
+    with reading(two_games_db) as con:
         on_dask = con.execute(sql).fetchall()
     with reading(here) as con:
         assert con.execute(sql).fetchall() == on_dask and len(on_dask) > 50
-    bad = main(["analyse", "--moves", "--db", db, "--cluster", "nowhere"])
+    bad = main(["analyse", "--moves", "--db", two_games_db, "--cluster", "nowhere"])
     assert bad == 2 and "expected tcp://HOST:PORT" in capsys.readouterr().err
 
 
@@ -262,7 +271,8 @@ def markers(path: str) -> list[tuple[str, str]]:
                            "('moves', 'moves-round') ORDER BY 1, 2").fetchall()
 
 
-def test_the_engine_is_in_the_key_and_the_python_key_is_unchanged(db, capsys, monkeypatch):
+def test_the_engine_is_in_the_key_and_the_python_key_is_unchanged(two_games_db, capsys,
+                                                                    monkeypatch):
     """analyse --moves judges natively by default (the native engine is built here), under a
     key of its own: a Python judgement is not taken for a native one, nor the reverse, and
     the Python key is the one judgements had before there were two engines."""
@@ -272,50 +282,50 @@ def test_the_engine_is_in_the_key_and_the_python_key_is_unchanged(db, capsys, mo
 
     assert native.available(), native.why_not()
     monkeypatch.delenv(ENV, raising=False)
-    args = ["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1",
+    args = ["analyse", "--moves", "--db", two_games_db, "--samples", "2", "--jobs", "1",
             "--game", "a-s1-000000"]
     assert main([*args, "--engine", "python"]) == 0
-    assert markers(db) == [("moves", f"{METHOD} seed 0 samples 2")]
+    assert markers(two_games_db) == [("moves", f"{METHOD} seed 0 samples 2")]
     capsys.readouterr()
     assert main(args) == 0  # the default: native, not cached under the Python key
     assert "1 games judged (3 rounds" in (out := capsys.readouterr().out)
     assert "0 already cached" in out
-    assert markers(db) == [("moves", f"{METHOD} seed 0 samples 2 engine native")]
+    assert markers(two_games_db) == [("moves", f"{METHOD} seed 0 samples 2 engine native")]
     assert main([*args, "--engine", "native"]) == 0
     assert "1 already cached" in capsys.readouterr().out
     monkeypatch.setenv(ENV, "python")  # asks for the Python judge by default
     assert main(args) == 0
     assert "1 games judged (3 rounds" in capsys.readouterr().out
-    assert markers(db) == [("moves", f"{METHOD} seed 0 samples 2")]
+    assert markers(two_games_db) == [("moves", f"{METHOD} seed 0 samples 2")]
     monkeypatch.setenv(ENV, "stockfish")
     assert main(args) == 2
     assert "TRICKLEDGER_ANALYSIS is 'stockfish': expected 'native' or 'python'" in \
         capsys.readouterr().err
 
 
-def test_a_run_on_another_engine_replaces_the_old_judgement_from_its_first_round(db):
+def test_a_run_on_another_engine_replaces_the_old_judgement_from_its_first_round(two_games_db):
     """The first round judged under the Python key removes the log's native judgement (the
     old check took `key%`: the Python key is a prefix of the native one, so the native rows
     of the rounds not judged again stayed beside the Python ones)."""
-    judge_games(db, samples=2, jobs=1, game_ids=["a-s1-000000"], engine="native")
-    assert [r for _, r in judged_rounds(db)] == [1, 2, 3]
+    judge_games(two_games_db, samples=2, jobs=1, game_ids=["a-s1-000000"], engine="native")
+    assert [r for _, r in judged_rounds(two_games_db)] == [1, 2, 3]
 
     def round_one_only(task: RoundTask) -> RoundDone:
         if task.round != 1:
             return RoundDone(task, None, f"round {task.round}: not judged (test)", 0.0)
         return judge_round(task)
 
-    first = judge_games(db, samples=2, jobs=1, game_ids=["a-s1-000000"], engine="python",
+    first = judge_games(two_games_db, samples=2, jobs=1, game_ids=["a-s1-000000"], engine="python",
                         runner=round_one_only)
     assert first.rounds_done == 1 and len(first.failures) == 2
-    assert [r for _, r in judged_rounds(db)] == [1]  # the native rounds 2 and 3 are gone
-    assert [a for a, _ in markers(db)] == ["moves-round"]
+    assert [r for _, r in judged_rounds(two_games_db)] == [1]  # the native rounds 2 and 3 are gone
+    assert [a for a, _ in markers(two_games_db)] == ["moves-round"]
 
 
-def test_the_estimate_goes_by_earlier_runs_on_the_same_engine(tmp_path):
+def test_the_estimate_goes_by_earlier_runs_on_the_same_engine(two_games_db):
     """A native decision costs a fraction of a Python one: the rates of earlier Python runs
     are not taken for a native run's estimate."""
-    path = two_games(str(tmp_path / "e.duckdb"))
+    path = two_games_db
     judge_games(path, samples=2, jobs=1, runner=costs_by_kind, engine="python",
                 game_ids=["a-s1-000000"])
     seen: list[tuple[str, dict[str, float]]] = []
@@ -335,7 +345,7 @@ def test_the_estimate_goes_by_earlier_runs_on_the_same_engine(tmp_path):
 
 
 def test_without_the_native_engine_analyse_judges_in_python_and_refuses_native(
-        db, capsys, monkeypatch):
+        two_games_db, capsys, monkeypatch):
     """As an install without a C++ compiler has it: the default is the Python judge (said
     once), and `--engine native` is refused with the reason instead of running in Python
     under the native key."""
@@ -348,12 +358,12 @@ def test_without_the_native_engine_analyse_judges_in_python_and_refuses_native(
     monkeypatch.setattr(package, "_loaded", None)
     monkeypatch.setattr(package, "_why_not", "trickledger.replay._native is not built (test)")
     monkeypatch.setattr(judging, "_warned", False)
-    args = ["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1",
+    args = ["analyse", "--moves", "--db", two_games_db, "--samples", "2", "--jobs", "1",
             "--game", "a-s1-000000"]
     assert main([*args, "--engine", "native"]) == 2
     assert ("the native analysis engine cannot run here: trickledger.replay._native is not "
             "built (test) (--engine python judges in Python)") in capsys.readouterr().err
-    assert markers(db) == []
+    assert markers(two_games_db) == []
     with pytest.warns(RuntimeWarning, match="the judge runs in Python, slower"):
         assert main(args) == 0
-    assert markers(db) == [("moves", f"{METHOD} seed 0 samples 2")]
+    assert markers(two_games_db) == [("moves", f"{METHOD} seed 0 samples 2")]

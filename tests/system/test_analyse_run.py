@@ -18,7 +18,8 @@ RAGE = ROOT / "sample_logs" / "rage" / "rage-3p-plus-minus-one-marching.jsonl"
 
 
 @pytest.fixture
-def db(tmp_path):
+def one_game_db(tmp_path):
+    """One rage sample game (RAGE), this test's own."""
     path = str(tmp_path / "a.duckdb")
     sources, _ = expand([str(RAGE)])
     ingest(sources, path, jobs=1)
@@ -30,8 +31,8 @@ def kept(path: str) -> int:
         return con.execute("SELECT count(*) FROM hand_estimates").fetchone()[0]
 
 
-def test_analyse_estimates_the_time_first_and_reports_progress_to_a_pipe(db, capsys):
-    assert main(["analyse", "--db", db, "--playouts", "3", "--jobs", "1", "--limit", "4"]) == 0
+def test_analyse_estimates_the_time_first_and_reports_progress_to_a_pipe(one_game_db, capsys):
+    assert main(["analyse", "--db", one_game_db, "--playouts", "3", "--jobs", "1", "--limit", "4"]) == 0
     out, err = capsys.readouterr()
     lines = err.splitlines()
     plan = next(i for i, ln in enumerate(lines) if ln.startswith("hand estimates: "))
@@ -41,10 +42,10 @@ def test_analyse_estimates_the_time_first_and_reports_progress_to_a_pipe(db, cap
     assert any(ln.startswith("hands: 6 of 6 (100%)") for ln in lines[plan + 1:]), err
     # --limit 4 counts hands, as the output does: whole rounds of 3 make 6
     assert "hand estimates: 6 estimated, 0 already cached" in out
-    assert kept(db) == 6
+    assert kept(one_game_db) == 6
 
 
-def test_ctrl_c_keeps_every_finished_hand(db):
+def test_ctrl_c_keeps_every_finished_hand(one_game_db):
     rounds_seen = []
 
     def progress(done: int, total: int) -> None:
@@ -52,11 +53,11 @@ def test_ctrl_c_keeps_every_finished_hand(db):
         if len(rounds_seen) == 3:  # Ctrl-C after the third round is finished
             raise KeyboardInterrupt
 
-    summary = estimate_hands(db, playouts=3, jobs=1, progress=progress)
+    summary = estimate_hands(one_game_db, playouts=3, jobs=1, progress=progress)
     assert summary.interrupted
     assert summary.hands_done == rounds_seen[-1] == 9
-    assert kept(db) == 9  # written before the run stopped
+    assert kept(one_game_db) == 9  # written before the run stopped
     assert any("interrupted: the 9 hands estimated are kept" in ln for ln in summary.lines())
-    again = estimate_hands(db, playouts=3, jobs=1)  # a second run does only the rest
+    again = estimate_hands(one_game_db, playouts=3, jobs=1)  # a second run does only the rest
     assert again.hands_cached == 9 and again.hands_missing == 0
-    assert kept(db) == 9 + again.hands_done
+    assert kept(one_game_db) == 9 + again.hands_done

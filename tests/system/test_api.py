@@ -9,7 +9,6 @@ import re
 import shutil
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import duckdb
@@ -20,7 +19,7 @@ import pytest
 import trickledger
 from trickledger.ingest import schema
 from trickledger.ingest.db import NoDatabase
-from trickledger.ingest.lake import LakeError, read_state
+from trickledger.ingest.lake import COMPACT_MIN_FILES, LakeError, read_state
 from trickledger.ingest.sql import SqlRefused
 from trickledger.ingest.store import StoreError
 
@@ -111,7 +110,7 @@ def test_ingest_warns_of_and_records_a_source_that_names_nothing(tmp_path):
     assert errors.rows() == [(str(tmp_path / "nowhere.jsonl"), "unreadable")]
 
 
-def test_connect_is_read_only(tmp_path):
+def test_connect_is_read_only(tmp_path, rage_db):
     missing = tmp_path / "none.duckdb"
     with pytest.raises(NoDatabase, match="no such database file"):
         trickledger.connect(missing)
@@ -121,9 +120,8 @@ def test_connect_is_read_only(tmp_path):
     with pytest.raises(ValueError, match="not both"):
         trickledger.connect(tmp_path / "a.duckdb", lake=tmp_path / "lake")
 
-    trickledger.ingest_logs(SAMPLES / "rage", db=tmp_path / "t.duckdb")
     trickledger.ingest_logs(SAMPLES / "rage", lake=tmp_path / "lake")
-    for store in (trickledger.connect(tmp_path / "t.duckdb"),
+    for store in (trickledger.connect(rage_db),
                   trickledger.connect(lake=tmp_path / "lake")):
         with pytest.raises(SqlRefused, match="read-only"):
             store.sql("DELETE FROM games")
@@ -144,13 +142,16 @@ def test_connect_is_read_only(tmp_path):
         assert store.sql("SELECT $g AS g", {"g": "rage"})["g"].to_list() == ["rage"]
     assert not list((tmp_path / "lake" / "games").rglob("x.parquet"))
     # the file is not held between calls: a writer gets it at once
-    with duckdb.connect(str(tmp_path / "t.duckdb")) as con:
+    with duckdb.connect(rage_db) as con:
         con.execute("SELECT 1")
 
 
 def test_tables_are_the_same_in_a_file_and_a_lake(tmp_path):
-    trickledger.ingest_logs(SAMPLES / "corpus" / "rage", db=tmp_path / "t.duckdb")
-    trickledger.ingest_logs(SAMPLES / "corpus" / "rage", lake=tmp_path / "lake", batch_size=2)
+    # 20 of the corpus's rage games: every table compared has rows (but split_stats, a
+    # plotters table, empty with all 80 too), in ten lake batches
+    rage = sorted((SAMPLES / "corpus" / "rage").glob("*.jsonl"))[:20]
+    trickledger.ingest_logs(rage, db=tmp_path / "t.duckdb")
+    trickledger.ingest_logs(rage, lake=tmp_path / "lake", batch_size=2)
     db = trickledger.connect(tmp_path / "t.duckdb")
     lake = trickledger.connect(lake=tmp_path / "lake")
     assert "plays" in db.tables() and "split_stats" in db.tables()
@@ -165,8 +166,10 @@ def test_tables_are_the_same_in_a_file_and_a_lake(tmp_path):
 def test_a_lake_table_is_scanned_in_place_from_the_listed_files_only(tmp_path):
     lake = tmp_path / "lake"
     # many small batches, then a compaction (its manifest removes the small files and
-    # adds the merged ones)
-    trickledger.ingest_logs(SAMPLES / "corpus" / "rage", lake=lake, batch_size=1)
+    # adds the merged ones): 17 one-log batches are one more than a partition needs to be
+    # merged (lake.COMPACT_MIN_FILES), a fifth of the corpus's 80
+    rage = sorted((SAMPLES / "corpus" / "rage").glob("*.jsonl"))[:COMPACT_MIN_FILES + 1]
+    trickledger.ingest_logs(rage, lake=lake, batch_size=1)
     assert trickledger.main(["compact", "--lake", str(lake)]) == 0
     state = read_state(str(lake), index=False)
     assert any("remove" in orjson.loads(p.read_bytes()) for p in (lake / "_manifest").iterdir())
@@ -192,21 +195,6 @@ def test_a_lake_table_is_scanned_in_place_from_the_listed_files_only(tmp_path):
         assert frame.columns == [c for c, _ in schema.TABLES[name]], name
         assert frame.height == store.sql(f"SELECT count(*) AS n FROM {name}")["n"][0], name
     assert store.table("hand_estimates").collect().height == 0
-
-
-def test_the_examples_of_docs_python_md_run_as_written(tmp_path, monkeypatch):
-    blocks = python_blocks(ROOT / "docs" / "python.md")
-    assert len(blocks) >= 8
-    monkeypatch.chdir(tmp_path)
-    namespace: dict[str, object] = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # a documented example does not warn
-        for i, block in enumerate(blocks):
-            exec(compile(block, f"docs/python.md, python block {i + 1}", "exec"), namespace)
-    leaderboard = namespace["leaderboard"]
-    assert isinstance(leaderboard, pl.DataFrame) and leaderboard.height > 5
-    assert type(namespace["fig"]).__name__ == "Figure"
-    assert (tmp_path / "games.duckdb").is_file() and (tmp_path / "lake" / "_manifest").is_dir()
 
 
 def test_the_readme_python_example_runs(tmp_path, monkeypatch):
@@ -267,20 +255,36 @@ def test_a_command_parses_the_same_from_the_partial_and_the_whole_parser():
     assert "dashboard" in top.stdout and "verify" in top.stdout
 
 
-def test_the_walk_through_runs_as_a_plain_script(tmp_path):
+# what the walk-through leaves, checked at the end of the script (the names its blocks bind)
+CHECK_THE_WALK = """
+import polars as _pl
+assert isinstance(leaderboard, _pl.DataFrame) and leaderboard.height > 5, leaderboard
+assert type(fig).__name__ == "Figure", type(fig)
+print("walked:", leaderboard.height, "leaderboard rows")
+"""
+
+
+def test_the_walk_through_runs_as_written_in_a_plain_script(tmp_path):
     """docs/python.md's blocks pasted into a script, run with `python walk.py`, no
-    `if __name__ == "__main__":`: the ingest's workers start without running the script
-    again, so it prints everything once and ends well (before, the workers re-ran the
-    script: its output came three times and the ingest raised WorkerLost)."""
+    `if __name__ == "__main__":`: every example runs as written and warns of nothing, the
+    ingest's workers start without running the script again, so it prints everything once
+    and ends well (before, the workers re-ran the script: its output came three times and
+    the ingest raised WorkerLost). (One run, in a process of its own, for what two runs
+    checked before: the examples executed in the test's process, and the script.)"""
+    blocks = python_blocks(ROOT / "docs" / "python.md")
+    assert len(blocks) >= 8
     script = tmp_path / "walk.py"
-    script.write_text("\n".join(python_blocks(ROOT / "docs" / "python.md")))
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          cwd=tmp_path, timeout=600)
+    script.write_text("\n".join(blocks) + CHECK_THE_WALK)
+    # -W error: a documented example does not warn
+    done = subprocess.run([sys.executable, "-W", "error", str(script)], capture_output=True,
+                          text=True, cwd=tmp_path, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Traceback" not in done.stderr and "WorkerLost" not in done.stderr
     first = done.stdout.splitlines()[0]
     assert first.startswith("complete plotters") and done.stdout.count(first) == 1, done.stdout
     assert done.stdout.count("loaded 337 (") == 1, done.stdout
+    assert done.stdout.count("walked: ") == 1, done.stdout
+    assert (tmp_path / "games.duckdb").is_file() and (tmp_path / "lake" / "_manifest").is_dir()
 
 
 ENDLESS = "SELECT count(*) FROM range(1000000000000)"  # hours of work
@@ -288,21 +292,12 @@ ENDLESS_RECURSION = ("WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FR
                      "SELECT count(*) FROM r")
 
 
-def _small_db(tmp_path: Path) -> str:
-    db = str(tmp_path / "t.duckdb")
-    trickledger.ingest_logs(SAMPLES_DIR / "rage", db=db, jobs=1)
-    return db
-
-
-SAMPLES_DIR = Path(trickledger.SAMPLES)
-
-
-def test_a_query_stops_at_the_timeout_it_was_given(tmp_path):
+def test_a_query_stops_at_the_timeout_it_was_given(rage_db):
     """Issue 35: an endless query through the Python API ran for ever. A notebook gives
     each query of a store a timeout (connect), or one query its own (sql)."""
     from trickledger.ingest.store import QueryTimeout
 
-    store = trickledger.connect(_small_db(tmp_path), timeout=1)
+    store = trickledger.connect(rage_db, timeout=1)
     for query in (ENDLESS, ENDLESS_RECURSION):
         with pytest.raises(QueryTimeout, match=r"ran longer than 1 s and was stopped"):
             store.sql(query)
@@ -330,14 +325,13 @@ print("then", store.sql("SELECT count(*) AS n FROM logs")["n"][0], flush=True)
 
 
 @pytest.mark.parametrize("query", [ENDLESS, ENDLESS_RECURSION], ids=["range", "recursion"])
-def test_ctrl_c_stops_a_query_without_a_timeout(tmp_path, query):
+def test_ctrl_c_stops_a_query_without_a_timeout(rage_db, query):
     """Ctrl-C (a notebook's 'interrupt the kernel' sends SIGINT) stops a running query, and
     the store answers the next one; DuckDB's own call would not let the signal through."""
     import signal
     import time
 
-    db = _small_db(tmp_path)
-    proc = subprocess.Popen([sys.executable, "-c", NOTEBOOK, db, query], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-c", NOTEBOOK, rage_db, query], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None and proc.stdout.readline() == "running\n"

@@ -16,7 +16,7 @@ MB = 1024 * 1024
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def empty_dashboard(tmp_path_factory):
     db = tmp_path_factory.mktemp("host") / "d.duckdb"
     log = tmp_path_factory.mktemp("hostlog") / "server.log"
     with dashboard_server(str(db), str(log), no_samples=True) as url:
@@ -33,17 +33,17 @@ def request(url: str, path: str, host: str | None = None) -> int:
     return status
 
 
-def test_a_foreign_host_name_is_refused_on_every_route(server):
+def test_a_foreign_host_name_is_refused_on_every_route(empty_dashboard):
     """DNS rebinding: a page on evil.example that resolves to our address gets nothing."""
     for path in ("/", "/_stcore/health", "/_stcore/host-config", "/_stcore/stream"):
-        assert request(server, path, host="evil.example") == 400, path
-    assert request(server, "/") == 200
-    assert request(server, "/_stcore/health", host="localhost") == 200
+        assert request(empty_dashboard, path, host="evil.example") == 400, path
+    assert request(empty_dashboard, "/") == 200
+    assert request(empty_dashboard, "/_stcore/health", host="localhost") == 200
 
 
-def test_internal_endpoints_tell_strangers_nothing(server):
-    assert request(server, "/_stcore/metrics") == 404
-    assert request(server, "/_stcore/agent/openapi.json") == 404
+def test_internal_endpoints_tell_strangers_nothing(empty_dashboard):
+    assert request(empty_dashboard, "/_stcore/metrics") == 404
+    assert request(empty_dashboard, "/_stcore/agent/openapi.json") == 404
 
 
 # ------------------------------------------------------------ upload quotas, in-process

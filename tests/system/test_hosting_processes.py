@@ -69,8 +69,10 @@ PAUSE_IN_SECOND_BATCH = pause_in_batch(2)
 
 
 def test_a_killed_ingest_leaves_no_process_behind(tmp_path):
+    # the whole corpus, for a pool of workers; batches of 10 (not 40): its second batch,
+    # where it pauses, comes after a quarter of the work
     proc = _start_paused(PAUSE_IN_SECOND_BATCH, tmp_path / "marker", "ingest", "--db",
-                         str(tmp_path / "t.duckdb"), "--batch", "40", "--jobs", "2",
+                         str(tmp_path / "t.duckdb"), "--batch", "10", "--jobs", "2",
                          str(CORPUS))
     try:
         before = _group(proc.pid)

@@ -21,7 +21,7 @@ MIB = 1024 * 1024
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def dashboard_of_three_logs(tmp_path_factory):
     """The dashboard on loopback (everyone who reaches it directly is this machine), on a
     database of a few logs."""
     from trickledger.ingest.load import Source, ingest
@@ -97,11 +97,11 @@ def may_query(url: str, headers: dict[str, str]) -> bool:
     return admin
 
 
-def test_only_a_direct_browsers_request_is_this_machine(server):
+def test_only_a_direct_browsers_request_is_this_machine(dashboard_of_three_logs):
     """'This machine' is decided by what a proxy cannot hide: a loopback connection whose
     every header is one a browser sends by itself. Each header a proxy, load balancer,
     CDN or authentication proxy adds, alone, makes the visitor a stranger, not an admin."""
-    url, _ = server
+    url, _ = dashboard_of_three_logs
     port = url.rsplit(":", 1)[1]
     chromium = {**CHROMIUM, "Host": f"localhost:{port}", "Origin": f"http://localhost:{port}"}
     firefox = {**FIREFOX, "Host": f"127.0.0.1:{port}", "Origin": f"http://127.0.0.1:{port}"}
@@ -151,13 +151,13 @@ def test_a_page_of_another_name_is_not_this_machine(monkeypatch):
         assert auth.from_this_machine() is local, origin
 
 
-def test_a_visitor_through_a_proxy_that_adds_nothing_is_a_stranger(server):
+def test_a_visitor_through_a_proxy_that_adds_nothing_is_a_stranger(dashboard_of_three_logs):
     """Through the real server: the WebSocket of a browser that opened the proxy's page,
     forwarded with the proxy's target as its Host and no header added, is refused (the
     server's Origin check) or, should it get in, a stranger (`from_this_machine`)."""
     from websockets.exceptions import InvalidStatus
 
-    url, _ = server
+    url, _ = dashboard_of_three_logs
     port = url.rsplit(":", 1)[1]
     through = {**CHROMIUM, "Host": f"127.0.0.1:{port}", "Origin": "https://stats.club.example"}
     try:
@@ -220,13 +220,14 @@ def wait_until(condition, limit_s: float = 120.0) -> bool:
     return True
 
 
-def test_what_visitors_send_is_capped_for_every_session_together_and_goes_with_them(server):
+def test_what_visitors_send_is_capped_for_every_session_together_and_goes_with_them(
+        dashboard_of_three_logs):
     """Issue 35: 12 anonymous sessions each pasting 23 MB took a server from 72 MB to
     1,130 MB, still held after they closed. One message is capped (Streamlit refuses a
     bigger one before it parses it), the big messages every session holds together are
     capped (a paste over the cap is refused with the reason, a value for any other widget
     is taken out), and what a session held goes when its connection closes."""
-    url, proc = server
+    url, proc = dashboard_of_three_logs
     cap = limits.MAX_HELD_MESSAGES_MB * MIB
     sessions: list[Session] = []
     warm: list[Session] = []
@@ -312,7 +313,7 @@ def _paste_then_resume(url: str, text: str, how: str) -> tuple[bool, bool]:
     return same, same and any("pasted.jsonl` is unreadable" in t for t in run.texts())
 
 
-def test_a_paste_is_not_kept_by_resuming_its_session_on_a_new_connection(server):
+def test_a_paste_is_not_kept_by_resuming_its_session_on_a_new_connection(dashboard_of_three_logs):
     """Attack on issue 35's fix: the server counted a paste against its connection and
     told Streamlit not to keep the session for reconnecting only at the session's next page
     run. A visitor who pasted and at once resumed the session on a new connection kept
@@ -323,7 +324,7 @@ def test_a_paste_is_not_kept_by_resuming_its_session_on_a_new_connection(server)
     ends its session with its connection at once: resuming gets a new session. And once a
     session is resumed elsewhere, its old connection (which Streamlit still reads into
     it) has its big values taken out."""
-    url, _ = server
+    url, _ = dashboard_of_three_logs
     line = '{"type": "play", "player": "Ann", "card": "' + "x" * 80 + '"}\n'
     big = line * (MIB // len(line))
     tries = [_paste_then_resume(url, big, how) for how in ("after a run", "first", "late") * 3]

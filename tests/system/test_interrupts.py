@@ -80,7 +80,7 @@ def script(moment: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory) -> Path:
+def copied_logs(tmp_path_factory) -> Path:
     """LOGS logs of the sample corpus (every game), copied: regular files of their own."""
     folder = tmp_path_factory.mktemp("corpus")
     logs = sorted(CORPUS.rglob("*.jsonl"))
@@ -112,10 +112,10 @@ def group_gone(pgid: int, limit_s: float = 60.0) -> bool:
 
 
 @pytest.mark.parametrize("moment", ["workers", "insert", "checkpoint"])
-def test_ctrl_c_says_what_was_loaded_exits_130_and_a_rerun_loads_the_rest(tmp_path, corpus,
+def test_ctrl_c_says_what_was_loaded_exits_130_and_a_rerun_loads_the_rest(tmp_path, copied_logs,
                                                                           moment):
     db, marker = tmp_path / "t.duckdb", tmp_path / "marker"
-    args = ["ingest", str(corpus), "--db", str(db), "--batch", str(BATCH), "--jobs", "2"]
+    args = ["ingest", str(copied_logs), "--db", str(db), "--batch", str(BATCH), "--jobs", "2"]
     proc = subprocess.Popen([sys.executable, "-c", script(moment), str(marker), *args],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)  # its own group: the terminal's Ctrl-C

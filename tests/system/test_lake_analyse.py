@@ -27,7 +27,8 @@ CHECKS = {
 
 
 @pytest.fixture(scope="module")
-def analysed(tmp_path_factory) -> tuple[str, str]:
+def analysed_file_and_lake(tmp_path_factory) -> tuple[str, str]:
+    """The rage and plotters samples in a database file and in a lake, each analysed."""
     d = tmp_path_factory.mktemp("analyse")
     found, missing = expand([str(ROOT / "sample_logs" / "rage"),
                              str(ROOT / "sample_logs" / "plotters")])
@@ -41,8 +42,8 @@ def analysed(tmp_path_factory) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize("check", list(CHECKS))
-def test_analyse_lake_gives_what_analyse_db_gives(check, analysed):
-    db, lake = analysed
+def test_analyse_lake_gives_what_analyse_db_gives(check, analysed_file_and_lake):
+    db, lake = analysed_file_and_lake
     with reading(db) as con:
         want = con.execute(CHECKS[check]).fetchall()
     with lakes.reading(lake) as con:
@@ -51,8 +52,8 @@ def test_analyse_lake_gives_what_analyse_db_gives(check, analysed):
     assert got == want
 
 
-def test_derived_tables_read_by_a_plain_glob(analysed):
-    _, lake = analysed
+def test_derived_tables_read_by_a_plain_glob(analysed_file_and_lake):
+    _, lake = analysed_file_and_lake
     with lakes.reading(lake) as con:
         want = {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
                 for t in ("rating_history", "hand_estimates", "analysis_runs")}
@@ -63,8 +64,8 @@ def test_derived_tables_read_by_a_plain_glob(analysed):
         assert got == n, table
 
 
-def test_analyse_lake_again_is_up_to_date_and_commits_nothing(analysed, capsys):
-    _, lake = analysed
+def test_analyse_lake_again_is_up_to_date_and_commits_nothing(analysed_file_and_lake, capsys):
+    _, lake = analysed_file_and_lake
     before = lakes.manifests(lake)
     capsys.readouterr()
     assert main(["analyse", "--lake", lake, "--no-hands"]) == 0

@@ -24,14 +24,13 @@ DOC_QUERIES = re.findall(r"```sql\n(.*?)```", (ROOT / "docs" / "sql.md").read_te
 
 
 @pytest.fixture(scope="module")
-def file_and_lake(tmp_path_factory) -> tuple[str, str]:
-    d = tmp_path_factory.mktemp("same")
+def file_and_lake(tmp_path_factory, module_sample_logs_db) -> tuple[str, str]:
+    """Every sample log in a database file (the run's one ingest of them) and in a lake."""
     found, missing = expand([str(ROOT / "sample_logs")])
     assert found and not missing
-    db, lake = str(d / "t.duckdb"), str(d / "lake")
-    ingest(found, db, jobs=1, batch_size=50)
-    ingest(found, lake=lake, jobs=1, batch_size=50)
-    return db, lake
+    lake = str(tmp_path_factory.mktemp("same") / "lake")
+    ingest(found, lake=lake, jobs=1, batch_size=50)  # in the batches the file was filled in
+    return module_sample_logs_db, lake
 
 
 @pytest.mark.parametrize("number", range(1, len(DOC_QUERIES) + 1))

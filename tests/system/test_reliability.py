@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from helpers import CHROMIUM_ARGS, PAUSE_BETWEEN_BATCHES, dashboard_server, paus
 
 from trickledger.dashboard.limits import MAX_FILE_MB
 from trickledger.ingest.db import reading
-from trickledger.ingest.load import expand, ingest
+from trickledger.ingest.load import expand
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -49,7 +50,16 @@ HANG_MID_BATCH = pause_in_batch(3)
 def test_sigkill_mid_batch_leaves_a_consistent_database_and_a_rerun_completes(tmp_path):
     db = tmp_path / "crash.duckdb"
     marker = tmp_path / "marker"
-    args = ["ingest", "--db", str(db), "--batch", "40", "--jobs", "2", str(CORPUS)]
+    # 20 logs of each game of the corpus (every game's tables, disputed and illegal games
+    # among them) in batches of 10: the kill lands in the third of eight batches, as it
+    # landed in the third of the whole corpus's eight batches of 40, for a quarter of the work
+    corpus = tmp_path / "corpus"
+    for game in sorted(CORPUS.iterdir()):
+        (corpus / game.name).mkdir(parents=True)
+        for log in sorted(game.glob("*.jsonl"))[:20]:
+            shutil.copyfile(log, corpus / game.name / log.name)
+    batch = 10
+    args = ["ingest", "--db", str(db), "--batch", str(batch), "--jobs", "2", str(corpus)]
     proc = subprocess.Popen([sys.executable, "-c", HANG_MID_BATCH, str(marker), *args],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 120
@@ -63,7 +73,7 @@ def test_sigkill_mid_batch_leaves_a_consistent_database_and_a_rerun_completes(tm
     # the database opens, holds exactly the two committed batches, and nothing partial
     games = sql(db, "SELECT count(*) FROM games")[0][0]
     logs = sql(db, "SELECT count(*) FROM logs")[0][0]
-    assert 0 < logs <= 2 * 50 and games <= logs
+    assert 0 < logs <= 2 * batch and games <= logs
     consistent(db)
     # a re-run completes the load; every input file is in logs or ingest_errors
     done = subprocess.run([sys.executable, "-m", "trickledger", *args], cwd=ROOT, capture_output=True,
@@ -71,7 +81,8 @@ def test_sigkill_mid_batch_leaves_a_consistent_database_and_a_rerun_completes(tm
     # exit 0: every file loaded (the corpus's disputed and illegal games are loaded facts)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
-    sources, _ = expand([str(CORPUS)])
+    sources, _ = expand([str(corpus)])
+    assert len(sources) == 80
     names = {r[0] for r in sql(db, "SELECT file_name FROM logs UNION "
                                    "SELECT file_name FROM ingest_errors")}
     assert {s.name for s in sources} <= names
@@ -79,15 +90,15 @@ def test_sigkill_mid_batch_leaves_a_consistent_database_and_a_rerun_completes(tm
     consistent(db)
 
 
-def test_pages_stay_usable_while_an_ingest_runs(tmp_path):
+def test_pages_stay_usable_while_an_ingest_runs(tmp_path, sample_logs_db):
     """A real dashboard server, three headless-browser sessions loading pages, and
     `trickledger ingest` under way on the same database file from another process: every
     page finishes with its chart and no error box, and the ingest then completes. (The load
     run with many sessions, which measures page times, is bench/sessions.py.)"""
     from playwright.sync_api import sync_playwright
 
-    db = tmp_path / "busy.duckdb"
-    before = ingest(expand([str(ROOT / "sample_logs")])[0], str(db), jobs=1).loaded
+    db = Path(sample_logs_db)  # every sample log, the pages' data
+    before = sql(db, "SELECT count(*) FROM logs")[0][0]
     extra = tmp_path / "extra"
     subprocess.run([sys.executable, "-m", "trickledger", "simulate", "--game", "rage",
                     "--games", "40", "--seed", "11", "--out", str(extra)], cwd=ROOT,

@@ -36,7 +36,7 @@ dask_distributed = pytest.importorskip("dask.distributed")
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory) -> Path:
+def samples_and_oddities(tmp_path_factory) -> Path:
     """The sample logs, a small simulated corpus (wrong claims, illegal moves), a log that
     reuses a game id with other bytes, the same bytes twice, and an unreadable file."""
     d = tmp_path_factory.mktemp("corpus")
@@ -75,10 +75,10 @@ def subset(corpus: Path) -> list[Source]:
 
 
 @pytest.fixture(scope="module")
-def undisturbed(corpus, tmp_path_factory) -> dict[str, tuple[int, int]]:
+def undisturbed(samples_and_oddities, tmp_path_factory) -> dict[str, tuple[int, int]]:
     """The subset loaded without incident: what every crash test must end up with."""
     db = str(tmp_path_factory.mktemp("undisturbed") / "t.duckdb")
-    ingest(subset(corpus), db, jobs=2, batch_size=20)
+    ingest(subset(samples_and_oddities), db, jobs=2, batch_size=20)
     return db_snapshot(db)
 
 
@@ -121,23 +121,23 @@ def lake_snapshot(path: str) -> dict[str, tuple[int, int]]:
 
 
 @pytest.fixture(scope="module")
-def embedded(corpus, tmp_path_factory):
+def embedded(samples_and_oddities, tmp_path_factory):
     db = str(tmp_path_factory.mktemp("embedded") / "t.duckdb")
-    s = ingest(sources(corpus), db, jobs=2, batch_size=100)
+    s = ingest(sources(samples_and_oddities), db, jobs=2, batch_size=100)
     return db, s
 
 
 @pytest.fixture(scope="module")
-def lake(corpus, tmp_path_factory):
+def lake(samples_and_oddities, tmp_path_factory):
     d = str(tmp_path_factory.mktemp("lake") / "lake")
-    s = ingest(sources(corpus), lake=d, jobs=2, batch_size=100)
+    s = ingest(sources(samples_and_oddities), lake=d, jobs=2, batch_size=100)
     return d, s
 
 
 @pytest.fixture(scope="module")
-def clustered(corpus, cluster, tmp_path_factory):
+def clustered(samples_and_oddities, cluster, tmp_path_factory):
     d = str(tmp_path_factory.mktemp("clustered") / "lake")
-    s = ingest(sources(corpus), lake=d, batch_size=100, cluster=cluster[0])
+    s = ingest(sources(samples_and_oddities), lake=d, batch_size=100, cluster=cluster[0])
     return d, s
 
 
@@ -179,16 +179,17 @@ def test_the_lake_is_a_plain_hive_partitioned_parquet_dataset(clustered, embedde
 
 
 @pytest.mark.parametrize("mode", ["embedded", "lake", "clustered"])
-def test_ingesting_twice_adds_nothing(mode, corpus, embedded, lake, clustered, cluster):
+def test_ingesting_twice_adds_nothing(mode, samples_and_oddities, embedded, lake, clustered,
+                                      cluster):
     target, first = {"embedded": embedded, "lake": lake, "clustered": clustered}[mode]
     snap = db_snapshot if mode == "embedded" else lake_snapshot
     before = snap(target)
     manifests = lakes.manifests(target) if mode != "embedded" else []
     kw: dict[str, Any] = {"batch_size": 100}
     if mode == "embedded":
-        again = ingest(sources(corpus), target, jobs=2, **kw)
+        again = ingest(sources(samples_and_oddities), target, jobs=2, **kw)
     else:
-        again = ingest(sources(corpus), lake=target, jobs=2,
+        again = ingest(sources(samples_and_oddities), lake=target, jobs=2,
                        cluster=cluster[0] if mode == "clustered" else None, **kw)
     assert again.loaded == 0 and again.already == first.loaded + 1
     # what was not loaded is reported as it is, never as "already loaded"
@@ -231,14 +232,14 @@ def _wait_for_reader(fifo: Path, other_than: int | None = None, timeout_s: float
 
 
 @pytest.mark.parametrize("mode", ["embedded", "clustered"])
-def test_a_worker_killed_mid_run_changes_nothing(mode, corpus, undisturbed, cluster,
+def test_a_worker_killed_mid_run_changes_nothing(mode, samples_and_oddities, undisturbed, cluster,
                                                  tmp_path):
     """One log is a named pipe: the worker that reads it waits, mid-batch (the reader
     waits up to 10 s for a pipe's first bytes), until the test has killed it with SIGKILL
     and then writes the log's bytes. The batch runs again on
     another worker (a new pool; Dask's retry) and the tables equal an undisturbed run's;
     running the same command again adds nothing."""
-    srcs = subset(corpus)
+    srcs = subset(samples_and_oddities)
     k = len(srcs) // 2
     victim = srcs[k]
     fifo = tmp_path / "pipe.jsonl"
@@ -270,7 +271,7 @@ def test_a_worker_killed_mid_run_changes_nothing(mode, corpus, undisturbed, clus
     assert not t.is_alive() and "s" in result
     snap = db_snapshot if mode == "embedded" else lake_snapshot
     assert snap(target) == undisturbed
-    again = run(subset(corpus))
+    again = run(subset(samples_and_oddities))
     assert again.loaded == 0
     assert snap(target) == undisturbed
 
@@ -362,14 +363,15 @@ raise SystemExit(main(sys.argv[2:]))
 """
 
 
-def test_a_committer_killed_mid_commit_leaves_no_half_batch(corpus, undisturbed, tmp_path):
+def test_a_committer_killed_mid_commit_leaves_no_half_batch(samples_and_oddities, undisturbed,
+                                                            tmp_path):
     import subprocess
     import sys
 
     target = tmp_path / "lake"
     marker = tmp_path / "marker"
     args = ["ingest", "--lake", str(target), "--batch", "20", "--jobs", "2",
-            *(s.path or "" for s in subset(corpus))]
+            *(s.path or "" for s in subset(samples_and_oddities))]
     proc = subprocess.Popen([sys.executable, "-c", HANG_IN_COMMIT, str(marker), *args],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 180

@@ -40,8 +40,9 @@ def stale_rows(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[int, int, int]
 
 
 @pytest.fixture(scope="module")
-def ingested(tmp_path_factory) -> Path:
-    """The games' sample logs ingested once for the module."""
+def game_samples_built(tmp_path_factory) -> Path:
+    """The hand-written samples of the four games (sample_logs/GAME) ingested once for the
+    module."""
     path = tmp_path_factory.mktemp("summaries") / "s.duckdb"
     sources, _ = expand([str(SAMPLES / g) for g in ("plotters", "rage", "color_stacks",
                                                     "under_the_radar")])
@@ -50,13 +51,14 @@ def ingested(tmp_path_factory) -> Path:
 
 
 @pytest.fixture()
-def db(ingested, tmp_path) -> str:
-    """A copy of `ingested` of this test's own (tests delete summaries, quarantine, import)."""
-    return copy_of(ingested, tmp_path)
+def game_samples_db(game_samples_built, tmp_path) -> str:
+    """A copy of `game_samples_built` of this test's own (tests delete summaries, quarantine,
+    import)."""
+    return copy_of(game_samples_built, tmp_path)
 
 
-def test_a_load_leaves_every_summary_equal_to_its_facts(db):
-    with duckdb.connect(db, read_only=True) as con:
+def test_a_load_leaves_every_summary_equal_to_its_facts(game_samples_db):
+    with duckdb.connect(game_samples_db, read_only=True) as con:
         assert summaries.behind(con) == 0
         assert stale_rows(con) == {}
         for name in summary_names():  # not equal because empty
@@ -65,31 +67,31 @@ def test_a_load_leaves_every_summary_equal_to_its_facts(db):
         assert con.execute(f"SELECT count(*) FROM {SUMMARISED}").fetchone()[0] == n
 
 
-def test_a_page_makes_the_summaries_a_killed_run_left_behind(db):
+def test_a_page_makes_the_summaries_a_killed_run_left_behind(game_samples_db):
     """A run killed between its last batch and its summaries leaves games without them:
     the next statistics page makes them (a write job) and its figures count every game."""
-    with duckdb.connect(db) as con:
+    with duckdb.connect(game_samples_db) as con:
         for name in (*summary_names(), SUMMARISED):
             con.execute(f"DELETE FROM {name} WHERE game_id = ?", [GAME])
         assert summaries.behind(con) == 1
         assert stale_rows(con)  # the early-end and split rows of the game are missing
-    with dashboard_database(db):
+    with dashboard_database(game_samples_db):
         at = AppTest.from_file(str(DASHBOARD / "games" / "plotters_early_ends.py"),
                                default_timeout=120)
         at.run()
         assert not at.exception, [e.value for e in at.exception]
-    with duckdb.connect(db, read_only=True) as con:
+    with duckdb.connect(game_samples_db, read_only=True) as con:
         assert summaries.behind(con) == 0
         assert stale_rows(con) == {}
 
 
-def test_a_quarantined_game_leaves_every_summary(db):
-    with duckdb.connect(db, read_only=True) as con:
+def test_a_quarantined_game_leaves_every_summary(game_samples_db):
+    with duckdb.connect(game_samples_db, read_only=True) as con:
         before = {n: con.execute(f"SELECT count(*) FROM {n} WHERE game_id = ?",
                                  [GAME]).fetchone()[0] for n in (*summary_names(), SUMMARISED)}
     assert before[SUMMARISED] == 1 and before["early_end_rounds"] > 0
-    remove(db, GAME, "quarantine", Actor("test", "command line"), "a test")
-    with duckdb.connect(db, read_only=True) as con:
+    remove(game_samples_db, GAME, "quarantine", Actor("test", "command line"), "a test")
+    with duckdb.connect(game_samples_db, read_only=True) as con:
         for name in (*summary_names(), SUMMARISED):
             assert con.execute(f"SELECT count(*) FROM {name} WHERE game_id = ?",
                                [GAME]).fetchone()[0] == 0, name
@@ -97,11 +99,11 @@ def test_a_quarantined_game_leaves_every_summary(db):
         assert stale_rows(con) == {}
 
 
-def test_an_import_makes_the_summaries_again_from_the_facts(db, tmp_path):
+def test_an_import_makes_the_summaries_again_from_the_facts(game_samples_db, tmp_path):
     """An export leaves the summaries out (they are derived); the imported file has them."""
     from trickledger.ingest.backup import export, import_
 
-    export(db, str(tmp_path / "out"))
+    export(game_samples_db, str(tmp_path / "out"))
     assert not any(p.name.startswith(tuple(summary_names())) for p in (tmp_path / "out").iterdir())
     restored = str(tmp_path / "restored.duckdb")
     import_(str(tmp_path / "out"), restored)

@@ -6,6 +6,7 @@ broke the promise when an outside attack found it (real processes, real files)."
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import time
@@ -46,17 +47,22 @@ raise SystemExit(main(sys.argv[3:]))
 """
 
 
-def _simulate(out: Path, games: int, seed: int) -> None:
-    subprocess.run([sys.executable, "-m", "trickledger", "simulate", "--game", "rage",
-                    "--games", str(games), "--seed", str(seed), "--out", str(out)],
-                   cwd=ROOT, check=True, capture_output=True)
-
-
 @pytest.fixture(scope="module")
 def corpora(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """LOGS logs for the slow ingest and 20 others, copied from the sample corpus (its
+    simulated plotters and rage games, every one distinct; simulating them afresh cost a
+    process and as much work as the ingest)."""
     root = tmp_path_factory.mktemp("writer-turns")
-    _simulate(root / "logs", LOGS, 1)
-    _simulate(root / "other", 20, 3)
+    corpus = ROOT / "sample_logs" / "corpus"
+    plotters = sorted((corpus / "plotters").glob("*.jsonl"))
+    rage = sorted((corpus / "rage").glob("*.jsonl"))
+    first = plotters + rage[:LOGS - len(plotters)]
+    other = rage[LOGS - len(plotters):LOGS - len(plotters) + 20]
+    assert len(first) == LOGS and len(other) == 20
+    for folder, logs in ((root / "logs", first), (root / "other", other)):
+        folder.mkdir()
+        for log in logs:
+            shutil.copyfile(log, folder / log.name)
     return root / "logs", root / "other"
 
 
