@@ -595,9 +595,9 @@ def thinned_note(history: pd.DataFrame) -> None:
     if longest <= HISTORY_POINTS:
         return
     step = -(-longest // HISTORY_POINTS)
-    st.caption(f"A line of more than {HISTORY_POINTS:,} games shows the rating after every "
-               f"k-th game and after the last one: every {ordinal(step)} for the longest "
-               f"here ({longest:,} games).")
+    st.caption(md(f"A line of more than {HISTORY_POINTS:,} games shows the rating after "
+                  f"every k-th game and after the last one: every {ordinal(step)} for the "
+                  f"longest here ({longest:,} games)."))
 
 
 def ordinal(k: int) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from . import standings
 from .access import query
 from .filters import Filters, filtered
-from . import standings
 
 
 def player_results(f: Filters, player: str) -> pd.DataFrame:

@@ -56,8 +56,8 @@ HISTORY_POINTS = 300
 def thinned(rows_sql: str, line: str, order: str) -> str:
     """`rows_sql`'s rows, at most HISTORY_POINTS (one parameter, `?`, after the query's
     own; at least 2) per `line`, in `order`: the first row, every k-th after it and the
-    line's last one, which are the rating as it stood after those games. `n` numbers a line's rows before thinning,
-    `of` says how many it had."""
+    line's last one, which are the rating as it stood after those games. `n` numbers a
+    line's rows before thinning, `of` says how many it had."""
     return f"""
         SELECT * EXCLUDE (step) FROM (
             SELECT t.*, greatest(1, ceil((t.of - 1) / (most.points - 1)))::BIGINT AS step FROM (
