@@ -79,7 +79,8 @@ def test_a_long_rating_history_is_drawn_with_at_most_its_points(db, monkeypatch)
         assert set(values(line["x"])) <= set(seqs)
     longest = max(len(values(line["x"])) for line in lines)
     assert longest == 3  # the sample's leaders play more than three games
-    assert any("shows the rating after every k-th game" in c.value for c in at.caption)
+    assert any("shows the rating after every k-th game" in c.value.replace("\\", "")
+               for c in at.caption)
 
 
 def test_a_short_rating_history_is_drawn_whole_without_a_note(db):
@@ -90,7 +91,7 @@ def test_a_short_rating_history_is_drawn_whole_without_a_note(db):
         n = sql(db, "SELECT count(*) FROM rating_history WHERE game = ? AND player = ?",
                 [game, line["name"]])[0][0]
         assert len(values(line["x"])) == n
-    assert not any("k-th game" in c.value for c in at.caption)
+    assert not any("k-th game" in c.value.replace("\\", "") for c in at.caption)
 
 
 def test_the_player_page_draws_the_latest_games_and_counts_them_all(db, monkeypatch):
@@ -133,3 +134,22 @@ def test_the_sidebar_asks_one_query_for_what_it_offers(db):
     offered = [q for q, _ in seen if "DISTINCT player" in q or "DISTINCT game" in q]
     assert len(offered) == 1, offered
     assert at.sidebar.multiselect(key="f_players").options  # the players are offered
+
+
+def test_the_results_histogram_is_drawn_from_counts_of_every_final_total(db):
+    """Results: the final totals' histogram counts every finish of the game, per table
+    size, from how often each total came (a few numbers, not one per finish)."""
+    at = run("results")
+    game = sql(db, "SELECT min(game) FROM finishes")[0][0]
+    histograms = [t for fig in figures(at) for t in fig["data"] if t["type"] == "histogram"]
+    assert histograms and all(t["histfunc"] == "sum" for t in histograms)
+    by_table = {t["name"]: values(t["y"]) for t in histograms}
+    expected = dict(sql(db, "SELECT f.n_players || ' players', count(*) FROM finishes f "
+                            "JOIN game_counting g USING (game_id) WHERE f.game = ? AND "
+                            "g.counted_as IN ('complete', 'disputed', 'sheet') GROUP BY 1",
+                        [game]))
+    assert {k: sum(v) for k, v in by_table.items()} == expected
+    distinct = sql(db, "SELECT count(DISTINCT (f.total, f.n_players)) FROM finishes f "
+                       "JOIN game_counting g USING (game_id) WHERE f.game = ? AND "
+                       "g.counted_as IN ('complete', 'disputed', 'sheet')", [game])[0][0]
+    assert sum(len(v) for v in by_table.values()) == distinct
