@@ -604,3 +604,18 @@ def ordinal(k: int) -> str:
     """2 -> "2nd", 11 -> "11th", 23 -> "23rd"."""
     tail = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
     return f"{k:,}{tail}"
+
+
+def counted_histogram(frame: pd.DataFrame, x: str, counts: str, **kw: Any) -> Any:
+    """`px.histogram` of `x` drawn from how often each value came (`counts`), not from one
+    row per occurrence: the same bars from a few hundred numbers where a club's history
+    has 100,000. Its axis and hover say the count's label (`labels[counts]`), not "sum of"."""
+    import plotly.express as px
+
+    fig = px.histogram(frame, x=x, y=counts, histfunc="sum", **kw)
+    word = kw.get("labels", {}).get(counts, counts)
+    for trace in fig.data:
+        if isinstance(trace.hovertemplate, str):
+            trace.hovertemplate = trace.hovertemplate.replace(f"sum of {word}", word)
+    fig.update_layout(yaxis_title=word)
+    return fig

@@ -135,8 +135,8 @@ def _form(player: str) -> None:
     for i, game in enumerate(games):
         part = totals[totals["game"] == game]
         # one bar per range of totals, counted from how often each total came
-        fig = px.histogram(part, x="total", y="games", histfunc="sum", nbins=15, title=game,
-                           labels={"total": "final total", "games": "games"})
+        fig = ui.counted_histogram(part, "total", "games", nbins=15, title=game,
+                                   labels={"total": "final total", "games": "games"})
         fig.update_layout(height=260, showlegend=False, yaxis_title="games",
                           margin={"l": 10, "r": 10, "t": 40, "b": 10})
         ui.chart(cols[i % len(cols)], fig, width="stretch", key=f"totals_{i}")

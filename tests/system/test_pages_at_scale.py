@@ -149,6 +149,7 @@ def test_the_results_histogram_is_drawn_from_counts_of_every_final_total(db):
                             "g.counted_as IN ('complete', 'disputed', 'sheet') GROUP BY 1",
                         [game]))
     assert {k: sum(v) for k, v in by_table.items()} == expected
+    assert all("sum of" not in t["hovertemplate"] for t in histograms)
     distinct = sql(db, "SELECT count(DISTINCT (f.total, f.n_players)) FROM finishes f "
                        "JOIN game_counting g USING (game_id) WHERE f.game = ? AND "
                        "g.counted_as IN ('complete', 'disputed', 'sheet')", [game])[0][0]
