@@ -154,3 +154,18 @@ def test_the_results_histogram_is_drawn_from_counts_of_every_final_total(db):
                        "JOIN game_counting g USING (game_id) WHERE f.game = ? AND "
                        "g.counted_as IN ('complete', 'disputed', 'sheet')", [game])[0][0]
     assert sum(len(v) for v in by_table.values()) == distinct
+
+
+def test_the_player_page_picks_from_the_sidebars_players(db):
+    """Player: its picker offers everybody from the sidebar's one query, not a second."""
+    seen: list[tuple[str, tuple]] = []
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=120)
+    at.switch_page("views/verify.py").run()
+    access.query.clear()
+    at.query_params["player"] = busiest(db)
+    with access.observe_queries(lambda q, p: seen.append((q, p))):
+        at.switch_page("views/player.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert len([q for q, _ in seen if "DISTINCT player" in q]) == 1
+    everybody = [p for (p,) in sql(db, "SELECT DISTINCT player FROM players ORDER BY 1")]
+    assert at.selectbox(key="player_pick").options == everybody
