@@ -228,16 +228,21 @@ def heaviest_queries(db: str, player: str, game_id: str) -> dict[str, dict[str, 
     os.environ.setdefault("TRICKLEDGER_LISTEN", "127.0.0.1")
     from trickledger import dashboard
     from trickledger.dashboard.data import access
+    from trickledger.dashboard.game_parts import script_path
+    from trickledger.replay.registry import registry
 
     out: dict[str, dict[str, Any]] = {}
     views = Path(dashboard.__file__).resolve().parent / "views"
+    # a game's pages (splits, bidding...) are its declaration's scripts, not views/
+    scripts = {page.url_path: script_path(page.script)
+               for info in registry().values() for page in info.pages}
     for name, (path, _) in pages(player, game_id).items():
         if name in ("verify", "upload", "sheet"):
             continue  # forms: no query until something is given
-        page = "overview" if name == "overview" else name
+        script = scripts.get(name, views / f"{name}.py")
         seen: list[tuple[str, tuple[Any, ...]]] = []
         access.query.clear()
-        at = AppTest.from_file(str(views / f"{page}.py"), default_timeout=PATIENCE_MS / 1000)
+        at = AppTest.from_file(str(script), default_timeout=PATIENCE_MS / 1000)
         if "?" in path:
             for pair in path.split("?", 1)[1].split("&"):
                 k, v = pair.split("=", 1)

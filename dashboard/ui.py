@@ -339,8 +339,11 @@ def chart(where: Any, fig: Any, **kw: Any) -> Any:
                 value = trace[attr]
             except (KeyError, ValueError):
                 continue
-            if value is not None:
-                trace[attr] = _literal(value)
+            if value is None:
+                continue
+            made = _literal(value)
+            if made is not value:  # numbers stay: setting them again re-validates them
+                trace[attr] = made
         for attr in ("hovertemplate", "texttemplate"):
             try:
                 template = trace[attr]
@@ -581,3 +584,38 @@ def suits_in_play(info: GameInfo, players: int, key: str) -> list[str] | None:
     k = len(setup["suits"])
     return list(st.multiselect(f"Suits in play ({k:d})", letters, default=letters[:k],
                                key=f"{key}_{k}"))
+
+
+def thinned_note(history: pd.DataFrame) -> None:
+    """Under a rating history thinned by `data.standings.thinned` (its `of` column: each
+    line's games), say what its lines show when one was thinned."""
+    from .data.standings import HISTORY_POINTS
+
+    longest = int(history["of"].max()) if len(history) else 0
+    if longest <= HISTORY_POINTS:
+        return
+    step = -(-longest // HISTORY_POINTS)
+    st.caption(md(f"A line of more than {HISTORY_POINTS:,} games shows the rating after "
+                  f"every k-th game and after the last one: every {ordinal(step)} for the "
+                  f"longest here ({longest:,} games)."))
+
+
+def ordinal(k: int) -> str:
+    """2 -> "2nd", 11 -> "11th", 23 -> "23rd"."""
+    tail = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k:,}{tail}"
+
+
+def counted_histogram(frame: pd.DataFrame, x: str, counts: str, **kw: Any) -> Any:
+    """`px.histogram` of `x` drawn from how often each value came (`counts`), not from one
+    row per occurrence: the same bars from a few hundred numbers where a club's history
+    has 100,000. Its axis and hover say the count's label (`labels[counts]`), not "sum of"."""
+    import plotly.express as px
+
+    fig = px.histogram(frame, x=x, y=counts, histfunc="sum", **kw)
+    word = kw.get("labels", {}).get(counts, counts)
+    for trace in fig.data:
+        if isinstance(trace.hovertemplate, str):
+            trace.hovertemplate = trace.hovertemplate.replace(f"sum of {word}", word)
+    fig.update_layout(yaxis_title=word)
+    return fig

@@ -147,27 +147,37 @@ def _hashable(p: Any) -> Any:
 
 
 def options() -> dict[str, Any]:
-    """Values the sidebar offers."""
+    """Values the sidebar offers (one query: every page draws the sidebar, and each query
+    opens the database file anew)."""
     from trickledger.replay.registry import registry
 
-    games = query("SELECT DISTINCT game FROM games ORDER BY game")["game"].tolist()
-    counts = query("SELECT DISTINCT n_players FROM games ORDER BY 1")["n_players"].tolist()
-    players = player_names()
-    variants = query("SELECT DISTINCT unnest(variants) AS v FROM games ORDER BY 1")["v"].tolist()
-    editions = query("SELECT DISTINCT edition FROM games WHERE edition IS NOT NULL "
-                     "ORDER BY 1")["edition"].tolist()
-    days = query("SELECT min(played_on) AS lo, max(played_on) AS hi, "
-                 "count(*) FILTER (WHERE played_on IS NULL) AS undated FROM games")
-    lo, hi = days["lo"].iloc[0], days["hi"].iloc[0]
+    row = query("""
+        SELECT (SELECT coalesce(list(DISTINCT game ORDER BY game), []) FROM games) AS games,
+               (SELECT coalesce(list(DISTINCT n_players ORDER BY n_players), []) FROM games)
+                   AS counts,
+               (SELECT coalesce(list(DISTINCT player ORDER BY player), []) FROM players)
+                   AS players,
+               (SELECT coalesce(list(DISTINCT v ORDER BY v), [])
+                FROM (SELECT unnest(variants) AS v FROM games)) AS variants,
+               (SELECT coalesce(list(DISTINCT edition ORDER BY edition), []) FROM games
+                WHERE edition IS NOT NULL) AS editions,
+               min(played_on) AS lo, max(played_on) AS hi,
+               count(*) FILTER (WHERE played_on IS NULL) AS undated
+        FROM games""").iloc[0]
+    lo, hi = row["lo"], row["hi"]
     known = sorted((name, v) for name, info in registry().items() for v in info.variants)
-    return {"games": games, "counts": [int(c) for c in counts], "players": players,
-            "variants": variants, "editions": editions, "known_variants": known,
-            "undated": int(days["undated"].iloc[0]),
+    return {"games": [str(g) for g in row["games"]],
+            "counts": [int(c) for c in row["counts"]],
+            "players": [str(p) for p in row["players"]],
+            "variants": [str(v) for v in row["variants"]],
+            "editions": [str(e) for e in row["editions"]], "known_variants": known,
+            "undated": int(row["undated"]),
             "lo": None if pd.isna(lo) else pd.Timestamp(lo).date(),
             "hi": None if pd.isna(hi) else pd.Timestamp(hi).date()}
 
 
 def player_names() -> list[str]:
-    """Everybody in the database, whatever the filter."""
-    names: list[str] = query("SELECT DISTINCT player FROM players ORDER BY 1")["player"].tolist()
+    """Everybody in the database, whatever the filter (the sidebar's answer: no query of
+    its own)."""
+    names: list[str] = options()["players"]
     return names

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from . import standings
 from .access import query
 from .filters import Filters, filtered
 
@@ -37,24 +38,44 @@ def player_ratings(player: str) -> pd.DataFrame:
 
 
 def player_rating_history(player: str) -> pd.DataFrame:
-    """The player's rating after each of their rated games."""
-    return query("""
+    """The player's rating after each of their rated games (at most
+    `standings.HISTORY_POINTS` per game: `standings.thinned`; `n` numbers their games of that game)."""
+    return query(standings.thinned("""
         SELECT game, seq, played_on, finish, players, mu, sigma, ordinal
-        FROM rating_history WHERE player = ? ORDER BY game, seq""", (player,))
+        FROM rating_history WHERE player = ?""", "game", "seq") + " ORDER BY game, seq",
+        (player, standings.HISTORY_POINTS))
+
+
+# The Form chart shows a player's latest finished games: form is recent play, and a
+# scatter of thousands of games (a club's history of 100,000) is a grey band that is slow
+# to build and to draw.
+FORM_GAMES = 500
 
 
 def player_form(f: Filters, player: str) -> pd.DataFrame:
-    """Every finished game of the player in played order: placing, and its mean over the
-    last ten."""
+    """The player's latest FORM_GAMES finished games in played order: placing, and its mean
+    over the last ten; `n` numbers all their finished games, `of` says how many."""
     return filtered("""
-        SELECT game, game_id, played_on, n_players, finish, total, win_share,
-               CASE WHEN n_players > 1 THEN (n_players - finish) / (n_players - 1) END
-                   AS placing,
-               avg(CASE WHEN n_players > 1 THEN (n_players - finish) / (n_players - 1) END)
-                   OVER (ORDER BY played_on NULLS LAST, game_id
-                         ROWS BETWEEN 9 PRECEDING AND CURRENT ROW) AS last_ten
-        FROM finishes WHERE player = ? AND game_id IN ({games})
-        ORDER BY played_on NULLS LAST, game_id""", f, params=(player,))
+        SELECT * FROM (
+            SELECT game, game_id, played_on, n_players, finish, total, win_share,
+                   CASE WHEN n_players > 1 THEN (n_players - finish) / (n_players - 1) END
+                       AS placing,
+                   avg(CASE WHEN n_players > 1 THEN (n_players - finish) / (n_players - 1) END)
+                       OVER (ORDER BY played_on NULLS LAST, game_id
+                             ROWS BETWEEN 9 PRECEDING AND CURRENT ROW) AS last_ten,
+                   row_number() OVER (ORDER BY played_on NULLS LAST, game_id) AS n,
+                   count(*) OVER () AS of
+            FROM finishes WHERE player = ? AND game_id IN ({games}))
+        WHERE n > of - ? ORDER BY n""", f, params=(player, FORM_GAMES))
+
+
+def player_totals(f: Filters, player: str) -> pd.DataFrame:
+    """How often the player finished a game with each final total (`games`), per game: the
+    histograms of the Form section, drawn from counts rather than from every game."""
+    return filtered("""
+        SELECT game, total, count(*) AS games FROM finishes
+        WHERE player = ? AND game_id IN ({games}) GROUP BY game, total ORDER BY game, total""",
+        f, params=(player,))
 
 
 def player_head_to_head(f: Filters, player: str) -> pd.DataFrame:

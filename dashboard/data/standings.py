@@ -18,10 +18,13 @@ def results(f: Filters) -> pd.DataFrame:
 
 
 def final_totals(f: Filters, game: str) -> pd.DataFrame:
-    """Every final total of one game, with the table size."""
+    """How often each final total of one game came (`finishes`), per table size: a
+    histogram's bars from a few hundred counts rather than from every player's total
+    (100,000 of them in a club's history of 100,000 games)."""
     return filtered("""
-        SELECT f.total, f.n_players FROM finishes f
-        WHERE f.game_id IN ({games}) AND {players}""", f, game=game,
+        SELECT f.total, f.n_players, count(*) AS finishes FROM finishes f
+        WHERE f.game_id IN ({games}) AND {players}
+        GROUP BY f.total, f.n_players ORDER BY f.n_players, f.total""", f, game=game,
         player_column="f.player")
 
 
@@ -47,12 +50,33 @@ def ratings_by_game(f: Filters) -> pd.DataFrame:
         ORDER BY r.game, r.ordinal DESC, r.player""", f, player_column="r.player")
 
 
+# A rating history is drawn with at most this many points per line: a line across a chart
+# a few hundred pixels wide looks the same with more, and thousands of points per player
+# (a club's history of 100,000 games) make the page slow to build and to draw.
+HISTORY_POINTS = 300
+
+
+def thinned(rows_sql: str, line: str, order: str) -> str:
+    """`rows_sql`'s rows, at most HISTORY_POINTS (one parameter, `?`, after the query's
+    own; at least 2) per `line`, in `order`: the first row, every k-th after it and the
+    line's last one, which are the rating as it stood after those games. `n` numbers a
+    line's rows before thinning, `of` says how many it had."""
+    return f"""
+        SELECT * EXCLUDE (step) FROM (
+            SELECT t.*, greatest(1, ceil((t.of - 1) / (most.points - 1)))::BIGINT AS step FROM (
+                SELECT *, row_number() OVER (PARTITION BY {line} ORDER BY {order}) AS n,
+                       count(*) OVER (PARTITION BY {line}) AS of
+                FROM ({rows_sql})) t, (SELECT ?::DOUBLE AS points) most)
+        WHERE (n - 1) % step = 0 OR n = of"""
+
+
 def rating_history(game: str, players: list[str]) -> pd.DataFrame:
-    """How the ratings of `players` in `game` went, game by game."""
-    return query("""
+    """How the ratings of `players` in `game` went, game by game (at most HISTORY_POINTS
+    games per player: `thinned`)."""
+    return query(thinned("""
         SELECT seq, player, ordinal, mu, sigma, played_on
-        FROM rating_history WHERE game = ? AND list_contains(?, player)
-        ORDER BY seq, player""", (game, tuple(players)))
+        FROM rating_history WHERE game = ? AND list_contains(?, player)""", "player", "seq")
+        + " ORDER BY seq, player", (game, tuple(players), HISTORY_POINTS))
 
 
 def head_to_head(f: Filters) -> pd.DataFrame:

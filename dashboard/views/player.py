@@ -94,12 +94,13 @@ def _ratings(player: str) -> None:
                 decimals={"ordinal": 2, "mu": 2, "sigma": 2})
     history = players.player_rating_history(player)
     history["game"] = [game_parts.game_title(g) for g in history["game"]]
-    history["n"] = history.groupby("game").cumcount() + 1
     ui.chart(st, px.line(history, x="n", y="ordinal", color="game", markers=True,
+                            render_mode="svg",
                             hover_data=["played_on", "finish", "players", "mu", "sigma"],
                             labels={"n": "their games, in played order",
                                     "ordinal": "rating (μ − 3σ)", "game": "game"},
                             title="Rating history"), width="stretch")
+    ui.thinned_note(history)
 
 
 def _form(player: str) -> None:
@@ -108,24 +109,34 @@ def _form(player: str) -> None:
     if form.empty:
         st.info("No finished game under this filter.")
         return
-    form["n"] = range(1, len(form) + 1)
     form["game"] = [game_parts.game_title(g) for g in form["game"]]
-    fig = px.scatter(form, x="n", y="placing", color="game",
+    total = int(form["of"].iloc[0])
+    fig = px.scatter(form, x="n", y="placing", color="game", render_mode="svg",
                      hover_data=["played_on", "finish", "n_players", "total"],
                      labels={"n": "finished games, in played order",
                              "placing": "placing (1 = first, 0 = last)", "game": "game"},
-                     title="Every finished game, and the mean of the last ten")
+                     title="Every finished game, and the mean of the last ten"
+                     if total <= players.FORM_GAMES else
+                     f"The last {players.FORM_GAMES:,} finished games, and the mean of the "
+                     f"last ten")
     fig.add_scatter(x=form["n"], y=form["last_ten"], mode="lines", name="mean of the last ten",
                     line={"color": "black"})
     fig.add_hline(y=0.5, line_dash="dot", annotation_text="the middle of the table")
     ui.chart(st, fig, width="stretch")
+    if total > players.FORM_GAMES:
+        st.caption(f"{ui.md(player)} has finished {total:,} games under this filter: the "
+                   f"chart shows the latest {players.FORM_GAMES:,} (the histograms below "
+                   f"count them all).")
     st.markdown("**Final totals, game by game**")
-    games = sorted(form["game"].unique())
+    totals = players.player_totals(f, player)
+    totals["game"] = [game_parts.game_title(g) for g in totals["game"]]
+    games = sorted(totals["game"].unique())
     cols = st.columns(min(len(games), 4))
     for i, game in enumerate(games):
-        part = form[form["game"] == game]
-        fig = px.histogram(part, x="total", nbins=15, title=game,
-                           labels={"total": "final total", "count": "games"})
+        part = totals[totals["game"] == game]
+        # one bar per range of totals, counted from how often each total came
+        fig = ui.counted_histogram(part, "total", "games", nbins=15, title=game,
+                                   labels={"total": "final total", "games": "games"})
         fig.update_layout(height=260, showlegend=False, yaxis_title="games",
                           margin={"l": 10, "r": 10, "t": 40, "b": 10})
         ui.chart(cols[i % len(cols)], fig, width="stretch", key=f"totals_{i}")

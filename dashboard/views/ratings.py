@@ -46,12 +46,13 @@ def render() -> None:
                 decimals={"ordinal": 2, "mu": 2, "sigma": 2})
     shown = board["player"].head(8).tolist()
     history = standings.rating_history(game, shown)
-    ui.chart(st, px.line(history, x="seq", y="ordinal", color="player",
+    ui.chart(st, px.line(history, x="seq", y="ordinal", color="player", render_mode="svg",
                             hover_data=["mu", "sigma", "played_on"],
                             labels={"seq": f"{game_parts.game_title(game)} games, in played order",
                                     "ordinal": "rating (μ − 3σ)", "player": "player"},
                             title="Rating history of the leaders"),
                     width="stretch", key=f"history_{game}")
+    ui.thinned_note(history)
 
 
 ui.guarded(render)

@@ -1,6 +1,5 @@
 """Results: totals, winners, score distributions and fair win rates in every game."""
 
-import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -65,10 +64,12 @@ def render() -> None:
                 decimals={"expected_wins": 2, "vs_baseline": 2, "win_share": 2})
     totals = standings.final_totals(f, game)
     totals["table"] = [f"{n} players" for n in totals["n_players"]]
-    ui.chart(st, px.histogram(totals, x="total", color="table", nbins=40,
-                                 labels={"total": "final total", "table": "table"},
-                                 title=f"Final totals — {game_parts.game_title(game)}"),
-                    width="stretch", key=f"totals_{game}")
+    # one bar per range of totals, counted from how often each total came
+    ui.chart(st, ui.counted_histogram(totals, "total", "finishes", color="table", nbins=40,
+                                      labels={"total": "final total", "table": "table",
+                                              "finishes": "count"},
+                                      title=f"Final totals — {game_parts.game_title(game)}"),
+             width="stretch", key=f"totals_{game}")
     recent = standings.latest_games(f, game)
     st.markdown("**Latest games**")
     tables.show(recent, {"game_id": "game", "played_on": "played on",
