@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import dashboard_database, page_file
+from helpers import DASHBOARD, dashboard_database, page_file
 from streamlit.testing.v1 import AppTest
 
 from trickledger.dashboard.data import access, players, standings
@@ -125,7 +125,7 @@ def test_the_sidebar_asks_one_query_for_what_it_offers(db):
     """The filter every page draws asks the database once (each query opens the file)."""
     seen: list[tuple[str, tuple]] = []
     access.query.clear()
-    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=120)
+    at = AppTest.from_file(str(DASHBOARD / "app.py"), default_timeout=120)
     at.switch_page("views/verify.py").run()  # a page without queries of its own...
     access.query.clear()
     with access.observe_queries(lambda q, p: seen.append((q, p))):
@@ -159,7 +159,7 @@ def test_the_results_histogram_is_drawn_from_counts_of_every_final_total(db):
 def test_the_player_page_picks_from_the_sidebars_players(db):
     """Player: its picker offers everybody from the sidebar's one query, not a second."""
     seen: list[tuple[str, tuple]] = []
-    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=120)
+    at = AppTest.from_file(str(DASHBOARD / "app.py"), default_timeout=120)
     at.switch_page("views/verify.py").run()
     access.query.clear()
     at.query_params["player"] = busiest(db)
