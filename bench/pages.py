@@ -11,7 +11,9 @@ analyse --no-hands`, as docs/performance.md advises after a load), starts `trick
 dashboard` on it, and opens every page in headless Chromium, in a fresh browser context
 per visit, timing from the request until the page is idle: Streamlit's script has run to
 its end and every chart is drawn. The first visit meets the server's caches cold, the
-next ones warm. Then each page runs once more in-process (Streamlit's AppTest) with every
+next ones warm; a fresh context also loads the app's JavaScript anew (plotly's among it), as
+a visitor's first visit does. Then every page once more in one context that has opened the
+dashboard before ("moving on": a visitor going from page to page). Then each page runs once more in-process (Streamlit's AppTest) with every
 query it asks recorded, and each query is timed again on a read-only connection of its
 own: the slowest is the page's heaviest query. Also: the database's size on disk after
 the load, and the load's time. Prints a table and the load average before and after;
@@ -197,6 +199,34 @@ def browse(url: str, visits: int, player: str, game_id: str,
     return times
 
 
+def browse_on(url: str, player: str, game_id: str) -> dict[str, float]:
+    """Seconds to idle per page as a visitor moving from page to page meets it: one browser
+    context, which has opened the dashboard once already (its cache holds the app's
+    JavaScript, plotly's 4.7 MB among it, as a returning visitor's browser does), each page
+    opened by its address in turn."""
+    from playwright.sync_api import sync_playwright
+
+    times: dict[str, float] = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                    args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        visits = list(pages(player, game_id).values())
+        for path, title in [visits[0], *visits]:  # the first, untimed: the browser's cache
+            t0 = time.perf_counter()
+            page.goto(f"{url}/{path}", wait_until="domcontentloaded")
+            page.get_by_role("heading", name=title).first.wait_for(timeout=PATIENCE_MS)
+            page.wait_for_function(IDLE, timeout=PATIENCE_MS, polling=50)
+            times[path] = round(time.perf_counter() - t0, 3)
+        context.close()
+        browser.close()
+    by_name = {name: times[path] for name, (path, _) in pages(player, game_id).items()}
+    for name, secs in by_name.items():
+        print(f"  moving on:   {name:<13} {secs:6.2f} s (load {load_average()[0]})", flush=True)
+    return by_name
+
+
 def screenshot(page: Any, width: int, path: Path) -> None:
     """The whole page at `width` px: Streamlit scrolls its main block inside the window, so
     the window is made as tall as that block (a full-page shot would stop at the fold)."""
@@ -301,6 +331,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             shots = Path(args.screenshots) / str(size) if args.screenshots else None
             times = browse(url, args.visits, player, game_id, shots)
+            moving_on = browse_on(url, player, game_id)
         finally:
             proc.terminate()
             proc.wait(60)
@@ -309,9 +340,10 @@ def main(argv: list[str] | None = None) -> int:
         for name, secs in times.items():
             q = queries.get(name, {})
             rows[name] = {"first_s": secs[0], "later_s": statistics.median(secs[1:] or secs),
-                          **q}
+                          "moving_on_s": moving_on.get(name), **q}
             print(f"  {name:<13} first {secs[0]:6.2f} s  later "
-                  f"{statistics.median(secs[1:] or secs):6.2f} s  queries "
+                  f"{statistics.median(secs[1:] or secs):6.2f} s  moving on "
+                  f"{moving_on.get(name, 0):6.2f} s  queries "
                   f"{q.get('queries', 0):>3} (sum {q.get('sum_s', 0):.2f} s, heaviest "
                   f"{q.get('heaviest_s', 0):.2f} s: {q.get('heaviest', '')[:70]})", flush=True)
         results["sizes"][str(size)] = {**loaded, "pages": rows, "load": load_average()}
