@@ -5,19 +5,19 @@ heaviest query behind it (a benchmark, not a test: the figures depend on the mac
                           [--screenshots DIR] [--out FILE] [--skip-ingest]
 
 For each size N it simulates N games (a quarter of each game; seeded, so the same command
-writes the same logs: every size's logs are the first N/4 of each game's, generated
-once), loads them into a fresh database with `trickledger ingest` (then `trickledger
-analyse --no-hands`, as docs/performance.md advises after a load), starts `trickledger
-dashboard` on it, and opens every page in headless Chromium, in a fresh browser context
-per visit, timing from the request until the page is idle: Streamlit's script has run to
-its end and every chart is drawn. The first visit meets the server's caches cold, the
-next ones warm; a fresh context also loads the app's JavaScript anew (plotly's among it), as
-a visitor's first visit does. Then every page once more in one context that has opened the
-dashboard before ("moving on": a visitor going from page to page). Then each page runs once more in-process (Streamlit's AppTest) with every
-query it asks recorded, and each query is timed again on a read-only connection of its
-own: the slowest is the page's heaviest query. Also: the database's size on disk after
-the load, and the load's time. Prints a table and the load average before and after;
-`--out FILE` writes the results as JSON.
+writes the same logs: every size's logs are the first N/4 of each game's, generated once),
+loads them into a fresh database with `trickledger ingest` (then `trickledger analyse
+--no-hands`, as docs/performance.md advises after a load), starts `trickledger dashboard`
+on it, and opens every page in headless Chromium, in a fresh browser context per visit,
+timing from the request until the page is idle: Streamlit's script has run to its end and
+every chart is drawn. The first visit meets the server's caches cold, the next ones warm;
+a fresh context also loads the app's JavaScript anew (plotly's among it), as a visitor's
+first visit does. Then every page once more in one context that has opened the dashboard
+before ("moving on": a visitor going from page to page). Then each page runs once more in-
+process (Streamlit's AppTest) with every query it asks recorded, and each query is timed
+again on a read-only connection of its own: the slowest is the page's heaviest query.
+Also: the database's size on disk after the load, and the load's time. Prints a table and
+the load average before and after; `--out FILE` writes the results as JSON.
 
 Run it from the checkout's root with the installed (compiled) trickledger, on a quiet
 machine for figures to keep. Needs Debian's chromium and playwright (the `test` extra).
