@@ -66,6 +66,26 @@ def note(msg: str) -> None:
     print(f"trickledger setup.py: {msg}", file=sys.stderr)
 
 
+def c_compiler_fails() -> str | None:
+    """Why the C compiler cannot build an extension here (None when it can): a file of one
+    function compiled as setuptools would compile the engine's."""
+    import tempfile
+
+    from setuptools._distutils.ccompiler import new_compiler
+    from setuptools._distutils.sysconfig import customize_compiler
+
+    compiler: Any = new_compiler()
+    customize_compiler(compiler)
+    with tempfile.TemporaryDirectory() as tmp:
+        probe = Path(tmp) / "probe.c"
+        probe.write_text("int trickledger_probe(void) { return 0; }\n")
+        try:
+            compiler.compile([str(probe)], output_dir=tmp)
+        except Exception as e:  # CompileError, DistutilsExecError: missing or failing
+            return f"no working C compiler ({type(e).__name__}: {e})"
+    return None
+
+
 def engine_extensions() -> list[Any]:
     commands = set(sys.argv[1:])
     if commands & EDITABLE:
@@ -75,6 +95,13 @@ def engine_extensions() -> list[Any]:
         return []
     if flag("TRICKLEDGER_PURE"):
         note("TRICKLEDGER_PURE is set: the engine stays interpreted")
+        return []
+    why_not = c_compiler_fails()
+    if why_not is not None:
+        if flag("TRICKLEDGER_REQUIRE_COMPILED"):
+            raise SystemExit(f"trickledger setup.py: {why_not}")
+        # before mypyc's type check (a minute) rather than after it
+        note(f"{why_not}: installing the engine interpreted")
         return []
     try:
         from mypyc.build import mypycify

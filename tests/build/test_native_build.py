@@ -52,7 +52,9 @@ def test_without_a_compiler_the_install_succeeds_and_runs_everything_in_python(
     target, said = no_compiler_install
     assert "compiling the native analysis engine failed" in said, said[-3000:]
     assert "the judge runs in Python" in said
-    assert "compiling the engine failed" in said and "installing it interpreted" in said
+    # found before mypyc's type check, which would cost a minute for nothing
+    assert "no working C compiler" in said and "installing the engine interpreted" in said
+    assert "Treating generator comprehension as list" not in said  # mypyc's own warning
     assert not list(target.rglob("*.so")), list(target.rglob("*.so"))
     version = in_target(target, tmp_path, "-m", "trickledger", "--version")
     assert version.returncode == 0, version.stderr
