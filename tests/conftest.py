@@ -468,9 +468,7 @@ class BuiltDatabase(NamedTuple):
         """A copy of the file in `folder` (the file alone: the ingest that built it ended,
         so it holds every commit)."""
         folder.mkdir(parents=True, exist_ok=True)
-        copy = folder / self.path.name
-        shutil.copyfile(self.path, copy)
-        return str(copy)
+        return copy_of(self.path, folder)
 
 
 SUMMARY_COUNTS = ("loaded", "already", "complete", "incomplete", "illegal", "sheet",
