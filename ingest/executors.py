@@ -21,11 +21,39 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from multiprocessing import get_context
+from multiprocessing.context import BaseContext
 from typing import Protocol
 
 from .batch import Done, Task, run_batch
 
 _SKIP: frozenset[str] = frozenset()
+
+
+def forkserver_context() -> BaseContext:
+    """The forkserver start method, whose workers ignore Ctrl-C from their first instruction
+    (ingest/quiet_workers.py, imported in the forkserver before anything else of ours)."""
+    ctx = get_context("forkserver")
+    ctx.set_forkserver_preload(["__main__", "trickledger.ingest.quiet_workers"])
+    return ctx
+
+
+@contextmanager
+def interrupt_deferred() -> Iterator[None]:
+    """Ctrl-C in the block is raised when the block ends, not inside it: a worker is started
+    by a submit, and a parent interrupted while it hands the new worker its start-up data
+    leaves the worker to die of the half-sent data with a traceback. Outside the main
+    thread (no signal handler can be set there) the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            raise KeyboardInterrupt
 
 
 def die_with(pid: int) -> None:
@@ -157,7 +185,7 @@ class LocalPool:
         self.pool = self._new()
 
     def _new(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(self.jobs, mp_context=get_context("forkserver"),
+        return ProcessPoolExecutor(self.jobs, mp_context=forkserver_context(),
                                    initializer=_init_worker, initargs=(self.skip, os.getpid()))
 
     def _restart(self) -> None:

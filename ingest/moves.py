@@ -34,7 +34,6 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from typing import Any
 
 from trickledger.replay.judge import (
@@ -463,18 +462,21 @@ def _run_local(tasks: list[RoundTask], work: Callable[[RoundTask], RoundDone],
     """The rounds on `jobs` worker processes, a bounded number in flight. A worker that
     dies, or a result that cannot be read back, breaks the pool (BrokenProcessPool): the
     run stops there with WorkersFailed, never waiting for a result that will not come."""
-    pool = ProcessPoolExecutor(jobs, mp_context=get_context("forkserver"),
+    from .executors import forkserver_context, interrupt_deferred
+
+    pool = ProcessPoolExecutor(jobs, mp_context=forkserver_context(),
                                initializer=_worker_init, initargs=(os.getpid(),))
     pending = iter(tasks)
     flight: set[Future[RoundDone]] = set()
     clean = False
     try:
         while True:
-            while len(flight) < 2 * jobs:
-                t = next(pending, None)
-                if t is None:
-                    break
-                flight.add(pool.submit(work, t))
+            with interrupt_deferred():  # a submit may start a worker
+                while len(flight) < 2 * jobs:
+                    t = next(pending, None)
+                    if t is None:
+                        break
+                    flight.add(pool.submit(work, t))
             if not flight:
                 clean = True
                 return
