@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import DASHBOARD, dashboard_database, page_file
+from helpers import DASHBOARD, dashboard_database, run_page
 from streamlit.testing.v1 import AppTest
 
 from trickledger.dashboard.data import access, players, standings
@@ -35,15 +35,6 @@ def sql(db, text, params=()):
         return con.execute(text, list(params)).fetchall()
 
 
-def run(name: str, **params: str) -> AppTest:
-    at = AppTest.from_file(str(page_file(name)), default_timeout=120)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
 def figures(at: AppTest) -> list[dict]:
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
 
@@ -65,7 +56,7 @@ def test_a_long_rating_history_is_drawn_with_at_most_its_points(db, monkeypatch)
     last of their games among them (the rating as it stands now), and the page says the
     lines are thinned."""
     monkeypatch.setattr(standings, "HISTORY_POINTS", 3)
-    at = run("ratings")
+    at = run_page("ratings")
     game = sql(db, "SELECT game FROM ratings ORDER BY game LIMIT 1")[0][0]
     history = figures(at)[-1]
     lines = [t for t in history["data"] if t.get("mode") == "lines"]
@@ -84,7 +75,7 @@ def test_a_long_rating_history_is_drawn_with_at_most_its_points(db, monkeypatch)
 
 
 def test_a_short_rating_history_is_drawn_whole_without_a_note(db):
-    at = run("ratings")
+    at = run_page("ratings")
     lines = [t for t in figures(at)[-1]["data"] if t.get("mode") == "lines"]
     game = sql(db, "SELECT game FROM ratings ORDER BY game LIMIT 1")[0][0]
     for line in lines:
@@ -101,7 +92,7 @@ def test_the_player_page_draws_the_latest_games_and_counts_them_all(db, monkeypa
     monkeypatch.setattr(standings, "HISTORY_POINTS", 2)
     monkeypatch.setattr(players, "FORM_GAMES", 5)
     player = busiest(db)
-    at = run("player", player=player)
+    at = run_page("player", player=player)
     played = sql(db, "SELECT count(DISTINCT f.game) FROM finishes f JOIN game_counting g "
                      "USING (game_id) WHERE f.player = ? AND g.counted_as IN ('complete', "
                      "'disputed', 'sheet')", [player])[0][0]
@@ -139,7 +130,7 @@ def test_the_sidebar_asks_one_query_for_what_it_offers(db):
 def test_the_results_histogram_is_drawn_from_counts_of_every_final_total(db):
     """Results: the final totals' histogram counts every finish of the game, per table
     size, from how often each total came (a few numbers, not one per finish)."""
-    at = run("results")
+    at = run_page("results")
     game = sql(db, "SELECT min(game) FROM finishes")[0][0]
     histograms = [t for fig in figures(at) for t in fig["data"] if t["type"] == "histogram"]
     assert histograms and all(t["histfunc"] == "sum" for t in histograms)
