@@ -267,7 +267,7 @@ def walk(wanted: int, game: str) -> Iterator[tuple[Table, Counts]]:
         seed = 1000 * i
         while counts.positions < per_table:
             bot: GreedyBot | RandomBot = GreedyBot() if seed % 2 else RandomBot()
-            walk_game(table, seed, bot, counts, solve_every=3, reference_budget=400)
+            walk_game(table, seed, bot, counts, solve_every=10, reference_budget=400)
             seed += 1
         yield table, counts
 
