@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from trickledger.dashboard import auth, game_parts, ui
+from trickledger.dashboard import auth, game_parts, heap, ui
 
 st.set_page_config(page_title="trickledger", page_icon=":material/playing_cards:",
                    layout="wide")
@@ -58,3 +58,4 @@ else:
                        "figures of tricks, and each game's own, come from move logs only.")
 auth.login_panel()
 page.run()
+heap.freeze_after_first_run(page.url_path)

@@ -36,6 +36,7 @@ def server(tmp_path_factory):
         yield url
 
 
+@pytest.mark.long
 def test_every_page_renders_title_chart_and_no_error(server, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:

@@ -245,6 +245,7 @@ def _same_verdict(entered: bytes, simulated: bytes) -> None:
     ("under_the_radar", 3, 1, {}),
     ("plotters", 4, 1, {}),
 ])
+@pytest.mark.long
 def test_a_whole_game_entered_on_a_phone(server, browser, game, players, rounds, extra) -> None:
     url, db = server
     info = registry()[game]

@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -40,6 +42,7 @@ def test_the_documented_walk_through_runs_on_the_installed_package(installed_whe
     assert (tmp_path / "games.duckdb").is_file() and (tmp_path / "lake" / "_manifest").is_dir()
 
 
+@pytest.mark.long
 def test_the_installed_package_is_typed_for_its_users(installed_wheel, tmp_path):
     assert (installed_wheel / "trickledger" / "py.typed").is_file()  # PEP 561: the whole tree
     user = tmp_path / "notebook.py"

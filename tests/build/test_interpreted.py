@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import ROOT
 
 from trickledger.replay.registry import registry
@@ -26,6 +27,7 @@ def interpreted_tests() -> list[str]:
     return [*games, *ALSO]
 
 
+@pytest.mark.long
 def test_the_interpreted_engine_passes_every_games_rules(
         no_compiler_install: tuple[Path, str]) -> None:
     target, _ = no_compiler_install

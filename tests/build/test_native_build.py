@@ -100,6 +100,7 @@ def sanitized_over(compiled: Path, built: Path, overlay: Path) -> None:
     shutil.copy2(native[0], overlay / "trickledger" / "replay" / native[0].name)
 
 
+@pytest.mark.long
 def test_the_native_engine_built_with_sanitizers_passes_the_differential_test(
         tmp_path: Path, compiled_engine: Path) -> None:
     compiler = cxx_compiler()
@@ -112,7 +113,8 @@ def test_the_native_engine_built_with_sanitizers_passes_the_differential_test(
     overlay = tmp_path / "overlay"
     sanitized_over(compiled_engine, target, overlay)
     runtime = {"PYTHONPATH": f"{overlay}{os.pathsep}{compiled_engine}",
-               "TRICKLEDGER_ENGINE_PATH": str(overlay),"LD_PRELOAD": f"{sanitizer_runtime(compiler, 'libasan.so')} "
+               "TRICKLEDGER_ENGINE_PATH": str(overlay),
+               "LD_PRELOAD": f"{sanitizer_runtime(compiler, 'libasan.so')} "
                              f"{sanitizer_runtime(compiler, 'libubsan.so')}",
                # CPython's own allocations are not ours to report; any error of ours aborts
                "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",

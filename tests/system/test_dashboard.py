@@ -11,7 +11,6 @@ from helpers import DASHBOARD, dashboard_database, page_file, visible
 from streamlit.testing.v1 import AppTest
 
 from trickledger.ingest.db import reading
-from trickledger.ingest.load import expand, ingest
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = DASHBOARD / "views"
@@ -19,12 +18,9 @@ SAMPLES = ROOT / "sample_logs"
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("dash") / "dash.duckdb")
-    sources, _ = expand([str(SAMPLES)])
-    ingest(sources, path, jobs=2)
-    with dashboard_database(path):
-        yield path
+def db(module_sample_logs_db):
+    with dashboard_database(module_sample_logs_db):
+        yield module_sample_logs_db
 
 
 def unescape(markdown: str) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,19 +14,12 @@ from streamlit.testing.v1 import AppTest
 
 from trickledger.dashboard.data import access, players, standings
 from trickledger.ingest.db import reading
-from trickledger.ingest.load import expand, ingest
-
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT / "sample_logs"
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("scale") / "scale.duckdb")
-    sources, _ = expand([str(SAMPLES)])
-    ingest(sources, path, jobs=2)
-    with dashboard_database(path):
-        yield path
+def db(module_sample_logs_db):
+    with dashboard_database(module_sample_logs_db):
+        yield module_sample_logs_db
 
 
 def sql(db, text, params=()):

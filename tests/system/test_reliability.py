@@ -90,6 +90,7 @@ def test_sigkill_mid_batch_leaves_a_consistent_database_and_a_rerun_completes(tm
     consistent(db)
 
 
+@pytest.mark.long
 def test_pages_stay_usable_while_an_ingest_runs(tmp_path, sample_logs_db):
     """A real dashboard server, three headless-browser sessions loading pages, and
     `trickledger ingest` under way on the same database file from another process: every

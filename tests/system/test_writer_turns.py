@@ -84,6 +84,7 @@ def _logs(db: Path) -> int:
     return int(answer.stdout.split()[-1])
 
 
+@pytest.mark.long
 def test_every_other_process_gets_its_turn_while_commits_come_back_to_back(
         tmp_path: Path, corpora: tuple[Path, Path]) -> None:
     logs, other = corpora

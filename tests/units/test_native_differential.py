@@ -282,6 +282,7 @@ def test_every_game_the_native_engine_knows_is_walked() -> None:
 
 # one test per game: the walks run side by side in a parallel run (the compiled run's
 # million positions were its longest step)
+@pytest.mark.long
 @pytest.mark.parametrize("game", native_games())
 def test_the_native_engine_plays_every_game_as_the_rules_do(game: str) -> None:
     if not native.available():
