@@ -75,8 +75,23 @@ DatabaseWriter._let_go = _let_go
 
 
 def script(moment: str) -> str:
-    return ("import sys, time\nfrom pathlib import Path\n" + PATCHES[moment]
+    # SIGUSR1 prints every thread's stack: a run that does not end is failed with where it is
+    return ("import faulthandler, signal, sys, time\nfrom pathlib import Path\n"
+            "faulthandler.register(signal.SIGUSR1, all_threads=True)\n" + PATCHES[moment]
             + "from trickledger import main\nraise SystemExit(main(sys.argv[2:]))\n")
+
+
+def stacks_of_a_run_that_did_not_end(proc: subprocess.Popen[bytes]) -> str:
+    """What the run was doing (its threads' stacks, then whatever it printed), once it is
+    killed."""
+    proc.send_signal(signal.SIGUSR1)
+    try:
+        proc.communicate(timeout=10)  # the stacks are written meanwhile; it does not end
+    except subprocess.TimeoutExpired:
+        pass
+    os.killpg(proc.pid, signal.SIGKILL)
+    _, err = proc.communicate()
+    return err.decode(errors="replace")[-6000:]
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +139,11 @@ def test_ctrl_c_says_what_was_loaded_exits_130_and_a_rerun_loads_the_rest(tmp_pa
             time.sleep(0.02)
         assert marker.exists(), proc.communicate()[1].decode()[-3000:]
         os.killpg(proc.pid, signal.SIGINT)
-        out, err = proc.communicate(timeout=300)
+        try:
+            out, err = proc.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the run did not end within 300 s of Ctrl-C:\n"
+                        + stacks_of_a_run_that_did_not_end(proc))
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
