@@ -48,11 +48,19 @@ def pytest_collection_modifyitems(config, items):
         item.add_marker(getattr(pytest.mark, marker))
         if {"cluster", "clustered"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.cluster)
-    # the files that hold a test of minutes go first, each file's tests kept together (its
-    # module fixtures are made once): in a parallel run they start at once instead of last,
-    # where the run waited on them alone (tests/units, collected last, held the longest)
-    long_files = {item.fspath for item in items if item.get_closest_marker("long")}
-    items.sort(key=lambda item: item.fspath not in long_files)
+    # the tests of minutes go first, the longest first (`long(minutes)`: about how long it
+    # takes in a parallel run here): pytest-xdist deals the first tests out one by one, so
+    # each process starts on one of them instead of the run waiting on the last of them alone
+    # at its end (tests/units, collected last, held the longest)
+    items.sort(key=lambda item: -minutes_of(item))
+
+
+def minutes_of(item: pytest.Item) -> float:
+    """A long test's minutes (the `long` marker's argument, 1 by default); 0 for the rest."""
+    marker = item.get_closest_marker("long")
+    if marker is None:
+        return 0.0
+    return float(marker.args[0]) if marker.args else 1.0
 
 
 # The game registry is the process's: a test that registers a game (the example plugin game,

@@ -240,12 +240,11 @@ def _same_verdict(entered: bytes, simulated: bytes) -> None:
 
 
 @pytest.mark.parametrize("game,players,rounds,extra", [
-    ("color_stacks", 2, 1, {}),
-    ("rage", 3, 1, {"variants": ("marching_through",)}),
-    ("under_the_radar", 3, 1, {}),
-    ("plotters", 4, 1, {}),
+    pytest.param("color_stacks", 2, 1, {}, marks=pytest.mark.long(1.5)),
+    pytest.param("rage", 3, 1, {"variants": ("marching_through",)}, marks=pytest.mark.long(1.5)),
+    pytest.param("under_the_radar", 3, 1, {}, marks=pytest.mark.long(2.5)),
+    pytest.param("plotters", 4, 1, {}, marks=pytest.mark.long(3)),
 ])
-@pytest.mark.long
 def test_a_whole_game_entered_on_a_phone(server, browser, game, players, rounds, extra) -> None:
     url, db = server
     info = registry()[game]

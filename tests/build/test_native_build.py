@@ -100,7 +100,7 @@ def sanitized_over(compiled: Path, built: Path, overlay: Path) -> None:
     shutil.copy2(native[0], overlay / "trickledger" / "replay" / native[0].name)
 
 
-@pytest.mark.long
+@pytest.mark.long(2.5)
 def test_the_native_engine_built_with_sanitizers_passes_the_differential_test(
         tmp_path: Path, compiled_engine: Path) -> None:
     compiler = cxx_compiler()
