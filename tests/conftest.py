@@ -49,9 +49,10 @@ def pytest_collection_modifyitems(config, items):
         if {"cluster", "clustered"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.cluster)
     # the tests of minutes go first, the longest first (`long(minutes)`: about how long it
-    # takes in a parallel run here): pytest-xdist deals the first tests out one by one, so
-    # each process starts on one of them instead of the run waiting on the last of them alone
-    # at its end (tests/units, collected last, held the longest)
+    # takes in a parallel run here): with pytest-xdist giving each process its next test when
+    # it needs one (pyproject.toml's --maxschedchunk 1), they start at once on every process
+    # instead of the run waiting on the last of them alone at its end (tests/units, collected
+    # last, held the longest)
     items.sort(key=lambda item: -minutes_of(item))
 
 
