@@ -12,8 +12,8 @@ import pytest
 from helpers import DASHBOARD, dashboard_database, run_page
 from streamlit.testing.v1 import AppTest
 
-from trickledger import main
 from trickledger.dashboard.data import access, players, standings
+from trickledger.ingest.analyse import refresh_ratings
 from trickledger.ingest.db import reading
 
 
@@ -22,7 +22,7 @@ def db(module_sample_logs_db):
     # the ratings, as `analyse` makes them after a load: the tests pick the player with the
     # longest rating history, in whatever order they run (before, they found it only when a
     # page had brought the ratings up to date earlier in the same process)
-    assert main(["analyse", "--no-hands", "--db", module_sample_logs_db]) == 0
+    refresh_ratings(module_sample_logs_db)
     with dashboard_database(module_sample_logs_db):
         yield module_sample_logs_db
 
