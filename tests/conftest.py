@@ -48,12 +48,29 @@ def pytest_collection_modifyitems(config, items):
         item.add_marker(getattr(pytest.mark, marker))
         if {"cluster", "clustered"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.cluster)
-    # the tests of minutes go first, the longest first (`long(minutes)`: about how long it
-    # takes in a parallel run here): with pytest-xdist giving each process its next test when
-    # it needs one (pyproject.toml's --maxschedchunk 1), they start at once on every process
-    # instead of the run waiting on the last of them alone at its end (tests/units, collected
-    # last, held the longest)
-    items.sort(key=lambda item: -minutes_of(item))
+    schedule(items)
+
+
+def schedule(items: list[pytest.Item]) -> None:
+    """The order in which pytest-xdist hands out the tests (pyproject.toml: `--dist loadgroup
+    --no-loadscope-reorder`). The tests of one module go to one process together, in their
+    order, so that the module's fixtures (a corpus loaded three ways, a Dask cluster, a
+    server) are built once, not once per process; a test marked `long(minutes)` goes alone.
+    The long tests go first, the longest first, then the modules, those with the most
+    tests first: every process starts on a long one, and the run ends on small modules
+    instead of waiting for one process to finish a large one. (Handed out one by one, the
+    tests of test_scale.py built its three loads and its cluster in every process: two
+    minutes of the run's CPU.)"""
+    tests_in: dict[str, int] = {}
+    for item in items:
+        if minutes_of(item) == 0:
+            module = item.nodeid.split("::")[0]
+            tests_in[module] = tests_in.get(module, 0) + 1
+            # the group's name is the module's (test file names are unique in the suite)
+            item.add_marker(pytest.mark.xdist_group(Path(module).stem))
+    # sorted() is stable: a module's tests keep their order
+    items.sort(key=lambda item: (-minutes_of(item), -tests_in.get(item.nodeid.split("::")[0], 0),
+                                 item.nodeid.split("::")[0]))
 
 
 def minutes_of(item: pytest.Item) -> float:
@@ -563,6 +580,16 @@ def module_sample_logs_db(sample_logs_built: BuiltDatabase, tmp_path_factory) ->
     """A database file holding every sample log, shared by the tests of one module (which
     may add to it in their order: ratings, hand estimates)."""
     return sample_logs_built.copy_to(tmp_path_factory.mktemp("sample-logs"))
+
+
+@pytest.fixture(scope="module")
+def dashboard_db(module_sample_logs_db: str) -> Iterator[str]:
+    """The module's sample-logs database, opened by the dashboard's pages that this process
+    runs under AppTest (its caches emptied before and after the module)."""
+    from helpers import dashboard_database
+
+    with dashboard_database(module_sample_logs_db):
+        yield module_sample_logs_db
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -309,15 +309,13 @@ def names(cards: Any) -> tuple[str, ...]:
     return tuple(c.name for c in cards)
 
 
-def rows(db: str, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
-    """The rows of one query on a database file, read-only."""
-    import duckdb
+def rows(db: str | Path, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    """The rows of one query on a database file, read-only as the dashboard reads it
+    (waiting while a writer holds the file)."""
+    from trickledger.ingest.db import reading
 
-    con = duckdb.connect(db, read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
+    with reading(str(db)) as con:
+        return con.execute(sql, list(params)).fetchall()
 
 
 def console_workers(min_cpu_ticks: int = 0) -> list[int]:

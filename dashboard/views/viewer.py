@@ -78,6 +78,13 @@ def render() -> None:
     # tricks are addressed by their number; turns by their place in the round (a draw is a
     # step too, but not a turn), so the link names a step
     param = "trick" if step_word == "trick" else "step"
+    other = "step" if param == "trick" else "trick"
+    if other in st.query_params:
+        # a link written for another game's way of counting: say so rather than ignore it
+        st.warning(ui.plain(f"{info.title if info else g['game']} is played in "
+                            f"{step_word}s: a link names a place with {param}=N, not "
+                            f"{other}={st.query_params.get(other)}."))
+        del st.query_params[other]
     asked_step, bad_step = _int_param(param)
     asked_line, _ = _int_param("line")  # a decision's line: the review's links
     if asked_line is not None:

@@ -7,10 +7,8 @@ from pathlib import Path
 
 import orjson
 import pytest
-from helpers import DASHBOARD, dashboard_database, page_file, visible
+from helpers import DASHBOARD, page_file, rows, visible
 from streamlit.testing.v1 import AppTest
-
-from trickledger.ingest.db import reading
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = DASHBOARD / "views"
@@ -18,9 +16,8 @@ SAMPLES = ROOT / "sample_logs"
 
 
 @pytest.fixture(scope="module")
-def db(module_sample_logs_db):
-    with dashboard_database(module_sample_logs_db):
-        yield module_sample_logs_db
+def db(dashboard_db: str) -> str:
+    return dashboard_db
 
 
 def unescape(markdown: str) -> str:
@@ -28,11 +25,6 @@ def unescape(markdown: str) -> str:
     import re
 
     return re.sub(r"\\(.)", r"\1", markdown.replace("\u2060", ""))
-
-
-def sql(db, text, params=()):
-    with reading(db) as con:
-        return con.execute(text, list(params)).fetchall()
 
 
 def page(name: str) -> AppTest:
@@ -54,12 +46,12 @@ def test_overview_counts_complete_games_and_every_disputed_game(db):
     at = ok(page("overview"))
     m = metrics(at)
     done = "WHERE status IN ('complete', 'sheet')"
-    assert m["Games"] == f"{sql(db, f'SELECT count(*) FROM games {done}')[0][0]:,}"
-    tricks = sql(db, f"SELECT count(*) FROM tricks JOIN games USING (game_id) {done}")[0][0]
-    people = sql(db, f"SELECT count(DISTINCT player) FROM players JOIN games USING (game_id) "
+    assert m["Games"] == f"{rows(db, f'SELECT count(*) FROM games {done}')[0][0]:,}"
+    tricks = rows(db, f"SELECT count(*) FROM tricks JOIN games USING (game_id) {done}")[0][0]
+    people = rows(db, f"SELECT count(DISTINCT player) FROM players JOIN games USING (game_id) "
                      f"{done}")[0][0]
     assert m["Tricks"] == f"{tricks:,}" and m["Players"] == f"{people:,}"
-    disputed = sql(db, "SELECT count(*) FROM games WHERE claims_mismatched > 0")[0][0]
+    disputed = rows(db, "SELECT count(*) FROM games WHERE claims_mismatched > 0")[0][0]
     assert disputed and m["Disputed games"] == f"{disputed:,}"
     assert any(f"{disputed} games have a claimed score that disagrees" in w.value
                for w in at.warning)
@@ -68,8 +60,8 @@ def test_overview_counts_complete_games_and_every_disputed_game(db):
     assert listed["open"].str.startswith("viewer?game=").all()  # each opens in the viewer
     table = next(d.value for d in at.dataframe if "counted" in d.value.columns)
     status = {r["status"]: r["games"] for _, r in table.iterrows()}
-    illegal = sql(db, "SELECT count(*) FROM games WHERE status = 'illegal'")[0][0]
-    assert status["illegal"] == illegal and status["disputed"] == sql(
+    illegal = rows(db, "SELECT count(*) FROM games WHERE status = 'illegal'")[0][0]
+    assert status["illegal"] == illegal and status["disputed"] == rows(
         db, "SELECT count(*) FROM games WHERE status IN ('complete', 'sheet') "
             "AND claims_mismatched > 0")[0][0]
     assert any("Counts complete games" in c.value for c in at.caption)
@@ -80,13 +72,13 @@ def test_the_status_filter_counts_the_chosen_games(db):
     at.multiselect(key="f_statuses").set_value(["complete", "disputed", "sheet", "illegal"]
                                                 ).run()
     assert not at.exception
-    assert metrics(at)["Games"] == f"{sql(db, 'SELECT count(*) FROM games')[0][0]:,}"
+    assert metrics(at)["Games"] == f"{rows(db, 'SELECT count(*) FROM games')[0][0]:,}"
     at.multiselect(key="f_statuses").set_value(["complete", "disputed", "illegal"]).run()
-    no_sheets = sql(db, "SELECT count(*) FROM games WHERE status <> 'sheet' "
+    no_sheets = rows(db, "SELECT count(*) FROM games WHERE status <> 'sheet' "
                         "OR claims_mismatched > 0")[0][0]  # a disputed sheet counts as disputed
     assert metrics(at)["Games"] == f"{no_sheets:,}"
     at.multiselect(key="f_statuses").set_value(["illegal"]).run()
-    illegal = sql(db, "SELECT count(*) FROM games WHERE status = 'illegal'")[0][0]
+    illegal = rows(db, "SELECT count(*) FROM games WHERE status = 'illegal'")[0][0]
     assert metrics(at)["Games"] == f"{illegal:,}"
 
 
@@ -99,7 +91,8 @@ def test_overview_honours_the_game_filter(db):
     at = app()
     at.multiselect(key="f_games").set_value(["rage"]).run()
     assert not at.exception
-    rage = sql(db, "SELECT count(*) FROM games WHERE game = 'rage' AND status IN ('complete', 'sheet')")[0][0]
+    rage = rows(db, "SELECT count(*) FROM games WHERE game = 'rage' "
+                    "AND status IN ('complete', 'sheet')")[0][0]
     assert metrics(at)["Games"] == f"{rage:,}"
 
 
@@ -112,7 +105,8 @@ def test_the_filter_survives_a_change_of_page(db):
     assert not at.segmented_control  # results for rage only: no game to choose
     assert "Best against chance in Rage" in metrics(at)
     at.switch_page("views/overview.py").run()
-    rage = sql(db, "SELECT count(*) FROM games WHERE game = 'rage' AND status IN ('complete', 'sheet')")[0][0]
+    rage = rows(db, "SELECT count(*) FROM games WHERE game = 'rage' "
+                    "AND status IN ('complete', 'sheet')")[0][0]
     assert metrics(at)["Games"] == f"{rage:,}"
 
 
@@ -120,17 +114,17 @@ def test_the_variant_filter(db):
     at = app()
     at.multiselect(key="f_variants").set_value(["hidden_bid"]).run()
     assert not at.exception
-    want = sql(db, """SELECT count(*) FROM games WHERE status IN ('complete', 'sheet')
+    want = rows(db, """SELECT count(*) FROM games WHERE status IN ('complete', 'sheet')
                       AND (game <> 'rage' OR list_contains(variants, 'hidden_bid'))""")[0][0]
     assert metrics(at)["Games"] == f"{want:,}"
 
 
 def test_splits_names_who_is_stuck_with_the_rest_against_chance(db):
     at = ok(page("splits"))
-    top = sql(db, "SELECT player FROM split_stats WHERE games >= 5 "
+    top = rows(db, "SELECT player FROM split_stats WHERE games >= 5 "
                   "ORDER BY second_halves / expected_second_halves DESC, player LIMIT 1")
     assert metrics(at)["Stuck with the rest most"] == top[0][0]
-    firsts = sql(db, "SELECT count(*) FROM takes JOIN games USING (game_id) "
+    firsts = rows(db, "SELECT count(*) FROM takes JOIN games USING (game_id) "
                      "WHERE role = 'first_pick' AND status = 'complete'")[0][0]
     assert metrics(at)["First picks"] == f"{firsts:,}"
     headers = list(at.dataframe[0].value.columns)
@@ -140,7 +134,7 @@ def test_splits_names_who_is_stuck_with_the_rest_against_chance(db):
 
 def test_early_ends_share_and_both_players_named(db):
     at = ok(page("early_ends"))
-    early, total = sql(db, "SELECT count(*) FILTER (WHERE ended_early), count(*) FROM early_ends")[0]
+    early, total = rows(db, "SELECT count(*) FILTER (WHERE ended_early), count(*) FROM early_ends")[0]
     assert metrics(at)["Rounds ended early"] == f"{early:,} of {total:,}"
     latest = at.dataframe[-1].value
     assert {"could_not_play", "caused_by", "causing_card"} <= set(latest.columns)
@@ -151,15 +145,15 @@ def test_bidding_leaderboard_min_rounds_and_rules(db):
     at = ok(page("bidding"))
     min_rounds = at.slider(key="min_rounds").value
     assert min_rounds == 5
-    best = sql(db, "SELECT player FROM bid_accuracy WHERE rounds >= ? "
+    best = rows(db, "SELECT player FROM bid_accuracy WHERE rounds >= ? "
                    "ORDER BY exact_rate DESC, mean_abs_error, player LIMIT 1", [min_rounds])
     assert metrics(at)["Most accurate bidder"] == best[0][0]
     at.slider(key="min_rounds").set_value(100).run()
-    best = sql(db, "SELECT player FROM bid_accuracy WHERE rounds >= 100 "
+    best = rows(db, "SELECT player FROM bid_accuracy WHERE rounds >= 100 "
                    "ORDER BY exact_rate DESC, mean_abs_error, player LIMIT 1")
     assert metrics(at)["Most accurate bidder"] == best[0][0]
     at.radio(key="bid_rule").set_value("hidden").run()
-    hidden = sql(db, "SELECT count(*) FROM bid_rounds WHERE bidding = 'hidden'")[0][0]
+    hidden = rows(db, "SELECT count(*) FROM bid_rounds WHERE bidding = 'hidden'")[0][0]
     assert metrics(at)["Rounds bid"] == f"{hidden:,}"
     assert any("trickledger analyse" in i.value for i in at.info)  # no estimate yet
 
@@ -174,17 +168,17 @@ def test_results_win_rates_against_chance_for_every_game(db):
         registry()[g].title for g in games]
     for game in games:  # one game at a time, as chosen: only its part is drawn
         at.segmented_control(key="results_game").set_value(game).run()
-        top = sql(db, "SELECT player FROM player_results WHERE game = ? AND games >= 5 "
+        top = rows(db, "SELECT player FROM player_results WHERE game = ? AND games >= 5 "
                       "ORDER BY vs_baseline DESC, games DESC, player LIMIT 1", [game])[0][0]
         assert metrics(at)[f"Best against chance in {registry()[game].title}"] == top
 
 
 def test_ratings_page_refreshes_and_ranks(db):
     at = ok(page("ratings"))
-    top = sql(db, "SELECT player FROM ratings WHERE game = 'color_stacks' AND games >= 5 "
+    top = rows(db, "SELECT player FROM ratings WHERE game = 'color_stacks' AND games >= 5 "
                   "ORDER BY ordinal DESC, player LIMIT 1")[0][0]
     assert metrics(at)["Highest rating in Color Stacks"] == top
-    assert sql(db, "SELECT count(DISTINCT game_id) FROM rating_history")[0][0] == sql(
+    assert rows(db, "SELECT count(DISTINCT game_id) FROM rating_history")[0][0] == rows(
         db, "SELECT count(*) FROM games WHERE status IN ('complete', 'sheet')")[0][0]
 
 
@@ -195,7 +189,7 @@ def test_head_to_head_page_for_a_player_from_the_url(db):
     assert at.selectbox(key="h2h_player").value == "Ann"
     table = at.dataframe[0].value
     game = at.selectbox(key="h2h_game").value
-    want = sql(db, "SELECT count(*) FROM head_to_head WHERE game = ? AND player = 'Ann'", [game])
+    want = rows(db, "SELECT count(*) FROM head_to_head WHERE game = ? AND player = 'Ann'", [game])
     assert len(table) == want[0][0]
 
 
@@ -207,13 +201,13 @@ def test_seat_effects_page(db):
 
 
 def test_player_page_opened_by_url(db):
-    player = sql(db, "SELECT player FROM claims WHERE NOT match ORDER BY player LIMIT 1")[0][0]
+    player = rows(db, "SELECT player FROM claims WHERE NOT match ORDER BY player LIMIT 1")[0][0]
     at = page("player")
     at.query_params["player"] = player
     ok(at)
     assert at.selectbox(key="player_pick").value == player
     m = metrics(at)
-    games = sql(db, "SELECT count(*) FROM players JOIN games USING (game_id) "
+    games = rows(db, "SELECT count(*) FROM players JOIN games USING (game_id) "
                     "WHERE player = ? AND status IN ('complete', 'sheet')", [player])[0][0]
     assert m["Games under this filter"] == f"{games:,}"
     headers = [h.value for h in at.subheader]
@@ -227,7 +221,7 @@ def test_player_page_opened_by_url(db):
 
 
 def test_viewer_opens_a_trick_from_the_url_and_steps(db):
-    gid, rnd, trick, first, second, leader = sql(db, """
+    gid, rnd, trick, first, second, leader = rows(db, """
         SELECT t.game_id, t.round, t.trick, t.first_winner, t.second_winner, t.leader
         FROM tricks t JOIN games g USING (game_id)
         WHERE t.first_winner IS NOT NULL AND t.trick = 2 AND t.second_winner IS NOT NULL
@@ -249,7 +243,7 @@ def test_viewer_opens_a_trick_from_the_url_and_steps(db):
 
 
 def test_viewer_shows_the_illegal_line(db):
-    gid, line = sql(db, "SELECT game_id, error_line FROM games WHERE status = 'illegal' "
+    gid, line = rows(db, "SELECT game_id, error_line FROM games WHERE status = 'illegal' "
                         "ORDER BY game_id LIMIT 1")[0]
     at = page("viewer")
     at.query_params["game"] = gid
@@ -309,7 +303,7 @@ def fresh_log(name: str) -> bytes:
 
 
 def test_upload_page_loads_good_illegal_and_unreadable_files(db):
-    before = sql(db, "SELECT count(*) FROM logs")[0][0]
+    before = rows(db, "SELECT count(*) FROM logs")[0][0]
     good = fresh_log("uploaded-good")
     illegal = fresh_log("uploaded-illegal").replace(b'"type":"take"', b'"type":"tak"', 1)
     xss = fresh_log("uploaded-xss").replace(
@@ -330,8 +324,8 @@ def test_upload_page_loads_good_illegal_and_unreadable_files(db):
     assert "unknown event type 'tak'" in table.at["illegal.jsonl.gz", "what was wrong"]
     assert table.at["empty.jsonl", "result"] == "unreadable"
     assert table.at["evil.jsonl", "result"] == "complete, disputed"  # stored by name only
-    assert sql(db, "SELECT count(*) FROM logs")[0][0] == before + 4
-    assert all("/" not in r[0] for r in sql(db, "SELECT file_name FROM logs WHERE file_name "
+    assert rows(db, "SELECT count(*) FROM logs")[0][0] == before + 4
+    assert all("/" not in r[0] for r in rows(db, "SELECT file_name FROM logs WHERE file_name "
                                                 "IN ('good.jsonl', 'evil.jsonl')"))
     # disputes come first: the sample's wrong claim, in the two complete copies (the illegal
     # copy stops before the claim's line)
@@ -355,11 +349,11 @@ def test_sql_page_runs_examples_and_refuses_writes(db):
     assert any("read-only" in unescape(e.value) for e in at.error)
     at.text_area(key="sql_text").set_value("SELECT * FROM read_csv('/etc/passwd')").run()
     assert any("no file or network access" in unescape(e.value) for e in at.error)
-    assert sql(db, "SELECT count(*) FROM games")[0][0] > 0
+    assert rows(db, "SELECT count(*) FROM games")[0][0] > 0
 
 
 def test_viewer_opens_a_game_by_the_sha256_of_its_file(db):
-    gid, sha = sql(db, "SELECT game_id, sha256 FROM games WHERE game_id <> sha256 "
+    gid, sha = rows(db, "SELECT game_id, sha256 FROM games WHERE game_id <> sha256 "
                        "ORDER BY game_id LIMIT 1")[0]
     at = page("viewer")
     at.query_params["game"] = sha
@@ -369,7 +363,7 @@ def test_viewer_opens_a_game_by_the_sha256_of_its_file(db):
 
 
 def test_viewer_says_so_when_a_link_is_bad(db):
-    gid = sql(db, "SELECT game_id FROM games WHERE status = 'complete' AND game = 'plotters' "
+    gid = rows(db, "SELECT game_id FROM games WHERE status = 'complete' AND game = 'plotters' "
                   "ORDER BY game_id LIMIT 1")[0][0]
     at = page("viewer")
     at.query_params["game"] = "no-such-game"
@@ -389,8 +383,29 @@ def test_viewer_says_so_when_a_link_is_bad(db):
     assert any("Round 1, trick 1" in m.value for m in at.markdown)
 
 
+def test_a_trick_in_a_link_to_a_game_played_in_turns_is_named_not_ignored(db):
+    gid = rows(db, "SELECT game_id FROM turns WHERE round = 1 AND game_id IN "
+                  "(SELECT game_id FROM games WHERE status = 'complete') "
+                  "GROUP BY game_id HAVING max(turn) >= 3 ORDER BY game_id LIMIT 1")[0][0]
+    at = page("viewer")
+    at.query_params["game"] = gid
+    at.query_params["round"] = "1"
+    at.query_params["trick"] = "3"
+    ok(at)
+    assert any("is played in turns: a link names a place with step=N, not trick=3"
+               in unescape(w.value) for w in at.warning)
+    assert "trick" not in at.query_params and at.query_params["step"] == "1"
+    at = page("viewer")  # the link the page writes opens where it says
+    at.query_params["game"] = gid
+    at.query_params["round"] = "1"
+    at.query_params["step"] = "3"
+    ok(at)
+    assert not at.warning
+    assert any("(3 of " in m.value for m in at.markdown)
+
+
 def test_an_illegal_games_link_opens_at_the_illegal_move(db):
-    gid, line = sql(db, "SELECT game_id, error_line FROM games WHERE status = 'illegal' "
+    gid, line = rows(db, "SELECT game_id, error_line FROM games WHERE status = 'illegal' "
                         "AND game = 'plotters' ORDER BY game_id LIMIT 1")[0]
     at = page("viewer")
     at.query_params["game"] = gid

@@ -9,27 +9,20 @@ import json
 
 import numpy as np
 import pytest
-from helpers import DASHBOARD, dashboard_database, run_page
+from helpers import DASHBOARD, rows, run_page
 from streamlit.testing.v1 import AppTest
 
 from trickledger.dashboard.data import access, players, standings
 from trickledger.ingest.analyse import refresh_ratings
-from trickledger.ingest.db import reading
 
 
 @pytest.fixture(scope="module")
-def db(module_sample_logs_db):
+def db(dashboard_db: str) -> str:
     # the ratings, as `analyse` makes them after a load: the tests pick the player with the
     # longest rating history, in whatever order they run (before, they found it only when a
     # page had brought the ratings up to date earlier in the same process)
-    refresh_ratings(module_sample_logs_db)
-    with dashboard_database(module_sample_logs_db):
-        yield module_sample_logs_db
-
-
-def sql(db, text, params=()):
-    with reading(db) as con:
-        return con.execute(text, list(params)).fetchall()
+    refresh_ratings(dashboard_db)
+    return dashboard_db
 
 
 def figures(at: AppTest) -> list[dict]:
@@ -44,7 +37,7 @@ def values(array) -> list:
 
 
 def busiest(db) -> str:
-    return sql(db, "SELECT player FROM rating_history GROUP BY player "
+    return rows(db, "SELECT player FROM rating_history GROUP BY player "
                    "ORDER BY count(*) DESC, player LIMIT 1")[0][0]
 
 
@@ -54,13 +47,13 @@ def test_a_long_rating_history_is_drawn_with_at_most_its_points(db, monkeypatch)
     lines are thinned."""
     monkeypatch.setattr(standings, "HISTORY_POINTS", 3)
     at = run_page("ratings")
-    game = sql(db, "SELECT game FROM ratings ORDER BY game LIMIT 1")[0][0]
+    game = rows(db, "SELECT game FROM ratings ORDER BY game LIMIT 1")[0][0]
     history = figures(at)[-1]
     lines = [t for t in history["data"] if t.get("mode") == "lines"]
     assert lines
     for line in lines:
         player = line["name"]
-        seqs = [s for (s,) in sql(db, "SELECT seq FROM rating_history WHERE game = ? AND "
+        seqs = [s for (s,) in rows(db, "SELECT seq FROM rating_history WHERE game = ? AND "
                                       "player = ? ORDER BY seq", [game, player])]
         assert len(values(line["x"])) <= 3, (player, values(line["x"]))
         assert values(line["x"])[0] == seqs[0] and values(line["x"])[-1] == seqs[-1]
@@ -74,9 +67,9 @@ def test_a_long_rating_history_is_drawn_with_at_most_its_points(db, monkeypatch)
 def test_a_short_rating_history_is_drawn_whole_without_a_note(db):
     at = run_page("ratings")
     lines = [t for t in figures(at)[-1]["data"] if t.get("mode") == "lines"]
-    game = sql(db, "SELECT game FROM ratings ORDER BY game LIMIT 1")[0][0]
+    game = rows(db, "SELECT game FROM ratings ORDER BY game LIMIT 1")[0][0]
     for line in lines:
-        n = sql(db, "SELECT count(*) FROM rating_history WHERE game = ? AND player = ?",
+        n = rows(db, "SELECT count(*) FROM rating_history WHERE game = ? AND player = ?",
                 [game, line["name"]])[0][0]
         assert len(values(line["x"])) == n
     assert not any("k-th game" in c.value.replace("\\", "") for c in at.caption)
@@ -90,13 +83,13 @@ def test_the_player_page_draws_the_latest_games_and_counts_them_all(db, monkeypa
     monkeypatch.setattr(players, "FORM_GAMES", 5)
     player = busiest(db)
     at = run_page("player", player=player)
-    played = sql(db, "SELECT count(DISTINCT f.game) FROM finishes f JOIN game_counting g "
+    played = rows(db, "SELECT count(DISTINCT f.game) FROM finishes f JOIN game_counting g "
                      "USING (game_id) WHERE f.player = ? AND g.counted_as IN ('complete', "
                      "'disputed', 'sheet')", [player])[0][0]
     rating, form, *totals = figures(at)[:2 + played]  # then one histogram per game
     for line in rating["data"]:
         assert len(values(line["x"])) <= 2
-    finished = sql(db, "SELECT count(*) FROM finishes f JOIN game_counting g USING (game_id) "
+    finished = rows(db, "SELECT count(*) FROM finishes f JOIN game_counting g USING (game_id) "
                        "WHERE f.player = ? AND g.counted_as IN ('complete', 'disputed', "
                        "'sheet')", [player])[0][0]
     assert finished > 5
@@ -128,17 +121,17 @@ def test_the_results_histogram_is_drawn_from_counts_of_every_final_total(db):
     """Results: the final totals' histogram counts every finish of the game, per table
     size, from how often each total came (a few numbers, not one per finish)."""
     at = run_page("results")
-    game = sql(db, "SELECT min(game) FROM finishes")[0][0]
+    game = rows(db, "SELECT min(game) FROM finishes")[0][0]
     histograms = [t for fig in figures(at) for t in fig["data"] if t["type"] == "histogram"]
     assert histograms and all(t["histfunc"] == "sum" for t in histograms)
     by_table = {t["name"]: values(t["y"]) for t in histograms}
-    expected = dict(sql(db, "SELECT f.n_players || ' players', count(*) FROM finishes f "
+    expected = dict(rows(db, "SELECT f.n_players || ' players', count(*) FROM finishes f "
                             "JOIN game_counting g USING (game_id) WHERE f.game = ? AND "
                             "g.counted_as IN ('complete', 'disputed', 'sheet') GROUP BY 1",
                         [game]))
     assert {k: sum(v) for k, v in by_table.items()} == expected
     assert all("sum of" not in t["hovertemplate"] for t in histograms)
-    distinct = sql(db, "SELECT count(DISTINCT (f.total, f.n_players)) FROM finishes f "
+    distinct = rows(db, "SELECT count(DISTINCT (f.total, f.n_players)) FROM finishes f "
                        "JOIN game_counting g USING (game_id) WHERE f.game = ? AND "
                        "g.counted_as IN ('complete', 'disputed', 'sheet')", [game])[0][0]
     assert sum(len(v) for v in by_table.values()) == distinct
@@ -155,5 +148,5 @@ def test_the_player_page_picks_from_the_sidebars_players(db):
         at.switch_page("views/player.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert len([q for q, _ in seen if "DISTINCT player" in q]) == 1
-    everybody = [p for (p,) in sql(db, "SELECT DISTINCT player FROM players ORDER BY 1")]
+    everybody = [p for (p,) in rows(db, "SELECT DISTINCT player FROM players ORDER BY 1")]
     assert at.selectbox(key="player_pick").options == everybody

@@ -11,10 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import CHROMIUM_ARGS, PAUSE_BETWEEN_BATCHES, dashboard_server, pause_in_batch
+from helpers import CHROMIUM_ARGS, PAUSE_BETWEEN_BATCHES, dashboard_server, pause_in_batch, rows
 
 from trickledger.dashboard.limits import MAX_FILE_MB
-from trickledger.ingest.db import reading
 from trickledger.ingest.load import expand
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,22 +21,17 @@ CHROMIUM = "/usr/bin/chromium"
 CORPUS = ROOT / "sample_logs" / "corpus"
 
 
-def sql(db, text):
-    with reading(str(db)) as con:
-        return con.execute(text).fetchall()
-
-
 def consistent(db) -> None:
     """No partial game: every fact belongs to a loaded game, every game to a log."""
     for table in ("players", "rounds", "tricks", "plays", "takes", "bids", "round_scores",
                   "claims", "turns", "keeps", "trumps"):
-        orphans = sql(db, f"SELECT count(*) FROM {table} "
+        orphans = rows(db, f"SELECT count(*) FROM {table} "
                           f"WHERE game_id NOT IN (SELECT game_id FROM games)")[0][0]
         assert orphans == 0, table
-    assert sql(db, "SELECT count(*) FROM games WHERE sha256 NOT IN (SELECT sha256 FROM logs)") \
+    assert rows(db, "SELECT count(*) FROM games WHERE sha256 NOT IN (SELECT sha256 FROM logs)") \
         == [(0,)]
     # every game has its players and (when finished rounds exist) its scores
-    assert sql(db, "SELECT count(*) FROM games g WHERE NOT EXISTS "
+    assert rows(db, "SELECT count(*) FROM games g WHERE NOT EXISTS "
                    "(SELECT 1 FROM players p WHERE p.game_id = g.game_id)") == [(0,)]
 
 
@@ -71,8 +65,8 @@ def test_sigkill_mid_batch_leaves_a_consistent_database_and_a_rerun_completes(tm
     proc.wait(30)
     assert proc.returncode == -signal.SIGKILL
     # the database opens, holds exactly the two committed batches, and nothing partial
-    games = sql(db, "SELECT count(*) FROM games")[0][0]
-    logs = sql(db, "SELECT count(*) FROM logs")[0][0]
+    games = rows(db, "SELECT count(*) FROM games")[0][0]
+    logs = rows(db, "SELECT count(*) FROM logs")[0][0]
     assert 0 < logs <= 2 * batch and games <= logs
     consistent(db)
     # a re-run completes the load; every input file is in logs or ingest_errors
@@ -83,10 +77,10 @@ def test_sigkill_mid_batch_leaves_a_consistent_database_and_a_rerun_completes(tm
     assert "Traceback" not in done.stderr
     sources, _ = expand([str(corpus)])
     assert len(sources) == 80
-    names = {r[0] for r in sql(db, "SELECT file_name FROM logs UNION "
+    names = {r[0] for r in rows(db, "SELECT file_name FROM logs UNION "
                                    "SELECT file_name FROM ingest_errors")}
     assert {s.name for s in sources} <= names
-    assert sql(db, "SELECT count(*) FROM logs")[0][0] == len(sources)
+    assert rows(db, "SELECT count(*) FROM logs")[0][0] == len(sources)
     consistent(db)
 
 
@@ -99,7 +93,7 @@ def test_pages_stay_usable_while_an_ingest_runs(tmp_path, sample_logs_db):
     from playwright.sync_api import sync_playwright
 
     db = Path(sample_logs_db)  # every sample log, the pages' data
-    before = sql(db, "SELECT count(*) FROM logs")[0][0]
+    before = rows(db, "SELECT count(*) FROM logs")[0][0]
     extra = tmp_path / "extra"
     subprocess.run([sys.executable, "-m", "trickledger", "simulate", "--game", "rage",
                     "--games", "40", "--seed", "11", "--out", str(extra)], cwd=ROOT,
@@ -136,7 +130,7 @@ def test_pages_stay_usable_while_an_ingest_runs(tmp_path, sample_logs_db):
             out, err = writer.communicate()
     assert writer.returncode in (0, 1), out + err  # 1: simulated claims may be disputed
     assert "Traceback" not in err
-    assert sql(db, "SELECT count(*) FROM logs")[0][0] == before + 40
+    assert rows(db, "SELECT count(*) FROM logs")[0][0] == before + 40
 
 
 @pytest.mark.parametrize("flag,value", [("--server.address", "127.0.0.1"),
