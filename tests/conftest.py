@@ -3,6 +3,7 @@ import os
 import shutil
 import subprocess
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,29 +49,61 @@ def pytest_collection_modifyitems(config, items):
         item.add_marker(getattr(pytest.mark, marker))
         if {"cluster", "clustered"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.cluster)
-    schedule(items)
+    schedule(items, grouped=config.pluginmanager.hasplugin("xdist"))
 
 
-def schedule(items: list[pytest.Item]) -> None:
+# a test's typical seconds in a parallel run here, by folder: what orders the modules
+WEIGHTS = {"fast": 0.1, "system": 2.0, "browser": 20.0, "compiled": 10.0}
+
+
+def schedule(items: list[pytest.Item], grouped: bool) -> None:
     """The order in which pytest-xdist hands out the tests (pyproject.toml: `--dist loadgroup
     --no-loadscope-reorder`). The tests of one module go to one process together, in their
     order, so that the module's fixtures (a corpus loaded three ways, a Dask cluster, a
     server) are built once, not once per process; a test marked `long(minutes)` goes alone.
-    The long tests go first, the longest first, then the modules, those with the most
-    tests first: every process starts on a long one, and the run ends on small modules
-    instead of waiting for one process to finish a large one. (Handed out one by one, the
-    tests of test_scale.py built its three loads and its cluster in every process: two
-    minutes of the run's CPU.)"""
-    tests_in: dict[str, int] = {}
+    The long tests go first, the longest first, then the modules, the heaviest first (by
+    their tests' typical weight, WEIGHTS):
+    every process starts on a long one, and the run ends on small modules instead of
+    waiting for one process to finish a large one. (Handed out one by one, the tests of
+    test_scale.py built its three loads and its cluster in every process: two minutes of
+    the run's CPU.)"""
+    tests_in: dict[str, float] = {}
     for item in items:
         if minutes_of(item) == 0:
             module = item.nodeid.split("::")[0]
-            tests_in[module] = tests_in.get(module, 0) + 1
-            # the group's name is the module's (test file names are unique in the suite)
-            item.add_marker(pytest.mark.xdist_group(Path(module).stem))
+            weight = WEIGHTS[FOLDER_MARKERS[Path(module).parent.name]]
+            tests_in[module] = tests_in.get(module, 0) + weight
+            if grouped:  # the group's name is the module's (test file names are unique)
+                item.add_marker(pytest.mark.xdist_group(Path(module).stem))
     # sorted() is stable: a module's tests keep their order
     items.sort(key=lambda item: (-minutes_of(item), -tests_in.get(item.nodeid.split("::")[0], 0),
                                  item.nodeid.split("::")[0]))
+
+
+class _GroupsNamed:
+    """pytest-xdist's loadgroup names a test's group by appending it to the test's id
+    (`item._nodeid`), which pytest 9.2 no longer reads (the id is `item._id`): the groups
+    came to nothing and every test was handed out alone. This plugin, called after
+    pytest-xdist's hook, appends the name where this pytest reads it; where neither works the
+    run goes on ungrouped (slower, the same tests) and says so."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config, items):
+        if not getattr(config.option, "loadgroup", False):  # a process of an xdist run
+            return
+        lost = 0
+        for item in items:
+            names = sorted({str(m.args[0]) for m in item.iter_markers("xdist_group")})
+            if not names or item.nodeid.endswith("@" + "_".join(names)):
+                continue
+            ident = getattr(item, "_id", None)
+            if ident is not None and hasattr(type(ident), "parse"):
+                item._id = type(ident).parse(f"{item.nodeid}@{'_'.join(names)}")
+            lost += not item.nodeid.endswith("@" + "_".join(names))
+        if lost:
+            warnings.warn(f"{lost} tests are handed out one by one: pytest-xdist's groups are "
+                          f"not named in this pytest's test ids (tests/conftest.py)",
+                          stacklevel=1)
 
 
 def minutes_of(item: pytest.Item) -> float:
@@ -254,6 +287,7 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def pytest_configure(config):
+    config.pluginmanager.register(_GroupsNamed(), "trickledger-groups-named")
     # a run of its own (not a pytest run started by a test, which inherits the outer one);
     # the workers of a parallel run keep their run's token, so that the run counts every
     # process any of its tests started once they have all ended

@@ -286,6 +286,7 @@ def test_a_whole_game_entered_on_a_phone(server, browser, game, players, rounds,
         phone.close()
 
 
+@pytest.mark.long(0.75)
 def test_a_reload_mid_trick_and_a_second_phone_continue_the_same_recording(server, browser
                                                                           ) -> None:
     """A reload in the middle of a trick, a second phone joining at ?rec=ID, an undo
