@@ -62,22 +62,21 @@ def schedule(items: list[pytest.Item], grouped: bool) -> None:
     order, so that the module's fixtures (a corpus loaded three ways, a Dask cluster, a
     server) are built once, not once per process; a test marked `long(minutes)` goes alone.
     The long tests go first, the longest first, then the modules, the heaviest first (by
-    their tests' typical weight, WEIGHTS):
-    every process starts on a long one, and the run ends on small modules instead of
-    waiting for one process to finish a large one. (Handed out one by one, the tests of
-    test_scale.py built its three loads and its cluster in every process: two minutes of
-    the run's CPU.)"""
+    their tests' typical weight, WEIGHTS): every process starts on a long one, and the run
+    ends on small modules instead of waiting for one process to finish a large one. (Handed
+    out one by one, the tests of test_scale.py built its three loads and its cluster in
+    every process: two minutes of the run's CPU.)"""
+    minutes = {item: minutes_of(item) for item in items}
+    module = {item: item.nodeid.split("::")[0] for item in items}
     tests_in: dict[str, float] = {}
     for item in items:
-        if minutes_of(item) == 0:
-            module = item.nodeid.split("::")[0]
-            weight = WEIGHTS[FOLDER_MARKERS[Path(module).parent.name]]
-            tests_in[module] = tests_in.get(module, 0) + weight
+        if minutes[item] == 0:
+            weight = WEIGHTS[FOLDER_MARKERS[Path(module[item]).parent.name]]
+            tests_in[module[item]] = tests_in.get(module[item], 0) + weight
             if grouped:  # the group's name is the module's (test file names are unique)
-                item.add_marker(pytest.mark.xdist_group(Path(module).stem))
+                item.add_marker(pytest.mark.xdist_group(Path(module[item]).stem))
     # sorted() is stable: a module's tests keep their order
-    items.sort(key=lambda item: (-minutes_of(item), -tests_in.get(item.nodeid.split("::")[0], 0),
-                                 item.nodeid.split("::")[0]))
+    items.sort(key=lambda item: (-minutes[item], -tests_in.get(module[item], 0), module[item]))
 
 
 class _GroupsNamed:
@@ -94,12 +93,13 @@ class _GroupsNamed:
         lost = 0
         for item in items:
             names = sorted({str(m.args[0]) for m in item.iter_markers("xdist_group")})
-            if not names or item.nodeid.endswith("@" + "_".join(names)):
+            suffix = "@" + "_".join(names)
+            if not names or item.nodeid.endswith(suffix):
                 continue
             ident = getattr(item, "_id", None)
             if ident is not None and hasattr(type(ident), "parse"):
-                item._id = type(ident).parse(f"{item.nodeid}@{'_'.join(names)}")
-            lost += not item.nodeid.endswith("@" + "_".join(names))
+                item._id = type(ident).parse(item.nodeid + suffix)
+            lost += not item.nodeid.endswith(suffix)
         if lost:
             warnings.warn(f"{lost} tests are handed out one by one: pytest-xdist's groups are "
                           f"not named in this pytest's test ids (tests/conftest.py)",

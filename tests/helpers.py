@@ -314,6 +314,8 @@ def rows(db: str | Path, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any
     (waiting while a writer holds the file)."""
     from trickledger.ingest.db import reading
 
+    # `reading` makes a missing file an empty database; a test reading one made a mistake
+    assert Path(db).is_file(), f"no database file {db}"
     with reading(str(db)) as con:
         return con.execute(sql, list(params)).fetchall()
 
