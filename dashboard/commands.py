@@ -15,6 +15,12 @@ from trickledger.terminal import say, terminal
 SERVER = Path(__file__).resolve().parent / "server.py"
 
 
+# How the pages' scripts run, on the server and in the tests' AppTest alike: no "magic" (a
+# bare expression written to the page). No page relies on it, and it rewrote each page's
+# syntax tree whenever its script was compiled.
+SCRIPT_OPTIONS = {"runner.magicEnabled": False}
+
+
 def streamlit_command(address: str, port: int) -> list[str]:
     """How the dashboard is served: on `address` only, XSRF protection on, one upload's size
     capped, error details kept for the server's log, no developer toolbar. Python's -P
@@ -23,6 +29,8 @@ def streamlit_command(address: str, port: int) -> list[str]:
     imports."""
     from trickledger.dashboard.limits import MAX_FILE_MB, MAX_MESSAGE_MB, MAX_WIDGET_STATE_MB
 
+    scripts = [arg for name, value in SCRIPT_OPTIONS.items()
+               for arg in (f"--{name}", str(value).lower())]
     return [sys.executable, "-P", "-m", "streamlit", "run", str(SERVER),
             "--server.address", address, "--server.port", str(port),
             "--server.headless", "true", "--server.enableXsrfProtection", "true",
@@ -31,7 +39,7 @@ def streamlit_command(address: str, port: int) -> list[str]:
             "--server.maxMessageSize", str(MAX_MESSAGE_MB),
             "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
             "--client.toolbarMode", "minimal", "--client.showErrorDetails", "none",
-            "--theme.base", "light"]
+            "--theme.base", "light", *scripts]
 
 
 def allowed_hosts(address: str, extra: list[str]) -> list[str]:

@@ -334,21 +334,22 @@ def chart(where: Any, fig: Any, **kw: Any) -> Any:
     hover values and templates, titles and legend titles) made literal: a player's name is
     never read as plotly's HTML."""
     for trace in fig.data:
+        # `in` first: reading a property a trace type lacks raises an error that plotly
+        # words with a "did you mean" search over every property name, several
+        # milliseconds each
         for attr in _LITERAL:
-            try:
-                value = trace[attr]
-            except (KeyError, ValueError):
+            if attr not in trace:
                 continue
+            value = trace[attr]
             if value is None:
                 continue
             made = _literal(value)
             if made is not value:  # numbers stay: setting them again re-validates them
                 trace[attr] = made
         for attr in ("hovertemplate", "texttemplate"):
-            try:
-                template = trace[attr]
-            except (KeyError, ValueError):
+            if attr not in trace:
                 continue
+            template = trace[attr]
             if isinstance(template, str):
                 trace[attr] = _literal_template(template)
     # the chart's title as the page's own words above it: plotly cuts a title that is

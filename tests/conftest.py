@@ -252,6 +252,52 @@ def pytest_collection_finish(session):
     gc.freeze()
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    if "streamlit" in sys.modules:  # imported by the first test that runs a page
+        _pages_run_as_served()
+        _scan_components_once()
+
+
+def _pages_run_as_served() -> None:
+    """AppTest runs the pages with the options the server is started with."""
+    from streamlit import config
+
+    from trickledger.dashboard.commands import SCRIPT_OPTIONS
+
+    for name, value in SCRIPT_OPTIONS.items():
+        if config.get_option(name) != value:
+            config.set_option(name, value)
+
+
+def _scan_components_once() -> None:
+    """Every new AppTest scans the metadata of every installed distribution for Streamlit
+    components (streamlit.components.v2.manifest_scanner: about 0.14 s here, a sixth of the
+    CPU of a module of page tests). What is installed does not change while a process runs
+    its tests, so one scan per process and sys.path serves them all. Done once Streamlit is
+    imported (by the first test that runs a page), so that processes without pages do not
+    import it for this."""
+    scanner = sys.modules.get("streamlit.components.v2.manifest_scanner")
+    if scanner is None:
+        try:
+            import streamlit.components.v2.manifest_scanner as scanner
+        except ImportError:  # a Streamlit without v2 components: nothing to spare
+            return
+    scan = scanner.scan_component_manifests
+    if getattr(scan, "_once", False):
+        return
+    found: dict[tuple[str, ...], Any] = {}
+
+    def once(max_workers: int | None = None) -> Any:
+        key = tuple(sys.path)
+        if key not in found:
+            found[key] = scan(max_workers)
+        return list(found[key])
+
+    once._once = True  # type: ignore[attr-defined]
+    scanner.scan_component_manifests = once
+
+
 def pytest_sessionfinish(session, exitstatus):
     if _xdist_worker(session.config):
         _release_cached_consoles()

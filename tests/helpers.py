@@ -158,6 +158,10 @@ def assert_illegal(v: dict[str, Any], line: int, *words: str) -> None:
         assert w in v["error"]["message"], (w, v["error"]["message"])
 
 
+# How often a test's wait for a condition in the page checks it: playwright's default is every
+# animation frame, and a check that reads the page's text lays it out each time, so a
+# browser waiting on a loaded machine spent its CPU on waiting
+POLL_MS = 50
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync"]

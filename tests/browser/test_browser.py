@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import dashboard_server
+from helpers import POLL_MS, dashboard_server
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = {
@@ -48,7 +48,7 @@ def test_every_page_renders_title_chart_and_no_error(server, browser):
             else:  # a form: its first widget, once the script has run
                 page.locator("[data-testid='stFileUploader'],[data-testid='stTextArea']"
                              ).first.wait_for(timeout=PATIENCE)
-            page.wait_for_function(IDLE, timeout=PATIENCE)  # the script has run to its end
+            page.wait_for_function(IDLE, timeout=PATIENCE, polling=POLL_MS)  # the script has run to its end
             assert page.locator("[data-testid='stException']").count() == 0, path
             assert page.locator("[data-testid='stAlertContentError']").count() == 0, path
             assert page.get_by_text("Page not found").count() == 0, path  # /overview too
@@ -67,7 +67,8 @@ def _shows(page, words: str) -> None:
     try:
         page.wait_for_function(
             "(w) => { const m = document.querySelector(\"[data-testid='stMain']\");"
-            " return m !== null && m.innerText.includes(w); }", arg=words, timeout=PATIENCE)
+            " return m !== null && m.innerText.includes(w); }", arg=words, timeout=PATIENCE,
+            polling=POLL_MS)
     except Timeout:
         raise AssertionError(f"the page never said {words!r}; it says:\n{main.inner_text()}") from None
 
@@ -122,7 +123,7 @@ def test_the_score_sheet_on_a_phone(server, browser, tmp_path):
         grid.scroll_into_view_if_needed()
         assert grid.bounding_box()["width"] <= 390 - 16  # the table fits the phone's width
         # the numbers are typed into boxes: plain number fields, a line per player
-        page.wait_for_function(IDLE, timeout=PATIENCE)  # a choice made mid-run could be lost
+        page.wait_for_function(IDLE, timeout=PATIENCE, polling=POLL_MS)  # a choice made mid-run could be lost
         page.get_by_role("radio", name="Boxes").click(timeout=PATIENCE)
         _box(page, "Cat", "wrote").wait_for(timeout=PATIENCE)
         for player in ("Ann", "Ben", "Cat"):  # every box fits the phone's width, beside the name

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 import pytest
-from helpers import dashboard_server
+from helpers import POLL_MS, dashboard_server
 
 from trickledger.replay.engine import replay_bytes, verdict
 from trickledger.replay.playsonly import plays_only
@@ -61,7 +61,7 @@ class Phone:
                 "(w) => { const m = document.querySelector(\"[data-testid='stMain']\");"
                 " return m !== null && m.innerText.replaceAll('\\u2060', '').includes(w); }",
                 arg=words,
-                timeout=PATIENCE)
+                timeout=PATIENCE, polling=POLL_MS)
         except Timeout:
             text = self.text()
             raise AssertionError(f"the page never said {words!r}; it says:\n{text}") from None
@@ -72,7 +72,7 @@ class Phone:
         self.page.wait_for_function(
             "() => { const a = document.querySelector(\"[data-testid='stApp']\");"
             " return a !== null && a.getAttribute('data-test-script-state') === 'notRunning'; }",
-            timeout=PATIENCE)
+            timeout=PATIENCE, polling=POLL_MS)
 
     def text(self) -> str:
         """The page's main part as it reads: without the invisible word joiners that ui.md
@@ -202,7 +202,7 @@ class Phone:
             Path(SHOTS).mkdir(parents=True, exist_ok=True)
             self.page.wait_for_function(
                 "() => document.querySelector(\"[data-testid='stApp']\")"
-                ".getAttribute('data-test-script-state') === 'notRunning'", timeout=PATIENCE)
+                ".getAttribute('data-test-script-state') === 'notRunning'", timeout=PATIENCE, polling=POLL_MS)
             self.page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=True)
 
 

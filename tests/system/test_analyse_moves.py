@@ -173,12 +173,13 @@ def test_ctrl_c_on_a_terminal_stops_in_one_line_with_status_130(tmp_path):
     of a run on two worker processes: exit status 130, one line saying what is kept, no
     worker traceback, and every round written before it is in the database."""
     path = str(tmp_path / "c.duckdb")
-    logs = {"c": _sim("rage", 4, 3, "c", rounds=6)}
+    # six whole games: the Ctrl-C, sent on seeing the estimate, lands long before the 59
+    # rounds left after the timed one are judged, however loaded the machine (with one game
+    # of six rounds the native engine once judged the other five, 6 s of CPU, first, and
+    # the run ended 0; only the rounds before the Ctrl-C cost time: the rest is never judged)
+    logs = {f"c{k}": _sim("rage", 4, 3 + k, f"c{k}") for k in range(6)}
     ingest([Source(f"{k}.jsonl", data=v) for k, v in logs.items()], path, jobs=1)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    # the five rounds left after the timed one take tens of seconds, so the Ctrl-C sent on
-    # seeing the estimate lands mid-run however loaded the machine (at 16 samples the native
-    # engine could finish them first, and the run ended 0; the Python judge is far slower)
     from trickledger.replay import native
 
     samples = "128" if native.available() else "16"

@@ -135,7 +135,8 @@ def test_pages_stay_usable_while_an_ingest_runs(tmp_path, sample_logs_db):
 
 @pytest.mark.parametrize("flag,value", [("--server.address", "127.0.0.1"),
                                         ("--server.enableXsrfProtection", "true"),
-                                        ("--server.maxUploadSize", str(MAX_FILE_MB))])
+                                        ("--server.maxUploadSize", str(MAX_FILE_MB)),
+                                        ("--runner.magicEnabled", "false")])
 def test_dashboard_is_local_with_xsrf_on_and_uploads_capped(flag, value):
     """The server's own cap is the per-file limit stated once in dashboard/limits.py."""
     from trickledger.dashboard.commands import streamlit_command
