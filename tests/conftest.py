@@ -672,6 +672,22 @@ def dashboard_db(module_sample_logs_db: str) -> Iterator[str]:
         yield module_sample_logs_db
 
 
+@pytest.fixture()
+def empty_dashboard_db(tmp_path: Path) -> Iterator[str]:
+    """A database file of this test's own, empty until the pages it runs under AppTest write
+    to it (a score sheet, a recording); the recordings' writer worker a page started is
+    ended with the test."""
+    from helpers import dashboard_database
+
+    from trickledger.dashboard.data import recordings
+
+    with dashboard_database(str(tmp_path / "pages.duckdb")) as path:
+        try:
+            yield path
+        finally:
+            recordings._recorder.clear()
+
+
 @pytest.fixture(scope="session")
 def rage_built(tmp_path_factory: pytest.TempPathFactory) -> BuiltDatabase:
     """The rage sample logs (sample_logs/rage, three games) ingested once for the run."""

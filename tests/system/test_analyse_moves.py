@@ -174,19 +174,26 @@ def test_ctrl_c_on_a_terminal_stops_in_one_line_with_status_130(tmp_path):
     worker traceback, and every round written before it is in the database."""
     path = str(tmp_path / "c.duckdb")
     # six whole games: the Ctrl-C, sent on seeing the estimate, lands long before the 59
-    # rounds left after the timed one are judged, however loaded the machine (with one game
-    # of six rounds the native engine once judged the other five, 6 s of CPU, first, and
-    # the run ended 0; only the rounds before the Ctrl-C cost time: the rest is never judged)
+    # rounds left after the timed one are judged, however loaded the machine (the five
+    # rounds of one game took 6 s of CPU at 128 samples natively); only the rounds before
+    # the Ctrl-C cost time: the rest is never judged
     logs = {f"c{k}": _sim("rage", 4, 3 + k, f"c{k}") for k in range(6)}
     ingest([Source(f"{k}.jsonl", data=v) for k, v in logs.items()], path, jobs=1)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     from trickledger.replay import native
 
     samples = "128" if native.available() else "16"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "trickledger", "analyse", "--moves", "--db", path,
-         "--samples", samples, "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, env=env, start_new_session=True, cwd=ROOT)
+    # started as a terminal starts it, with Ctrl-C's default action: a process inherits an
+    # ignored SIGINT, and this test's process may have come to ignore it (in a parallel run
+    # its Ctrl-C went unheard and the run ended 0 after judging everything)
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "trickledger", "analyse", "--moves", "--db", path,
+             "--samples", samples, "--jobs", "2"], stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, env=env, start_new_session=True, cwd=ROOT)
+    finally:
+        signal.signal(signal.SIGINT, inherited)
     try:
         assert proc.stderr is not None
         seen = []

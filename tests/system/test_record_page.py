@@ -12,7 +12,7 @@ import sys
 
 import orjson
 import pytest
-from helpers import DASHBOARD, dashboard_database
+from helpers import DASHBOARD
 from streamlit.testing.v1 import AppTest
 
 from trickledger.ingest.recordings import read_listing, read_recording
@@ -22,14 +22,8 @@ PAGE = DASHBOARD / "views" / "record.py"
 
 
 @pytest.fixture()
-def db(tmp_path):
-    from trickledger.dashboard.data import recordings
-
-    with dashboard_database(str(tmp_path / "record.duckdb")) as path:
-        try:
-            yield path
-        finally:
-            recordings._recorder.clear()  # the writer worker this test started
+def db(empty_dashboard_db: str) -> str:
+    return empty_dashboard_db
 
 
 def unescape(markdown: str) -> str:

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import pytest
-from helpers import DASHBOARD, dashboard_database
+from helpers import DASHBOARD
 from streamlit.testing.v1 import AppTest
 
 from trickledger.ingest.db import reading
@@ -17,9 +17,8 @@ PAGE = DASHBOARD / "views" / "sheet.py"
 
 
 @pytest.fixture()
-def db(tmp_path):
-    with dashboard_database(str(tmp_path / "sheet.duckdb")) as path:
-        yield path
+def db(empty_dashboard_db: str) -> str:
+    return empty_dashboard_db
 
 
 def unescape(markdown: str) -> str:
