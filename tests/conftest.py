@@ -254,9 +254,24 @@ def pytest_collection_finish(session):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
+    _ctrl_c_heard()
     if "streamlit" in sys.modules:  # imported by the first test that runs a page
         _pages_run_as_served()
         _scan_components_once()
+
+
+def _ctrl_c_heard() -> None:
+    """Each test starts with Ctrl-C's default action in this process. A process inherits an
+    ignored SIGINT, and a test process that had come to ignore it (in a parallel run) made
+    the commands the Ctrl-C tests start deaf to it: an `analyse --moves` ran to its end, an
+    ingest held in a query waited for the test's time limit. The warning appears at the
+    first test that finds it so: an earlier test of this process left it."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        warnings.warn("SIGINT was ignored in this test process (an earlier test left it so); "
+                      "restored to its default action", stacklevel=1)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _pages_run_as_served() -> None:
