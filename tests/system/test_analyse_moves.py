@@ -279,6 +279,21 @@ def test_a_decision_no_deal_fits_is_named_not_left_out_without_a_word(tmp_path, 
     lines = [int(n.rsplit(" ", 1)[1]) for n in named]
     assert len(lines) == 4 and not judged & set(lines), (named, sorted(judged)[:10])
     assert f"1 game judged (10 rounds, {len(judged):,} decisions)" in out, out
+    # the Game viewer does not call such a decision forced (it did: "the only legal move")
+    from helpers import dashboard_database, run_page
+
+    with dashboard_database(path):
+        at = run_page("viewer", game="rage-s7-000023", round="1", trick="5")
+    trick = next(d.value for d in at.dataframe if "played" in d.value.columns)
+    verdicts = dict(zip(trick["played"], trick["verdict"]))
+    # lines 38 and 40: Vic's G3 and Cat's G11, each one of several cards they could play
+    assert {38, 40} <= set(lines), lines
+    assert verdicts["play G3"] == verdicts["play G11"] == "not judged", verdicts
+    with dashboard_database(path):
+        at = run_page("viewer", game="rage-s7-000023", round="1", trick="6")
+    trick = next(d.value for d in at.dataframe if "played" in d.value.columns)
+    verdicts = dict(zip(trick["played"], trick["verdict"]))
+    assert verdicts["play B11"] == "forced", verdicts  # Ned's only legal card
 
 
 @pytest.mark.cluster
