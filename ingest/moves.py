@@ -95,18 +95,20 @@ class RoundDone:
     judged: list[Judgement] | None
     error: str | None
     seconds: float  # CPU seconds of the worker
+    missed: list[int] = field(default_factory=list)  # lines of decisions no deal fitted
 
 
 def judge_round(task: RoundTask) -> RoundDone:
     """A worker's job: one round of one log judged (a bad log is reported, not raised)."""
     t0 = time.process_time()
+    missed: list[int] = []
     try:
         judged = judge_log(task.raw, task.samples, task.seed, task.game_id, {task.round},
-                           task.engine)
+                           task.engine, missed=missed)
     except Exception as e:  # one bad log must not stop the run; it is reported
         return RoundDone(task, None, f"{task.game_id} round {task.round}: "
                                      f"{type(e).__name__}: {e}", time.process_time() - t0)
-    return RoundDone(task, judged, None, time.process_time() - t0)
+    return RoundDone(task, judged, None, time.process_time() - t0, missed)
 
 
 @dataclass
@@ -175,6 +177,10 @@ class Plan:
                 + "; Ctrl-C stops and keeps every round finished")
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def _duration(seconds: float) -> str:
     if seconds < 90:
         return f"{max(seconds, 1):.0f} s"
@@ -193,6 +199,7 @@ class MovesSummary:
     seconds: float = 0.0
     judging_seconds: float = 0.0  # summed over the processes: the CPU the rounds took
     bounded: list[str] = field(default_factory=list)  # one line per log stopped by the bound
+    missed: list[str] = field(default_factory=list)  # "GAME line N": no deal fitted
     failures: list[str] = field(default_factory=list)
     broken: str | None = None  # the workers failed: the run stopped here
     interrupted: bool = False  # stopped by Ctrl-C: what was finished is kept
@@ -200,9 +207,10 @@ class MovesSummary:
 
     def lines(self) -> list[str]:
         rate = self.decisions / self.seconds if self.seconds else 0.0
-        out = [f"move quality: {self.games_done} games judged ({self.rounds_done} rounds, "
-               f"{self.decisions} decisions), {self.games_cached} already cached, "
-               f"{self.games_missing} left; {self.seconds:.1f} s"
+        out = [f"move quality: {_count(self.games_done, 'game')} judged "
+               f"({_count(self.rounds_done, 'round')}, {_count(self.decisions, 'decision')}), "
+               f"{self.games_cached:,} already cached, {self.games_missing:,} left; "
+               f"{self.seconds:.1f} s"
                + (f" ({rate:.1f} decisions/s, {self.judging_seconds:.1f} s judging over all "
                   f"processes)" if self.decisions else "")]
         if self.bounded:
@@ -212,6 +220,13 @@ class MovesSummary:
             out.extend(f"  {b}" for b in self.bounded[:5])
             if len(self.bounded) > 5:
                 out.append(f"  and {len(self.bounded) - 5} more")
+        if self.missed:
+            out.append(f"not judged: {_count(len(self.missed), 'decision')}: the sampler found "
+                       f"no deal of the hidden cards that fits what the player saw (a rare "
+                       f"deal; more --samples gives it more tries):")
+            out.extend(f"  {m}" for m in self.missed[:5])
+            if len(self.missed) > 5:
+                out.append(f"  and {len(self.missed) - 5:,} more")
         out.extend(f"failed: {f}" for f in self.failures)
         if self.broken:
             out.append(f"stopped: {self.broken}; the {self.rounds_done} rounds judged are "
@@ -361,6 +376,7 @@ def judge_games(path: str, samples: int = DEFAULT_SAMPLES, seed: int = 0,
             completed.add(t.sha256)
         summary.rounds_done += 1
         summary.decisions += len(done.judged)
+        summary.missed.extend(f"{t.game_id} line {line}" for line in done.missed)
         summary.judging_seconds += done.seconds
         done_decisions += the_plan.decisions.get((t.sha256, t.round), len(done.judged))
         if progress and not quiet:

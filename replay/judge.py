@@ -886,8 +886,8 @@ def cost_of(values: list[list[float]], chosen: int, sign: int) -> tuple[int, flo
 
 def judge_decision(d: Decision, samples: int, seed: int, engine: str = "python"
                    ) -> Judgement | None:
-    """The judgement of one decision, or None when no sample of the hidden cards fits
-    what the player saw (which a legal log cannot cause, but a budget can)."""
+    """The judgement of one decision, or None when the sampler finds no deal of the hidden
+    cards that fits what the player saw within its tries (`judge_log`'s `missed`)."""
     t0 = time.process_time()
     ev = evaluate(d, samples, seed, engine)
     if not ev.values:
@@ -906,14 +906,19 @@ def judge_decision(d: Decision, samples: int, seed: int, engine: str = "python"
 
 def judge_log(raw: bytes, samples: int = DEFAULT_SAMPLES, seed: int = 0,
               name: str = "<log>", rounds: set[int] | None = None, engine: str = "python",
-              progress: Callable[[int], None] | None = None) -> list[Judgement]:
-    """Every decision of the log judged (of the rounds in `rounds`, when given; decisions
-    no sample fits are left out)."""
+              progress: Callable[[int], None] | None = None,
+              missed: list[int] | None = None) -> list[Judgement]:
+    """Every decision of the log judged (of the rounds in `rounds`, when given). A decision
+    for which the sampler finds no deal of the hidden cards that fits what the player saw
+    (within its `REJECTIONS` tries per sample wanted: a rare deal, such as an 8-player
+    rage table with hidden bids, at few samples) is left out; its line goes to `missed`."""
     out: list[Judgement] = []
     for d in decisions(raw, name, rounds):
         j = judge_decision(d, samples, seed, engine)
         if j is not None:
             out.append(j)
+        elif missed is not None:
+            missed.append(d.line)
         if progress:
             progress(len(out))
     return out

@@ -296,7 +296,12 @@ def _judged(gid: str, rnd: int, step: Step, step_word: str) -> None:
         row = by_line.get(m.line)
         if row is not None:
             rows.append({c: row[c] for c in JUDGE_COLUMNS})
-        else:  # no verdict in a judged round: the mover had one legal move
+        elif len(set(m.legal)) > 1:  # a choice of cards the judge could not judge
+            rows.append({"player": m.player, "move": move_label(m.event),
+                         "verdict": "not judged", "cost": "", "better": "",
+                         "as good": "no deal fits what the player saw",
+                         "expected": "", "best expected": ""})
+        else:  # no verdict in a judged round, and no choice: the one legal move
             # written as the judge writes a move (`play B7`), not as bare cards beside it
             rows.append({"player": m.player, "move": move_label(m.event), "verdict": "forced",
                          "cost": "", "better": "", "as good": "the only legal move",

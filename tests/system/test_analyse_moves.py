@@ -85,7 +85,7 @@ def test_already_cached_counts_only_the_games_asked_for(two_games_db, capsys):
     assert main([*args, "--game", "a-s1-000000"]) == 0
     capsys.readouterr()
     assert main([*args, "--game", "b-s2-000000"]) == 0
-    assert "1 games judged (3 rounds" in (out := capsys.readouterr().out)
+    assert "1 game judged (3 rounds" in (out := capsys.readouterr().out)
     assert "0 already cached" in out  # a-s1 is cached, but was not asked for
     assert main([*args, "--game", "a-s1-000000"]) == 0
     assert "0 games judged (0 rounds, 0 decisions), 1 already cached, 0 left" in \
@@ -122,7 +122,7 @@ def test_one_log_costs_at_most_the_bound_and_a_larger_bound_goes_on(two_games_db
     assert main([*args, "--max-moves", "40"]) == 0  # nothing more under the same bound
     assert "0 games judged (0 rounds" in (out := capsys.readouterr().out) and "bound:" in out
     assert main(args) == 0  # the default bound takes the rest
-    assert "1 games judged (1 rounds" in capsys.readouterr().out
+    assert "1 game judged (1 round" in capsys.readouterr().out
     assert [r for _, r in judged_rounds(two_games_db)] == [1, 2, 3]
     assert whole_markers(two_games_db) == 1
 
@@ -261,6 +261,41 @@ def test_the_estimate_times_each_kind_of_game_at_its_own_rate(tmp_path):
     assert plans[0].rates == {"rage 3": 3.0, "color_stacks 2": 1.0} and not plans[0].timed
 
 
+def test_a_decision_no_deal_fits_is_named_not_left_out_without_a_word(tmp_path, capsys):
+    """At 8 players with hidden and secret bids, few deals of the hidden cards fit what a
+    player saw; at 4 samples the sampler finds none within its tries for four decisions of
+    this sample log. The run judges the rest and names those four (before, the summary
+    counted four decisions fewer than planned and said nothing)."""
+    log = ROOT / "sample_logs" / "corpus" / "rage" / "rage-s7-000023.jsonl"
+    path = str(tmp_path / "n.duckdb")
+    ingest([Source(log.name, data=log.read_bytes())], path, jobs=1)
+    capsys.readouterr()
+    assert main(["analyse", "--moves", "--db", path, "--samples", "4", "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "not judged: 4 decisions: the sampler found no deal of the hidden cards" in out, out
+    named = [ln.strip() for ln in out.splitlines() if ln.startswith("  rage-s7-000023 line ")]
+    with reading(path) as con:
+        judged = {r[0] for r in con.execute("SELECT line FROM move_quality").fetchall()}
+    lines = [int(n.rsplit(" ", 1)[1]) for n in named]
+    assert len(lines) == 4 and not judged & set(lines), (named, sorted(judged)[:10])
+    assert f"1 game judged (10 rounds, {len(judged):,} decisions)" in out, out
+    # the Game viewer does not call such a decision forced (it did: "the only legal move")
+    from helpers import dashboard_database, run_page
+
+    with dashboard_database(path):
+        at = run_page("viewer", game="rage-s7-000023", round="1", trick="5")
+    trick = next(d.value for d in at.dataframe if "played" in d.value.columns)
+    verdicts = dict(zip(trick["played"], trick["verdict"]))
+    # lines 38 and 40: Vic's G3 and Cat's G11, each one of several cards they could play
+    assert {38, 40} <= set(lines), lines
+    assert verdicts["play G3"] == verdicts["play G11"] == "not judged", verdicts
+    with dashboard_database(path):
+        at = run_page("viewer", game="rage-s7-000023", round="1", trick="6")
+    trick = next(d.value for d in at.dataframe if "played" in d.value.columns)
+    verdicts = dict(zip(trick["played"], trick["verdict"]))
+    assert verdicts["play B11"] == "forced", verdicts  # Ned's only legal card
+
+
 @pytest.mark.cluster
 def test_rounds_run_on_a_dask_cluster(two_games_db, two_games_built, tmp_path, capsys):
     assert main(["analyse", "--moves", "--db", two_games_db, "--samples", "2",
@@ -302,14 +337,14 @@ def test_the_engine_is_in_the_key_and_the_python_key_is_unchanged(two_games_db, 
     assert markers(two_games_db) == [("moves", f"{METHOD} seed 0 samples 2")]
     capsys.readouterr()
     assert main(args) == 0  # the default: native, not cached under the Python key
-    assert "1 games judged (3 rounds" in (out := capsys.readouterr().out)
+    assert "1 game judged (3 rounds" in (out := capsys.readouterr().out)
     assert "0 already cached" in out
     assert markers(two_games_db) == [("moves", f"{METHOD} seed 0 samples 2 engine native")]
     assert main([*args, "--engine", "native"]) == 0
     assert "1 already cached" in capsys.readouterr().out
     monkeypatch.setenv(ENV, "python")  # asks for the Python judge by default
     assert main(args) == 0
-    assert "1 games judged (3 rounds" in capsys.readouterr().out
+    assert "1 game judged (3 rounds" in capsys.readouterr().out
     assert markers(two_games_db) == [("moves", f"{METHOD} seed 0 samples 2")]
     monkeypatch.setenv(ENV, "stockfish")
     assert main(args) == 2

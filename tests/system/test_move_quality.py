@@ -64,9 +64,9 @@ def test_analyse_moves_fills_caches_and_is_the_same_whatever_jobs(loaded, tmp_pa
     args = ["analyse", "--moves", "--samples", "3", "--seed", "5"]
     assert main([*args, "--db", one, "--jobs", "1", "--limit", "1"]) == 0
     out = capsys.readouterr().out
-    assert "move quality: 1 games judged" in out and "1 left" in out  # x1 is illegal: not judged
+    assert "move quality: 1 game judged" in out and "1 left" in out  # x1 is illegal: not judged
     assert main([*args, "--db", one, "--jobs", "1"]) == 0
-    assert "1 games judged" in (out := capsys.readouterr().out) and "1 already cached" in out
+    assert "1 game judged" in (out := capsys.readouterr().out) and "1 already cached" in out
     assert main([*args, "--db", one, "--jobs", "1"]) == 0
     assert "0 games judged" in capsys.readouterr().out  # all cached: nothing to do
     assert main([*args, "--db", two, "--jobs", "2"]) == 0
