@@ -181,6 +181,12 @@ def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
+def _first_few(head: str, items: list[str], shown: int = 5) -> list[str]:
+    """`head`, then the first `shown` items indented and how many more there are."""
+    more = [f"  and {len(items) - shown:,} more"] if len(items) > shown else []
+    return [head, *(f"  {x}" for x in items[:shown]), *more]
+
+
 def _duration(seconds: float) -> str:
     if seconds < 90:
         return f"{max(seconds, 1):.0f} s"
@@ -214,19 +220,14 @@ class MovesSummary:
                + (f" ({rate:.1f} decisions/s, {self.judging_seconds:.1f} s judging over all "
                   f"processes)" if self.decisions else "")]
         if self.bounded:
-            out.append(f"bound: {len(self.bounded)} log{'s' if len(self.bounded) != 1 else ''} "
-                       f"judged only up to {self.max_moves:,} moves (whole rounds); their "
-                       f"later rounds are not judged (--max-moves N judges more):")
-            out.extend(f"  {b}" for b in self.bounded[:5])
-            if len(self.bounded) > 5:
-                out.append(f"  and {len(self.bounded) - 5} more")
+            out += _first_few(f"bound: {_count(len(self.bounded), 'log')} judged only up to "
+                              f"{self.max_moves:,} moves (whole rounds); their later rounds "
+                              f"are not judged (--max-moves N judges more):", self.bounded)
         if self.missed:
-            out.append(f"not judged: {_count(len(self.missed), 'decision')}: the sampler found "
-                       f"no deal of the hidden cards that fits what the player saw (a rare "
-                       f"deal; more --samples gives it more tries):")
-            out.extend(f"  {m}" for m in self.missed[:5])
-            if len(self.missed) > 5:
-                out.append(f"  and {len(self.missed) - 5:,} more")
+            out += _first_few(f"not judged: {_count(len(self.missed), 'decision')}: the sampler "
+                              f"found no deal of the hidden cards that fits what the player "
+                              f"saw (a rare deal; more --samples gives it more tries):",
+                              self.missed)
         out.extend(f"failed: {f}" for f in self.failures)
         if self.broken:
             out.append(f"stopped: {self.broken}; the {self.rounds_done} rounds judged are "
