@@ -455,7 +455,8 @@ def register_commands(sub: Any) -> None:
     q.add_argument("--max-rows", type=row_count, default=1000,
                    help=f"rows shown at most (default 1000, at most {MAX_ROWS:,})")
     q.add_argument("--timeout", type=positive(float), default=10.0,
-                   help="seconds before the query's process is stopped (default 10)")
+                   help="seconds the query may run before its process is stopped (default 10; "
+                        "counted once the worker has started)")
     q.set_defaults(fn=cmd_sql)
 
 

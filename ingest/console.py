@@ -50,6 +50,7 @@ DUCKDB_MEMORY = "256MB"
 SPILL_QUOTA = "64MB"
 _HEADER = struct.Struct("!cQ")  # kind, length
 _SPARES = 1  # workers kept ready
+START_LIMIT_S = 120.0  # a worker's start (Python, DuckDB, Arrow), not counted in the query's
 
 
 class ConsoleError(SqlRefused):
@@ -236,6 +237,16 @@ def _stream_in_pieces(out: IO[bytes], con: Any, request: dict[str, Any], pa: Any
 def worker_main() -> None:
     """One query: read the request from stdin, stream Arrow IPC batches to stdout."""
     out = sys.stdout.buffer
+    # What every query needs is loaded before the worker says it is ready: the time limit
+    # counts from then, so a worker that starts slowly (a cold disk, a loaded machine) does
+    # not eat the query's seconds, and a spare waits with its imports done.
+    import duckdb  # noqa: F401
+    import pyarrow  # noqa: F401
+
+    import trickledger.ingest.db  # noqa: F401
+    import trickledger.ingest.lake  # noqa: F401
+
+    _send(out, b"R")
     request = json.loads(sys.stdin.buffer.readline())
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 2)  # DuckDB's progress output must not reach anyone
@@ -344,8 +355,17 @@ class Console:
                    "memory_bytes": limits.memory_bytes}
         stopped: list[str] = []
         done = threading.Event()
+        ready = threading.Event()
 
         def watchdog() -> None:
+            deadline = time.monotonic() + START_LIMIT_S
+            while not ready.is_set():
+                if done.wait(0.05):
+                    return
+                if time.monotonic() > deadline:
+                    stopped.append(f"took longer than {START_LIMIT_S:g} s")
+                    _kill(proc)
+                    return
             deadline = time.monotonic() + limits.timeout_s
             while not done.wait(0.05):
                 if time.monotonic() > deadline:
@@ -360,6 +380,10 @@ class Console:
         guard = threading.Thread(target=watchdog, daemon=True)
         guard.start()
         try:
+            if _read_exact(proc.stdout, _HEADER.size) != _HEADER.pack(b"R", 0):
+                raise ConsoleError("the console's worker could not start" + (
+                    f": it {stopped[0]}" if stopped else ""))
+            ready.set()
             proc.stdin.write(json.dumps(request).encode() + b"\n")
             proc.stdin.close()
             return _collect(proc.stdout, limits, stopped, proc)

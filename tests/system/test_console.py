@@ -244,3 +244,17 @@ def test_a_newline_in_a_value_or_header_cannot_forge_a_table_row(console, capsys
     assert len(lines) == 4 and lines[-1] == "(1 row)", lines
     assert lines[0].startswith("h\\nx") and lines[2].startswith("a\\n(0 rows)")
     assert "b\\tc" in lines[2]
+
+
+def test_a_worker_that_cannot_start_is_named_not_a_traceback(console, monkeypatch):
+    """The time limit counts from the worker's 'ready' (its imports done); a worker that
+    never gets there is a clear error, not a hang and not a broken pipe."""
+    import sys
+
+    c = Console(spares=0)
+    monkeypatch.setattr(sys, "executable", "/bin/false")  # exits at once, says nothing
+    try:
+        with pytest.raises(ConsoleError, match="the console's worker could not start"):
+            c.run(console[1], "SELECT 1", Limits())
+    finally:
+        c.close()
