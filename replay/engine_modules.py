@@ -34,6 +34,7 @@ ENGINE_CORE: Final[tuple[str, ...]] = (
     "replay/bots.py",
     "replay/search.py",
     "replay/judge.py",
+    "replay/native/codes.py",  # every game's move codes: called per move by the judge
 )
 GAMES_FOLDER: Final = "replay/games"
 
