@@ -234,18 +234,28 @@ def _stream_in_pieces(out: IO[bytes], con: Any, request: dict[str, Any], pa: Any
     _send(out, b"T", BY_BYTES if sent >= request["max_bytes"] else b"")
 
 
+def _one_error_line(e: BaseException) -> str:
+    text = (str(e).strip().splitlines() or [type(e).__name__])[0][:400]
+    if isinstance(e, MemoryError):
+        text = "the query needed more memory than the console allows"
+    return f"{type(e).__name__}: {text}"
+
+
 def worker_main() -> None:
     """One query: read the request from stdin, stream Arrow IPC batches to stdout."""
     out = sys.stdout.buffer
     # What every query needs is loaded before the worker says it is ready: the time limit
     # counts from then, so a worker that starts slowly (a cold disk, a loaded machine) does
     # not eat the query's seconds, and a spare waits with its imports done.
-    import duckdb  # noqa: F401
-    import pyarrow  # noqa: F401
+    try:
+        import duckdb  # noqa: F401
+        import pyarrow  # noqa: F401
 
-    import trickledger.ingest.db  # noqa: F401
-    import trickledger.ingest.lake  # noqa: F401
-
+        import trickledger.ingest.db  # noqa: F401
+        import trickledger.ingest.lake  # noqa: F401
+    except BaseException as e:  # a broken install says why, before the ready it never sends
+        _send(out, b"E", _one_error_line(e).encode())
+        os._exit(0)
     _send(out, b"R")
     request = json.loads(sys.stdin.buffer.readline())
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -283,11 +293,8 @@ def worker_main() -> None:
             _stream_in_pieces(out, con, request, pa)
         _send(out, b"Z")
     except BaseException as e:  # everything goes back as one line
-        text = (str(e).strip().splitlines() or [type(e).__name__])[0][:400]
-        if isinstance(e, MemoryError):
-            text = "the query needed more memory than the console allows"
         try:
-            _send(out, b"E", f"{type(e).__name__}: {text}".encode())
+            _send(out, b"E", _one_error_line(e).encode())
         except OSError:
             pass
     finally:
@@ -325,9 +332,12 @@ class Console:
         # fail by chance rather than by size, so both allocate only what they use.
         env = {**os.environ, "PYTHONUNBUFFERED": "1", "MALLOC_ARENA_MAX": "2",
                "ARROW_DEFAULT_MEMORY_POOL": "system"}
-        proc = subprocess.Popen([sys.executable, "-m", "trickledger.ingest.console"],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+        try:
+            proc = subprocess.Popen([sys.executable, "-m", "trickledger.ingest.console"],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+        except OSError as e:  # this Python gone (a virtualenv replaced under a server)
+            raise ConsoleError(f"the console's worker could not start: {e}") from None
         return _Spare(proc)
 
     def _take(self) -> _Spare:
@@ -338,8 +348,13 @@ class Console:
                     break
             else:
                 spare = self._start()
-            while len(self.ready) < self.spares:
-                self.ready.append(self._start())
+            try:
+                while len(self.ready) < self.spares:
+                    self.ready.append(self._start())
+            except ConsoleError:
+                _kill(spare.proc)
+                spare.proc.wait()
+                raise
         return spare
 
     def run(self, target: Target, sql: str, limits: Limits | None = None) -> Answer:
@@ -380,15 +395,14 @@ class Console:
         guard = threading.Thread(target=watchdog, daemon=True)
         guard.start()
         try:
-            if _read_exact(proc.stdout, _HEADER.size) != _HEADER.pack(b"R", 0):
-                raise ConsoleError("the console's worker could not start" + (
-                    f": it {stopped[0]}" if stopped else ""))
+            _await_ready(proc.stdout, stopped)
             ready.set()
             proc.stdin.write(json.dumps(request).encode() + b"\n")
             proc.stdin.close()
             return _collect(proc.stdout, limits, stopped, proc)
-        except BrokenPipeError:
-            raise ConsoleError("the console's worker could not start") from None
+        except BrokenPipeError:  # the worker ended (or was stopped) before it read the query
+            raise ConsoleError(f"the query was stopped: it {stopped[0]}" if stopped else
+                               "the console's worker could not start") from None
         finally:
             done.set()
             _kill(proc)
@@ -399,6 +413,20 @@ class Console:
         with self.lock:
             while self.ready:
                 _kill(self.ready.popleft().proc)
+
+
+def _await_ready(stream: IO[bytes], stopped: list[str]) -> None:
+    """The worker's first frame: ready, or why it could not start (an import that failed)."""
+    header = _read_exact(stream, _HEADER.size)
+    if header == _HEADER.pack(b"R", 0):
+        return
+    why = f": it {stopped[0]}" if stopped else ""
+    if header is not None:
+        kind, length = _HEADER.unpack(header)
+        payload = _read_exact(stream, length) if kind == b"E" and length <= 4096 else None
+        if payload is not None:
+            why = ": " + one_line(payload.decode(errors="replace"))
+    raise ConsoleError("the console's worker could not start" + why)
 
 
 def _overran(target: Target, pid: int, timeout_s: float) -> str:

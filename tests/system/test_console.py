@@ -258,3 +258,37 @@ def test_a_worker_that_cannot_start_is_named_not_a_traceback(console, monkeypatc
             c.run(console[1], "SELECT 1", Limits())
     finally:
         c.close()
+
+
+def test_a_worker_whose_import_fails_says_why(console, monkeypatch, tmp_path):
+    """A broken install (here a `pyarrow` that cannot be imported, first on the worker's
+    path) fails before the worker is ready: the error names the import, in one line."""
+    import os
+
+    (tmp_path / "pyarrow.py").write_text("raise ImportError('no arrow here')\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    c = Console(spares=0)
+    try:
+        with pytest.raises(ConsoleError, match="could not start: ImportError: no arrow here"):
+            c.run(console[1], "SELECT 1", Limits())
+    finally:
+        c.close()
+
+
+def test_a_python_that_is_gone_is_a_console_error_and_no_spare_is_left(console, monkeypatch,
+                                                                       tmp_path):
+    """The server's Python replaced under it (a virtualenv rebuilt): the query fails with a
+    console error, and the worker it had taken is stopped, not left to the collector."""
+    import sys
+
+    c = Console(spares=1)
+    try:
+        assert run((c, console[1]), "SELECT 42").rows == [(42,)]  # a spare is kept now
+        kept = c.ready[0].proc
+        monkeypatch.setattr(sys, "executable", str(tmp_path / "gone" / "python"))
+        with pytest.raises(ConsoleError, match="could not start: .*No such file"):
+            c.run(console[1], "SELECT 1", Limits())
+        assert kept.poll() is not None  # stopped and reaped
+    finally:
+        c.close()
