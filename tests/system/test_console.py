@@ -4,6 +4,8 @@ interrupt flag. Each test reproduces an attack."""
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -249,8 +251,6 @@ def test_a_newline_in_a_value_or_header_cannot_forge_a_table_row(console, capsys
 def test_a_worker_that_cannot_start_is_named_not_a_traceback(console, monkeypatch):
     """The time limit counts from the worker's 'ready' (its imports done); a worker that
     never gets there is a clear error, not a hang and not a broken pipe."""
-    import sys
-
     c = Console(spares=0)
     monkeypatch.setattr(sys, "executable", "/bin/false")  # exits at once, says nothing
     try:
@@ -263,8 +263,6 @@ def test_a_worker_that_cannot_start_is_named_not_a_traceback(console, monkeypatc
 def test_a_worker_whose_import_fails_says_why(console, monkeypatch, tmp_path):
     """A broken install (here a `pyarrow` that cannot be imported, first on the worker's
     path) fails before the worker is ready: the error names the import, in one line."""
-    import os
-
     (tmp_path / "pyarrow.py").write_text("raise ImportError('no arrow here')\n")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
         [str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
@@ -280,8 +278,6 @@ def test_a_python_that_is_gone_is_a_console_error_and_no_spare_is_left(console, 
                                                                        tmp_path):
     """The server's Python replaced under it (a virtualenv rebuilt): the query fails with a
     console error, and the worker it had taken is stopped, not left to the collector."""
-    import sys
-
     c = Console(spares=1)
     try:
         assert run((c, console[1]), "SELECT 42").rows == [(42,)]  # a spare is kept now
