@@ -2,7 +2,7 @@
 
     python -m bench.native speed      [--seconds 3] [--out FILE]
     python -m bench.native defaults   [--games 2] [--out FILE]
-    python -m bench.native stability  [--games 6] [--samples 16] [--out FILE]
+    python -m bench.native stability  [--games 6] [--samples 16] [--game G] [--out FILE]
     python -m bench.native strength   [--deals 100] [--samples 16] [--out FILE]
     python -m bench.native corpus     [--samples 16] [--rage-only] [--out FILE]
 
@@ -15,7 +15,9 @@ the time the solver needs for the rest of the round (what the codecs' `solve_car
 `endgame_cards` and the budgets of replay/native/judging.py are chosen from).
 `stability`: decisions of simulated games (a random and a greedy player in turn at every
 seat, so that there are mistakes to find) judged at the defaults with seed 0 and with seed
-1: the share that keep their band; and the mistakes and blunders of seed 0 judged again at
+1: the share that keep their band (with its 95 % interval) and which bands changed; the bands
+of the random and of the greedy moves apart (a judge that is stable because it calls
+everything best would show it there); and the mistakes and blunders of seed 0 judged again at
 4x the samples (seed 2): the share that are still a mistake or a blunder.
 `strength`: per deal (one round), one seat plays the judge's best move at every decision and,
 on the same deal, the same seat plays greedy; the others greedy (table "others greedy"), and
@@ -52,7 +54,9 @@ from trickledger.replay.bots import GreedyBot, RandomBot
 from trickledger.replay.engine import new_state
 from trickledger.replay.events import Event
 from trickledger.replay.judge import (
+    BANDS,
     DEFAULT_SAMPLES,
+    Judgement,
     better_sign,
     cost_of,
     decisions,
@@ -193,8 +197,9 @@ def defaults(args: argparse.Namespace) -> dict[str, Any]:
 # ------------------------------------------------------------------- stability
 
 
-def mixed_games(game: str, games: int) -> list[bytes]:
-    """Logs of simulated games where every seat plays a random and a greedy move in turn."""
+def mixed_games(game: str, games: int) -> list[tuple[bytes, set[int]]]:
+    """Logs of simulated games where every seat plays a random and a greedy move in turn,
+    each with the lines of its random moves."""
     class Mixed:
         name = "mixed"
 
@@ -204,32 +209,57 @@ def mixed_games(game: str, games: int) -> list[bytes]:
         def choose(self, state: GameState, rng: random.Random) -> Move:
             self.k += 1
             bot = RandomBot() if self.k % 2 else GreedyBot()
-            return bot.choose(state, rng)
+            move = bot.choose(state, rng)
+            if self.k % 2:
+                randoms.append(move)
+            return move
 
     out = []
     for seed in range(games):
+        randoms: list[Move] = []  # kept alive: their ids name them in the log below
         h = header(game, TABLES[game], rounds=2) if game != "color_stacks" else header(game, 3)
         _, events = play_game(h, {p: Mixed() for p in h["players"]}, random.Random(seed))
-        out.append(dump_lines(h, events))
+        chosen = {id(m) for m in randoms}
+        out.append((dump_lines(h, events),
+                    {i + 2 for i, ev in enumerate(events) if id(ev) in chosen}))
     return out
 
 
+def _by_player(judged: list[Judgement]) -> dict[str, Any]:
+    """What the judge said of one kind of player's decisions: the share of each band and
+    the mean cost."""
+    n = len(judged)
+    return {"decisions": n,
+            "bands": {b: round(sum(j.band == b for j in judged) / n, 3) for b in BANDS} if n
+            else {},
+            "mean_cost": round(statistics.fmean(j.cost for j in judged), 3) if n else None}
+
+
 def stability(args: argparse.Namespace) -> dict[str, Any]:
+    """Per game: the share of decisions that keep their band under another seed, the
+    bands of the random and of the greedy moves (that the judge still tells them apart),
+    and the mistakes and blunders confirmed at 4x the samples."""
     out: dict[str, Any] = {}
     engine = judging.default_engine()
-    for game in TABLES:
+    for game in args.games_list or list(TABLES):
         t0 = time.process_time()
         same = total = 0
         worse: list[tuple[bytes, int, str]] = []
-        for i, raw in enumerate(mixed_games(game, args.games)):
+        changed: dict[str, int] = {}
+        kinds: dict[str, list[Judgement]] = {"random": [], "greedy": []}
+        for i, (raw, randoms) in enumerate(mixed_games(game, args.games)):
             a = judge_log(raw, args.samples, 0, f"stab-{i}", engine=engine)
             b = {j.line: j for j in judge_log(raw, args.samples, 1, f"stab-{i}",
                                               engine=engine)}
             for j in a:
+                kinds["random" if j.line in randoms else "greedy"].append(j)
                 if j.line not in b:
                     continue
                 total += 1
                 same += b[j.line].band == j.band
+                if b[j.line].band != j.band:
+                    pair = " / ".join(sorted((j.band, b[j.line].band), key=BANDS.index))
+                    changed[pair] = changed.get(pair, 0) + 1
                 if j.band in ("mistake", "blunder"):
                     worse.append((raw, j.line, f"stab-{i}"))
         confirmed = 0
@@ -238,12 +268,27 @@ def stability(args: argparse.Namespace) -> dict[str, Any]:
                      if j.line == line]
             confirmed += bool(again) and again[0].band in ("mistake", "blunder")
         row = {"decisions": total, "keep_band": round(same / total, 3) if total else None,
+               "keep_band_ci95": _share_ci(same, total),
+               "band_changes": dict(sorted(changed.items(), key=lambda kv: -kv[1])),
+               "random_moves": _by_player(kinds["random"]),
+               "greedy_moves": _by_player(kinds["greedy"]),
                "mistakes_and_blunders": len(worse),
                "confirmed_at_4x": confirmed,
                "cpu_seconds": round(time.process_time() - t0, 1)}
         out[game] = row
         print(game, row, flush=True)
     return out
+
+
+def _share_ci(k: int, n: int) -> list[float] | None:
+    """The 95 % Wilson interval of a share k / n."""
+    if not n:
+        return None
+    z = 1.96
+    p = k / n
+    mid = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return [round(mid - half, 3), round(mid + half, 3)]
 
 
 # ------------------------------------------------------------------- strength

@@ -44,16 +44,22 @@ a native analysis engine plugs in at step 3 and must keep steps 1, 2 and 4):
 4. **The verdict.** The value of an alternative is the mean over the samples of the
    judged player's value after it, in the game's own points (better is higher, lower
    where the lowest total wins). The best alternatives are those within `TIE` (1e-9
-   points) of the best mean; when the move made is one of them it is `best` (with the
-   others as good listed in `equal_moves`), its cost is 0 and `cost_se` the standard
-   error of its lead over the runner-up (how sure "best" is). Otherwise `best_move` is
-   the first best alternative by its label, `cost` = its mean − the mean of the move
-   made (turned so that a positive cost is always worse), `cost_se` the standard error
-   of the per-sample differences, and the band the lower end of the cost's 95 % interval
-   (cost − 2 SE) against the game's thresholds in points (`GameInfo.bands`): `good`,
-   `inaccuracy`, `mistake`, `blunder`. Noise cannot make a blunder; a decision with a
-   single sample (no error to measure: `cost_se` is NaN) is never called worse than
-   `good`.
+   points) of the best mean. The move made is `best` when it is one of them, and also
+   when no alternative leads it *surely* by half an inaccuracy (`BEST_MARGIN` of the
+   game's first threshold: the lead's lower 95 % bound, lead − 2 SE of the per-sample
+   differences, stays below it): a lead the samples cannot tell from noise, or too small
+   to matter, is a tie, and a verdict that flipped with the seed otherwise. A best move
+   has cost 0, `equal_moves` the alternatives that scored at least as well on the
+   samples, and `cost_se` the standard error of the lead of the best other alternative
+   (how sure "best" is). Otherwise `best_move` is the first best alternative by its
+   label, `cost` = its mean − the mean of the move made (turned so that a positive cost
+   is always worse), `cost_se` the standard error of the per-sample differences, and the
+   band the lower end of the cost's 95 % interval (cost − 2 SE) against the game's
+   thresholds in points (`GameInfo.bands`): `good`, `inaccuracy`, `mistake`, `blunder`.
+   Noise cannot make a blunder; a decision with a single sample (no error to measure:
+   `cost_se` is NaN) is best only when the move made scored best, and never called
+   worse than `good`. The judge as a player (`cost_of`, the benchmarks) still takes the
+   alternative with the best mean.
 """
 
 from __future__ import annotations
@@ -80,7 +86,11 @@ from .registry import registry
 from .search import TIE, BudgetExceeded, Unsearchable, exact_values
 from .state import GameState, Move
 
-METHOD: Final = "greedy-crn-v2"  # v2: view seeds, direct samples, mean-of-ties search
+METHOD: Final = "greedy-crn-v3"  # v3: a lead the samples cannot tell from noise is a tie
+# the random streams of v2: v3 changed the verdict, not what is sampled or how it is valued,
+# so a decision draws the same samples (and a test its statistics) as under v2
+STREAMS: Final = "greedy-crn-v2"
+BEST_MARGIN: Final = 0.5  # of the game's inaccuracy threshold: a lead surely this large counts
 DEFAULT_SAMPLES: Final = 16
 MAX_MOVES: Final = 100_000  # a playout that does not end is a bug, not a hang
 ENDGAME_BUDGET: Final = 400  # positions: a rest of the round this small is searched
@@ -180,8 +190,9 @@ def move_label(m: Move) -> str:
 
 
 def band_of(game: str, cost: float, cost_se: float, made_best: bool) -> str:
-    """The verdict band of a decision (see the module's doc): `best` only when no
-    alternative is better; otherwise the sure part of the cost against the thresholds."""
+    """The verdict band of a decision (see the module's doc): `best` when the move made is
+    best or tied with the best (`judge_decision`); otherwise the sure part of the cost
+    against the thresholds."""
     if made_best:
         return "best"
     if math.isnan(cost_se):
@@ -367,7 +378,7 @@ def _view(header: dict[str, Any], rnd: _Round, seat: int,
     deal = {k: v for k, v in rnd.deal.items() if k not in hidden}
     hands = rnd.deal.get("hands")
     own = hands.get(players[seat]) if isinstance(hands, dict) else None
-    seen = {"method": METHOD, "header": header, "earlier": rnd.earlier, "round": rnd.number,
+    seen = {"method": STREAMS, "header": header, "earlier": rnd.earlier, "round": rnd.number,
             "seat": seat, "hand": sorted(own) if isinstance(own, list) else own,
             "deal": deal, "before": [_seen(e) for _, e in prefix], "step": step}
     return hashlib.sha256(orjson.dumps(seen, option=orjson.OPT_SORT_KEYS)).hexdigest()
@@ -826,7 +837,7 @@ class Evaluation:
 
 def decision_rng(d: Decision, seed: int) -> random.Random:
     """The decision's random stream: its view, the method and the seed (step 1)."""
-    return random.Random(f"trickledger-judge:{METHOD}:{seed}:{d.view}")
+    return random.Random(f"trickledger-judge:{STREAMS}:{seed}:{d.view}")
 
 
 def evaluate(d: Decision, samples: int, seed: int, engine: str = "python",
@@ -884,6 +895,32 @@ def cost_of(values: list[list[float]], chosen: int, sign: int) -> tuple[int, flo
     return best, cost, se
 
 
+def tied_with_made(values: list[list[float]], sign: int, margin: float
+                   ) -> tuple[list[int], float] | None:
+    """When no alternative's lead over the move made (alternative 0) is sure, that is its
+    lower 95 % bound (lead − 2 SE) reaches `margin`, the alternatives at least as good as
+    the move made on the samples (its statistical ties, none strictly better beyond the
+    noise) and the standard error of the top alternative's lead; otherwise None. Needs at
+    least two samples: one sample has no error to measure."""
+    n = len(values[0])
+    if n < 2:
+        return None
+    tied: list[int] = []
+    top_lead = -math.inf
+    top_se = 0.0
+    for a in range(1, len(values)):
+        diffs = [sign * (values[a][k] - values[0][k]) for k in range(n)]
+        lead = sum(diffs) / n
+        se = math.sqrt(sum((x - lead) ** 2 for x in diffs) / (n - 1) / n)
+        if lead - 2 * se >= margin:
+            return None
+        if lead >= -TIE:
+            tied.append(a)
+        if lead > top_lead:
+            top_lead, top_se = lead, se
+    return tied, top_se
+
+
 def judge_decision(d: Decision, samples: int, seed: int, engine: str = "python"
                    ) -> Judgement | None:
     """The judgement of one decision, or None when the sampler finds no deal of the hidden
@@ -895,7 +932,16 @@ def judge_decision(d: Decision, samples: int, seed: int, engine: str = "python"
     values = ev.values
     game = d.round.before_deal.info.name
     labels = [move_label(m) for m in d.alternatives]
-    best, equal, cost, se = verdict_of(values, 0, better_sign(game), labels)
+    sign = better_sign(game)
+    best, equal, cost, se = verdict_of(values, 0, sign, labels)
+    if best != 0:
+        # a lead of the best that the samples cannot tell from noise, or smaller than half an
+        # inaccuracy, is a tie: the move made is best, and the moves that scored as well or
+        # better are as good (docs/analytics.md, "Bands": unstable otherwise between seeds)
+        ties = tied_with_made(values, sign, BEST_MARGIN * registry()[game].bands[0])
+        if ties is not None:
+            best, cost, se = 0, 0.0, ties[1]
+            equal = sorted(ties[0], key=lambda a: labels[a])
     n = len(values[0])
     band = band_of(game, cost, se, best == 0)
     return Judgement(d.round.number, d.step, d.line, d.player, labels[0], labels[best],

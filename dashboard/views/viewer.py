@@ -268,7 +268,8 @@ def _as_good(band: str, move: str, equal: object) -> str:
     others = [str(e) for e in equal] if isinstance(equal, Iterable) and not isinstance(
         equal, str) else []
     if band == "best":
-        return ("equal: " + ", ".join(others)) if others else "the only best move"
+        # a best move's "as good" may have scored a little more, within the noise
+        return ("as good: " + ", ".join(others)) if others else "the only best move"
     return ("equal to it: " + ", ".join(others)) if others else ""
 
 
