@@ -339,7 +339,7 @@ def _review(gid: str, tl: Timeline, step_word: str, expanded: bool) -> None:
                     players=("player",), percent=("accuracy",), decimals={"avg_cost": 2},
                     key=f"review_{gid}")
         st.caption("Accuracy: the share of a player's decisions where no alternative was "
-                   "better; average cost: the points a decision gave away on average "
+                   "surely better; average cost: the points a decision gave away on average "
                    "(see the Decisions page).")
         moments = viewer.game_key_moments(gid)
         if moments.empty:

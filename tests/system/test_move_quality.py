@@ -18,7 +18,7 @@ from trickledger import main
 from trickledger.ingest.db import reading
 from trickledger.ingest.load import Source, ingest
 from trickledger.replay.bots import GreedyBot
-from trickledger.replay.judge import better_sign, cost_of, decisions, evaluate, judge_log
+from trickledger.replay.judge import METHOD, better_sign, cost_of, decisions, evaluate, judge_log
 from trickledger.replay.simulate import SimOptions, play_game, simulate_one
 from trickledger.replay.writer import dump_lines
 
@@ -76,7 +76,7 @@ def test_analyse_moves_fills_caches_and_is_the_same_whatever_jobs(loaded, tmp_pa
     assert a == b and len(a) > 20
     assert {r[0] for r in a} == {"r1-s1-000000", "u1-s2-000000"}
     # samples are drawn directly: every decision gets the samples asked for
-    assert all(r[11] == 3 and r[14] == "greedy-crn-v2" and r[15] == 5 for r in a)
+    assert all(r[11] == 3 and r[14] == METHOD and r[15] == 5 for r in a)
     # the views count per player, accuracy being the share of decisions in band 'best'
     got = rows(one, "SELECT player, decisions, accuracy, blunders FROM decision_quality "
                     "WHERE game = 'rage' ORDER BY player")

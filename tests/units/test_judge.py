@@ -21,14 +21,19 @@ from trickledger.replay.judge import (
     Dealer,
     Decision,
     Places,
+    BEST_MARGIN,
     band_of,
+    better_sign,
     count_decisions,
     decision_rng,
     decisions,
+    evaluate,
     judge_decision,
     judge_log,
     move_label,
     sample_states,
+    tied_with_made,
+    verdict_of,
 )
 from trickledger.replay.playsonly import plays_only, with_shown
 from trickledger.replay.registry import registry
@@ -49,7 +54,7 @@ def held(d: Decision, state: Any, seat: int) -> Counter[str]:
 def test_bands_follow_the_thresholds_and_noise_never_makes_a_blunder():
     inacc, mistake, blunder = registry()["rage"].bands  # the game's declared scale
     assert band_of("rage", 0.0, 0.0, True) == "best"
-    # best only when no alternative is better: within the noise is good, not best
+    # given a cost (no tie: judge_decision decides ties), within the noise is good
     assert band_of("rage", 0.4, 0.5, False) == "good"
     assert band_of("rage", 30.0, float("nan"), False) == "good"  # one sample: no error
     assert band_of("rage", 1.0, 0.1, False) == "good"
@@ -58,6 +63,47 @@ def test_bands_follow_the_thresholds_and_noise_never_makes_a_blunder():
     assert band_of("rage", blunder + 0.2, 0.1, False) == "blunder"
     # a large cost measured with a large error is not a blunder: cost - 2 SE decides
     assert band_of("rage", blunder + 1, 3.5, False) == "inaccuracy"
+
+
+def test_a_lead_the_samples_cannot_tell_from_noise_or_below_half_an_inaccuracy_is_a_tie():
+    margin = BEST_MARGIN * registry()["rage"].bands[0]
+    made = [10.0, 12.0, 8.0, 10.0]
+    # a sure lead, but smaller than the margin: a tie (alternative 2 scored less: not listed)
+    small = [x + margin / 2 for x in made]
+    assert tied_with_made([made, small, [x - 3 for x in made]], 1, margin) == ([1], 0.0)
+    # the same lead, surely at least the margin: no tie
+    assert tied_with_made([made, [x + margin for x in made]], 1, margin) is None
+    # a large lead measured with a larger error: its lower bound is below the margin
+    noisy = [x + d for x, d in zip(made, (9.0, -3.0, 6.0, 0.0))]
+    tied = tied_with_made([made, noisy], 1, margin)
+    assert tied is not None and tied[0] == [1] and tied[1] > 1
+    # one alternative with a sure lead is enough to refuse the tie
+    assert tied_with_made([made, noisy, [x + 5 for x in made]], 1, margin) is None
+    # lower is better: the sign turns the lead
+    assert tied_with_made([made, [x - margin / 2 for x in made]], -1, margin) == ([1], 0.0)
+    assert tied_with_made([made, [x - margin for x in made]], -1, margin) is None
+    assert tied_with_made([[1.0], [5.0]], 1, margin) is None  # one sample: no error to measure
+
+
+def test_the_judgement_is_best_exactly_when_no_alternative_surely_leads_by_the_margin():
+    h, events = rage_log(5)
+    raw = dump_lines(h, events)
+    margin = BEST_MARGIN * registry()["rage"].bands[0]
+    tied_only = 0
+    for d in decisions(raw):
+        j = judge_decision(d, 6, 3)
+        values = evaluate(d, 6, 3).values
+        assert j is not None and values
+        labels = [move_label(m) for m in d.alternatives]
+        strict, _, _, _ = verdict_of(values, 0, better_sign("rage"), labels)
+        tie = tied_with_made(values, better_sign("rage"), margin)
+        assert (j.band == "best") == (strict == 0 or tie is not None), j
+        if strict != 0 and tie is not None:
+            tied_only += 1
+            assert j.best_move == j.move and j.cost == 0 and j.value == j.best_value
+            assert set(j.equal_moves) == {labels[a] for a in tie[0]}
+            assert labels[strict] in j.equal_moves  # the move that scored more is as good
+    assert tied_only > 0  # the rule was met here, not only the strict best
 
 
 def test_move_labels_are_short_and_leave_out_who_and_when():
