@@ -46,18 +46,20 @@ a native analysis engine plugs in at step 3 and must keep steps 1, 2 and 4):
    where the lowest total wins). The best alternatives are those within `TIE` (1e-9
    points) of the best mean. The move made is `best` when it is one of them, and also
    when no alternative leads it *surely* by half an inaccuracy (`BEST_MARGIN` of the
-   game's first threshold: the lead's lower 95 % bound, lead − 2 SE of the per-sample
-   differences, stays below it): a lead the samples cannot tell from noise, or too small
-   to matter, is a tie, and a verdict that flipped with the seed otherwise. A best move
-   has cost 0, `equal_moves` the alternatives that scored at least as well on the
-   samples, and `cost_se` the standard error of the lead of the best other alternative
-   (how sure "best" is). Otherwise `best_move` is the first best alternative by its
-   label, `cost` = its mean − the mean of the move made (turned so that a positive cost
-   is always worse), `cost_se` the standard error of the per-sample differences, and the
-   band the lower end of the cost's 95 % interval (cost − 2 SE) against the game's
-   thresholds in points (`GameInfo.bands`): `good`, `inaccuracy`, `mistake`, `blunder`.
-   Noise cannot make a blunder; a decision with a single sample (no error to measure:
-   `cost_se` is NaN) is best only when the move made scored best, and never called
+   game's first threshold: the lead's lower bound, lead − z SE of the per-sample
+   differences, stays below it; z = `sure_z(k)` for the decision's k other
+   alternatives, 2 for one and more for many, so that "sure" holds for the decision as
+   a whole at 95 %): a lead the samples cannot tell from noise, or too small to matter,
+   is a tie, and a verdict that flipped with the seed otherwise. A best move has cost
+   0, `equal_moves` the alternatives that scored at least as well on the samples, and
+   `cost_se` the standard error of the lead of the best other alternative (how sure
+   "best" is). Otherwise `best_move` is the first best alternative by its label, `cost`
+   = its mean − the mean of the move made (turned so that a positive cost is always
+   worse), `cost_se` the standard error of the per-sample differences, and the band the
+   sure part of the cost (cost − z SE, the same z) against the game's thresholds in
+   points (`GameInfo.bands`): `good`, `inaccuracy`, `mistake`, `blunder`. Noise cannot
+   make a blunder; a decision with a single sample (no error to measure: `cost_se` is
+   NaN) is best only when the move made scored best, and never called
    worse than `good`. The judge as a player (`cost_of`, the benchmarks) still takes the
    alternative with the best mean.
 """
@@ -71,6 +73,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any, Final, Protocol
 
 import orjson
@@ -98,6 +101,7 @@ REJECTIONS: Final = 40  # tries per wanted sample before settling for fewer
 STATES_LIMIT: Final = 3_000  # capacities the count of fitting deals may go through
 WORK_LIMIT: Final = 3_000  # counts of fitting deals worked out, before a constraint is dropped
 BANDS: Final = ("best", "good", "inaccuracy", "mistake", "blunder")
+_NORMAL: Final = NormalDist()
 
 _NOT_SEEN: Final = ("t", "note")  # event keys that say nothing about the game
 # spelled out, not starred: mypyc fails on a starred tuple in a comprehension's test (an
@@ -189,17 +193,30 @@ def move_label(m: Move) -> str:
     return " ".join(parts)
 
 
-def band_of(game: str, cost: float, cost_se: float, made_best: bool) -> str:
+def sure_z(compared: int) -> float:
+    """How many standard errors below its mean a lead is still sure, when `compared`
+    alternatives are compared with the move made: the lower bound of a 95 % interval for
+    the decision as a whole (Bonferroni: each of the `compared` bounds at 1 − 0.05 /
+    `compared`), never under 2. The best of many noisy leads is larger than its own
+    interval says (the winner's curse): with 13 alternatives each held to 2 SE, one of them
+    looks surely better by noise alone in about 1 − 0.977^13 ≈ 26 % of the decisions whose
+    move made is as good as any."""
+    return max(2.0, _NORMAL.inv_cdf(1.0 - 0.025 / max(compared, 1)))
+
+
+def band_of(game: str, cost: float, cost_se: float, made_best: bool,
+            compared: int = 1) -> str:
     """The verdict band of a decision (see the module's doc): `best` when the move made is
-    best or tied with the best (`judge_decision`); otherwise the sure part of the cost
-    against the thresholds."""
+    best or tied with the best (`judge_decision`); otherwise the sure part of the cost,
+    with `compared` alternatives beside the move made (`sure_z`), against the
+    thresholds."""
     if made_best:
         return "best"
     if math.isnan(cost_se):
         return "good"  # one sample: no error to measure, never worse than good on its word
-    # the certain part of the cost (cost − 2 SE) against the game's scale (GameInfo.bands)
+    # the certain part of the cost against the game's scale (GameInfo.bands)
     inaccuracy, mistake, blunder = registry()[game].bands
-    sure = cost - 2 * cost_se
+    sure = cost - sure_z(compared) * cost_se
     if sure >= blunder:
         return "blunder"
     if sure >= mistake:
@@ -898,13 +915,14 @@ def cost_of(values: list[list[float]], chosen: int, sign: int) -> tuple[int, flo
 def tied_with_made(values: list[list[float]], sign: int, margin: float
                    ) -> tuple[list[int], float] | None:
     """When no alternative's lead over the move made (alternative 0) is sure, that is its
-    lower 95 % bound (lead − 2 SE) reaches `margin`, the alternatives at least as good as
+    lower bound (lead − `sure_z` SE, for the decision's alternatives) reaches `margin`, the alternatives at least as good as
     the move made on the samples (its statistical ties, none strictly better beyond the
     noise) and the standard error of the top alternative's lead; otherwise None. Needs at
     least two samples: one sample has no error to measure."""
     n = len(values[0])
     if n < 2:
         return None
+    z = sure_z(len(values) - 1)
     tied: list[int] = []
     top_lead = -math.inf
     top_se = 0.0
@@ -912,7 +930,7 @@ def tied_with_made(values: list[list[float]], sign: int, margin: float
         diffs = [sign * (values[a][k] - values[0][k]) for k in range(n)]
         lead = sum(diffs) / n
         se = math.sqrt(sum((x - lead) ** 2 for x in diffs) / (n - 1) / n)
-        if lead - 2 * se >= margin:
+        if lead - z * se >= margin:
             return None
         if lead >= -TIE:
             tied.append(a)
@@ -943,7 +961,7 @@ def judge_decision(d: Decision, samples: int, seed: int, engine: str = "python"
             best, cost, se = 0, 0.0, ties[1]
             equal = sorted(ties[0], key=lambda a: labels[a])
     n = len(values[0])
-    band = band_of(game, cost, se, best == 0)
+    band = band_of(game, cost, se, best == 0, len(values) - 1)
     return Judgement(d.round.number, d.step, d.line, d.player, labels[0], labels[best],
                      sum(values[0]) / n, sum(values[best]) / n, cost, se, n,
                      len(d.alternatives), band, tuple(labels[a] for a in equal), ev.exact,

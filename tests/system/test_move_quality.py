@@ -228,19 +228,19 @@ def test_greedy_moves_beat_random_moves_on_the_same_deals(game, deals, samples):
 
 
 def test_two_seeds_agree_within_their_errors():
-    """The same decisions judged with two seeds: at least 95 % of the costs lie within two
-    combined standard errors of each other (where both errors are zero the costs must be
-    equal: all samples agreed)."""
+    """The same decisions valued with two seeds: at least 95 % of the costs against the best
+    mean (the estimate under the verdict: the verdict rounds a cost within the noise to a
+    tie) lie within two combined standard errors of each other (where both errors are zero
+    the costs must be equal: all samples agreed)."""
     h = header("rage", 3, rounds=1)
     close = total = 0
     for seed in range(2):
         _, events = play_game(h, {p: GreedyBot() for p in NAMES[:3]}, random.Random(seed))
         raw = dump_lines(h, events)
-        a = judge_log(raw, samples=12, seed=1)
-        b = judge_log(raw, samples=12, seed=2)
-        assert [j.line for j in a] == [j.line for j in b]
-        for x, y in zip(a, b):
-            bound = 2 * math.sqrt(x.cost_se ** 2 + y.cost_se ** 2)
-            close += abs(x.cost - y.cost) <= bound + 1e-9
+        for d in decisions(raw):
+            _, cost_a, se_a = cost_of(evaluate(d, 12, 1).values, 0, 1)
+            _, cost_b, se_b = cost_of(evaluate(d, 12, 2).values, 0, 1)
+            bound = 2 * math.sqrt(se_a ** 2 + se_b ** 2)
+            close += abs(cost_a - cost_b) <= bound + 1e-9
             total += 1
-    assert close >= 0.95 * total, (close, total)
+    assert total > 20 and close >= 0.95 * total, (close, total)

@@ -32,6 +32,7 @@ from trickledger.replay.judge import (
     judge_log,
     move_label,
     sample_states,
+    sure_z,
     tied_with_made,
     verdict_of,
 )
@@ -63,6 +64,18 @@ def test_bands_follow_the_thresholds_and_noise_never_makes_a_blunder():
     assert band_of("rage", blunder + 0.2, 0.1, False) == "blunder"
     # a large cost measured with a large error is not a blunder: cost - 2 SE decides
     assert band_of("rage", blunder + 1, 3.5, False) == "inaccuracy"
+    # beside many alternatives, sure takes more standard errors: the best of 13 noisy
+    # leads is not held to the interval of one
+    assert band_of("rage", inacc + 0.2, 0.1, False, compared=13) == "good"
+    assert band_of("rage", inacc + 0.3, 0.1, False, compared=13) == "inaccuracy"  # 2.01
+
+
+def test_sure_takes_more_standard_errors_the_more_alternatives_are_compared():
+    assert sure_z(1) == 2.0  # never under 2
+    assert sure_z(2) == pytest.approx(2.2414, abs=1e-4)  # Bonferroni: 1 - 0.025 / 2
+    assert sure_z(13) == pytest.approx(2.8905, abs=1e-4)
+    zs = [sure_z(k) for k in range(1, 80)]
+    assert zs == sorted(zs) and zs[-1] < 3.5
 
 
 def test_a_lead_the_samples_cannot_tell_from_noise_or_below_half_an_inaccuracy_is_a_tie():
