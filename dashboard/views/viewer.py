@@ -264,12 +264,21 @@ def _verdicts(judged: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+AS_GOOD_SHOWN = 3  # moves named in a best move's "as good" before "and N more"
+
+
 def _as_good(band: str, move: str, equal: object) -> str:
     others = [str(e) for e in equal] if isinstance(equal, Iterable) and not isinstance(
         equal, str) else []
     if band == "best":
-        # a best move's "as good" may have scored a little more, within the noise
-        return ("as good: " + ", ".join(others)) if others else "the only best move"
+        # a best move's "as good" may have scored a little more, within the noise; early in
+        # a round that can be most of the hand, so a long list is cut short
+        if not others:
+            return "the only best move"
+        if len(others) > AS_GOOD_SHOWN:
+            return (f"as good: {', '.join(others[:AS_GOOD_SHOWN])} and "
+                    f"{len(others) - AS_GOOD_SHOWN} more (the samples cannot tell them apart)")
+        return "as good: " + ", ".join(others)
     return ("equal to it: " + ", ".join(others)) if others else ""
 
 

@@ -141,6 +141,10 @@ def test_the_pages_show_the_judgements(logs, loaded, tmp_path):
         assert {"verdict", "cost (points)", "better move", "as good"} <= set(shown.columns)
         best = shown[shown["verdict"] == "✓ best"]
         assert (best["better move"] == "").all() and (best["cost (points)"] == "0").all()
+        # a best move names at most three moves as good as it, then how many more
+        for text in best["as good"]:
+            assert text == "the only best move" or text.startswith("as good: "), text
+            assert len(text.split(" and ")[0].split(", ")) <= 3, text
         assert (shown["verdict"] != "✓ best").any()  # the costliest decision is shown
         assert any("Key moments" in m.value for m in at.markdown)
         # a trump turned inside the round (after a CHANGE card) is nobody's decision: no
