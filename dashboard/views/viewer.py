@@ -277,7 +277,7 @@ def _as_good(band: str, move: str, equal: object) -> str:
             return "the only best move"
         if len(others) > AS_GOOD_SHOWN:
             return (f"as good: {', '.join(others[:AS_GOOD_SHOWN])} and "
-                    f"{len(others) - AS_GOOD_SHOWN} more (the samples cannot tell them apart)")
+                    f"{len(others) - AS_GOOD_SHOWN} more within the noise")
         return "as good: " + ", ".join(others)
     return ("equal to it: " + ", ".join(others)) if others else ""
 
