@@ -915,10 +915,11 @@ def cost_of(values: list[list[float]], chosen: int, sign: int) -> tuple[int, flo
 def tied_with_made(values: list[list[float]], sign: int, margin: float
                    ) -> tuple[list[int], float] | None:
     """When no alternative's lead over the move made (alternative 0) is sure, that is its
-    lower bound (lead − `sure_z` SE, for the decision's alternatives) reaches `margin`, the alternatives at least as good as
-    the move made on the samples (its statistical ties, none strictly better beyond the
-    noise) and the standard error of the top alternative's lead; otherwise None. Needs at
-    least two samples: one sample has no error to measure."""
+    lower bound (lead − `sure_z` SE, for the decision's alternatives) reaches `margin`:
+    the alternatives at least as good as the move made on the samples (its statistical
+    ties, none strictly better beyond the noise) and the standard error of the top
+    alternative's lead; otherwise None. Needs at least two samples: one sample has no
+    error to measure."""
     n = len(values[0])
     if n < 2:
         return None

@@ -18,7 +18,7 @@ from trickledger import main
 from trickledger.ingest.db import reading
 from trickledger.ingest.load import Source, ingest
 from trickledger.replay.bots import GreedyBot
-from trickledger.replay.judge import METHOD, better_sign, cost_of, decisions, evaluate, judge_log
+from trickledger.replay.judge import METHOD, better_sign, cost_of, decisions, evaluate
 from trickledger.replay.simulate import SimOptions, play_game, simulate_one
 from trickledger.replay.writer import dump_lines
 

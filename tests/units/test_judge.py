@@ -17,11 +17,11 @@ from helpers import header
 from trickledger.replay.bots import GreedyBot
 from trickledger.replay.engine import replay_bytes, verdict
 from trickledger.replay.judge import (
+    BEST_MARGIN,
     Bin,
     Dealer,
     Decision,
     Places,
-    BEST_MARGIN,
     band_of,
     better_sign,
     count_decisions,
