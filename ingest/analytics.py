@@ -204,14 +204,17 @@ LATER_OBJECTS: list[tuple[str, str, str]] = [
     ("view", "seat_effects", "SELECT * FROM seat_effects_of(counted_ids())"),
 
     # ---------------------------------------------------------------- decision quality
-    # the judged decisions of the games (move_quality, keyed by the log's bytes); accuracy
-    # is the share of decisions within one standard error of the best (band 'best')
+    # the judged decisions of the games (move_quality, keyed by the log's bytes) by the
+    # judge's current method only (judge_method, written by install: a log not yet judged
+    # again after a new method is not judged, rather than judged by two methods at once);
+    # accuracy is the share of decisions in band 'best' (no alternative surely better)
     ("macro", "move_quality_of(ids)", """
         SELECT g.game_id, g.game, g.played_on, m.round, m.step, m.line, m.player, m.move,
                m.best_move, m.value, m.best_value, m.cost, m.cost_se, m.samples,
                m.alternatives, m.band, m.equal_moves, m.exact_samples
         FROM move_quality m JOIN games g ON g.sha256 = m.sha256
-        WHERE g.game_id IN (SELECT unnest(ids))"""),
+        WHERE g.game_id IN (SELECT unnest(ids))
+          AND m.method IN (SELECT method FROM judge_method)"""),
     ("macro", "game_decisions_of(ids)", """
         SELECT game_id, game, played_on, player, count(*) AS decisions,
                round(avg(CASE WHEN band = 'best' THEN 1.0 ELSE 0.0 END), 3) AS accuracy,
@@ -303,7 +306,22 @@ def digest() -> str:
     gets them again (views and macros are derived: replacing them loses nothing)."""
     import hashlib
 
-    return hashlib.sha256("\n".join(statements()).encode()).hexdigest()
+    return hashlib.sha256("\n".join([*statements(), judge_method()]).encode()).hexdigest()
+
+
+def write_judge_method(con: duckdb.DuckDBPyConnection) -> None:
+    """The one-row table `judge_method` that `move_quality_of` reads: the judge's current
+    method (a value, so a parameter, not text in the macro)."""
+    con.execute("CREATE TABLE IF NOT EXISTS judge_method (method VARCHAR)")
+    con.execute("DELETE FROM judge_method")
+    con.execute("INSERT INTO judge_method VALUES (?)", [judge_method()])
+
+
+def judge_method() -> str:
+    """The judge's current method (`move_quality.method`): the pages show its verdicts."""
+    from trickledger.replay.judge import METHOD  # the judge is heavy: only when installing
+
+    return METHOD
 
 
 def install(con: duckdb.DuckDBPyConnection) -> None:
@@ -324,6 +342,7 @@ def install(con: duckdb.DuckDBPyConnection) -> None:
             con.execute(f"DROP VIEW {name}")
         elif kinds.get(name) == "BASE TABLE":
             con.execute(f"DROP TABLE {name}")
+    write_judge_method(con)
     for sql in statements():
         con.execute(sql)
     con.execute("CREATE TABLE IF NOT EXISTS analytics_version (digest VARCHAR)")

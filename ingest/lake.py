@@ -587,6 +587,7 @@ def console_connection(lake: str, config: dict[str, Any]) -> duckdb.DuckDBPyConn
             con.execute(f"CREATE TABLE {table} AS SELECT {names} FROM read_parquet("
                         f"{_sql_list(os.path.join(lake, p) for p in files)}, "
                         f"hive_partitioning=false)")
+    analytics.write_judge_method(con)
     for sql in analytics.statements(materialized=False):  # summaries: views over the lake
         con.execute(sql)
     con.execute("SET allowed_directories = $1", [[lake + "/"]])

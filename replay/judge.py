@@ -51,9 +51,10 @@ a native analysis engine plugs in at step 3 and must keep steps 1, 2 and 4):
    alternatives, 2 for one and more for many, so that "sure" holds for the decision as
    a whole at 95 %): a lead the samples cannot tell from noise, or too small to matter,
    is a tie, and a verdict that flipped with the seed otherwise. A best move has cost
-   0, `equal_moves` the alternatives that scored at least as well on the samples, and
-   `cost_se` the standard error of the lead of the best other alternative (how sure
-   "best" is). Otherwise `best_move` is the first best alternative by its label, `cost`
+   0, `equal_moves` the alternatives that scored at least as well on the samples (the
+   highest first), `best_value` the best mean (the move made's own when it scored
+   best), and `cost_se` the standard error of the lead of the best other alternative
+   (how sure "best" is). Otherwise `best_move` is the first best alternative by its label, `cost`
    = its mean − the mean of the move made (turned so that a positive cost is always
    worse), `cost_se` the standard error of the per-sample differences, and the band the
    sure part of the cost (cost − z SE, the same z) against the game's thresholds in
@@ -959,8 +960,16 @@ def judge_decision(d: Decision, samples: int, seed: int, engine: str = "python"
         # better are as good (docs/analytics.md, "Bands": unstable otherwise between seeds)
         ties = tied_with_made(values, sign, BEST_MARGIN * registry()[game].bands[0])
         if ties is not None:
+            # best_value stays the best mean (what the top scorer got: a player sees how
+            # large the lead within the noise was), and the ties are named highest first
+            top_value = sum(values[best]) / len(values[best])
             best, cost, se = 0, 0.0, ties[1]
-            equal = sorted(ties[0], key=lambda a: labels[a])
+            equal = sorted(ties[0], key=lambda a: (-sign * sum(values[a]), labels[a]))
+            n = len(values[0])
+            return Judgement(d.round.number, d.step, d.line, d.player, labels[0], labels[0],
+                             sum(values[0]) / n, top_value, cost, se, n, len(d.alternatives),
+                             "best", tuple(labels[a] for a in equal), ev.exact,
+                             time.process_time() - t0)
     n = len(values[0])
     band = band_of(game, cost, se, best == 0, len(values) - 1)
     return Judgement(d.round.number, d.step, d.line, d.player, labels[0], labels[best],

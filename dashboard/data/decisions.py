@@ -17,5 +17,6 @@ def decisions_by_player(f: Filters) -> pd.DataFrame:
 
 
 def decisions_judged() -> int:
-    """How many decisions the judge has judged, in every game."""
-    return int(query("SELECT count(*) AS n FROM move_quality")["n"].iloc[0])
+    """How many decisions the judge has judged by its current method, in every game."""
+    return int(query("SELECT count(*) AS n FROM move_quality "
+                     "WHERE method IN (SELECT method FROM judge_method)")["n"].iloc[0])

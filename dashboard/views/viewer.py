@@ -319,7 +319,9 @@ def _judged(gid: str, rnd: int, step: Step, step_word: str) -> None:
     if rows:
         st.markdown(f"**The judge on this {ui.md(step_word)}** (cost: the round points the move "
                     f"gave away against the best alternative, ± one standard error, with "
-                    f"the hidden cards dealt again many times)")
+                    f"the hidden cards dealt again many times; a best move's \"best's "
+                    f"expected\" above its own is a lead the samples cannot tell from "
+                    f"noise: the first move it names as good scored that)")
         frame = pd.DataFrame(rows)
         st.dataframe(frame[list(JUDGE_COLUMNS)].rename(columns=JUDGE_COLUMNS),
                      hide_index=True, width="stretch")

@@ -104,6 +104,33 @@ def test_analyse_moves_narrows_to_a_game_and_rejects_bad_options(loaded, tmp_pat
     assert len(err) == 1 and "--samples must be at least 2" in err[0]
 
 
+def test_judgements_of_an_earlier_method_are_not_shown_beside_the_current_ones(loaded, tmp_path,
+                                                                              capsys):
+    """A database judged partly by an earlier method (a run stopped after a new version):
+    the decision views show the current method's judgements only, and the next run judges
+    the rest again."""
+    import duckdb
+
+    db = load(tmp_path, loaded, "methods")
+    assert main(["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1"]) == 0
+    judged = "SELECT DISTINCT game_id FROM game_decisions ORDER BY game_id"
+    assert rows(db, judged) == [("r1-s1-000000",), ("u1-s2-000000",)]
+    # as an earlier version left one log: its rows and its marker under the older method
+    with duckdb.connect(db) as con:
+        sha = con.execute("SELECT sha256 FROM games WHERE game_id = 'u1-s2-000000'").fetchone()
+        con.execute("UPDATE move_quality SET method = 'greedy-crn-v2' WHERE sha256 = ?", sha)
+        con.execute("UPDATE analysis_runs SET detail = replace(detail, ?, 'greedy-crn-v2') "
+                    "WHERE fingerprint = ?", [METHOD, sha[0]])
+    assert rows(db, judged) == [("r1-s1-000000",)]
+    assert rows(db, "SELECT count(*) FROM move_quality_of(['u1-s2-000000'])") == [(0,)]
+    assert rows(db, "SELECT count(*) FROM move_quality WHERE method = 'greedy-crn-v2'")[0][0] > 0
+    capsys.readouterr()
+    assert main(["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1"]) == 0
+    assert "1 game judged" in capsys.readouterr().out  # the log left under v2, again
+    assert rows(db, judged) == [("r1-s1-000000",), ("u1-s2-000000",)]
+    assert rows(db, "SELECT DISTINCT method FROM move_quality") == [(METHOD,)]
+
+
 def test_the_pages_show_the_judgements(logs, loaded, tmp_path):
     """The Decisions page ranks the players (every band counted, "good" too), the viewer
     shows each move's verdict (a best move never beside a better one, forced moves as
