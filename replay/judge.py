@@ -962,13 +962,12 @@ def judge_decision(d: Decision, samples: int, seed: int, engine: str = "python"
         if ties is not None:
             # best_value stays the best mean (what the top scorer got: a player sees how
             # large the lead within the noise was), and the ties are named highest first
-            top_value = sum(values[best]) / len(values[best])
-            best, cost, se = 0, 0.0, ties[1]
-            equal = sorted(ties[0], key=lambda a: (-sign * sum(values[a]), labels[a]))
             n = len(values[0])
+            means = [sum(v) / n for v in values]
+            named = sorted(ties[0], key=lambda a: (-sign * means[a], labels[a]))
             return Judgement(d.round.number, d.step, d.line, d.player, labels[0], labels[0],
-                             sum(values[0]) / n, top_value, cost, se, n, len(d.alternatives),
-                             "best", tuple(labels[a] for a in equal), ev.exact,
+                             means[0], means[best], 0.0, ties[1], n, len(d.alternatives),
+                             "best", tuple(labels[a] for a in named), ev.exact,
                              time.process_time() - t0)
     n = len(values[0])
     band = band_of(game, cost, se, best == 0, len(values) - 1)
