@@ -2,7 +2,8 @@
 
     python -m bench.native speed      [--seconds 3] [--out FILE]
     python -m bench.native defaults   [--games 2] [--out FILE]
-    python -m bench.native stability  [--games 6] [--samples 16] [--game G] [--out FILE]
+    python -m bench.native stability  [--games 6] [--first-game 0] [--seeds 0 1] [--samples 16]
+                                      [--game G] [--out FILE]
     python -m bench.native strength   [--deals 100] [--samples 16] [--out FILE]
     python -m bench.native corpus     [--samples 16] [--rage-only] [--out FILE]
 
@@ -197,7 +198,7 @@ def defaults(args: argparse.Namespace) -> dict[str, Any]:
 # ------------------------------------------------------------------- stability
 
 
-def mixed_games(game: str, games: int) -> list[tuple[bytes, set[int]]]:
+def mixed_games(game: str, games: int, first: int = 0) -> list[tuple[bytes, set[int]]]:
     """Logs of simulated games where every seat plays a random and a greedy move in turn,
     each with the lines of its random moves."""
     class Mixed:
@@ -215,7 +216,7 @@ def mixed_games(game: str, games: int) -> list[tuple[bytes, set[int]]]:
             return move
 
     out = []
-    for seed in range(games):
+    for seed in range(first, first + games):
         randoms: list[Move] = []  # kept alive: their ids name them in the log below
         h = header(game, TABLES[game], rounds=2) if game != "color_stacks" else header(game, 3)
         _, events = play_game(h, {p: Mixed() for p in h["players"]}, random.Random(seed))
@@ -247,9 +248,10 @@ def stability(args: argparse.Namespace) -> dict[str, Any]:
         worse: list[tuple[bytes, int, str]] = []
         changed: dict[str, int] = {}
         kinds: dict[str, list[Judgement]] = {"random": [], "greedy": []}
-        for i, (raw, randoms) in enumerate(mixed_games(game, args.games)):
-            a = judge_log(raw, args.samples, 0, f"stab-{i}", engine=engine)
-            b = {j.line: j for j in judge_log(raw, args.samples, 1, f"stab-{i}",
+        seed_a, seed_b = args.seeds
+        for i, (raw, randoms) in enumerate(mixed_games(game, args.games, args.first_game)):
+            a = judge_log(raw, args.samples, seed_a, f"stab-{i}", engine=engine)
+            b = {j.line: j for j in judge_log(raw, args.samples, seed_b, f"stab-{i}",
                                               engine=engine)}
             for j in a:
                 kinds["random" if j.line in randoms else "greedy"].append(j)
@@ -264,7 +266,8 @@ def stability(args: argparse.Namespace) -> dict[str, Any]:
                     worse.append((raw, j.line, f"stab-{i}"))
         confirmed = 0
         for raw, line, name in worse:
-            again = [j for j in judge_log(raw, 4 * args.samples, 2, name, engine=engine)
+            again = [j for j in judge_log(raw, 4 * args.samples, max(args.seeds) + 1, name,
+                                          engine=engine)
                      if j.line == line]
             confirmed += bool(again) and again[0].band in ("mistake", "blunder")
         row = {"decisions": total, "keep_band": round(same / total, 3) if total else None,
@@ -411,6 +414,10 @@ def main() -> None:
     ap.add_argument("what", choices=["speed", "defaults", "stability", "strength", "corpus"])
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--games", type=int, default=6)
+    ap.add_argument("--first-game", type=int, default=0,
+                    help="stability: the first simulated game's seed (other games: 6, 12, ...)")
+    ap.add_argument("--seeds", type=int, nargs=2, default=[0, 1], metavar=("A", "B"),
+                    help="stability: the two judge seeds compared (4x run: the larger + 1)")
     ap.add_argument("--samples", type=int, default=DEFAULT_SAMPLES)
     ap.add_argument("--deals", type=int, default=100)
     ap.add_argument("--deals-all", type=int, default=100,
