@@ -282,9 +282,11 @@ def _as_good(band: str, move: str, equal: object) -> str:
     return ("equal to it: " + ", ".join(others)) if others else ""
 
 
+# the long "as good" last: the expected scores stay in view beside the verdict
 JUDGE_COLUMNS = {"player": "player", "move": "played", "verdict": "verdict",
-                 "cost": "cost (points)", "better": "better move", "as good": "as good",
-                 "expected": "expected score", "best expected": "best's expected"}
+                 "cost": "cost (points)", "better": "better move",
+                 "expected": "expected score", "best expected": "best's expected",
+                 "as good": "as good"}
 
 
 def _judged(gid: str, rnd: int, step: Step, step_word: str) -> None:
