@@ -47,22 +47,23 @@ a native analysis engine plugs in at step 3 and must keep steps 1, 2 and 4):
    points) of the best mean. The move made is `best` when it is one of them, and also
    when no alternative leads it *surely* by half an inaccuracy (`BEST_MARGIN` of the
    game's first threshold: the lead's lower bound, lead − z SE of the per-sample
-   differences, stays below it; z = `sure_z(k)` for the decision's k other
-   alternatives, 2 for one and more for many, so that "sure" holds for the decision as
-   a whole at 95 %): a lead the samples cannot tell from noise, or too small to matter,
-   is a tie, and a verdict that flipped with the seed otherwise. A best move has cost
-   0, `equal_moves` the alternatives that scored at least as well on the samples (the
-   highest first), `best_value` the best mean (the move made's own when it scored
-   best), and `cost_se` the standard error of the lead of the best other alternative
-   (how sure "best" is). Otherwise `best_move` is the first best alternative by its label, `cost`
-   = its mean − the mean of the move made (turned so that a positive cost is always
-   worse), `cost_se` the standard error of the per-sample differences, and the band the
-   sure part of the cost (cost − z SE, the same z) against the game's thresholds in
-   points (`GameInfo.bands`): `good`, `inaccuracy`, `mistake`, `blunder`. Noise cannot
-   make a blunder; a decision with a single sample (no error to measure: `cost_se` is
-   NaN) is best only when the move made scored best, and never called
-   worse than `good`. The judge as a player (`cost_of`, the benchmarks) still takes the
-   alternative with the best mean.
+   differences, stays below it; z = `sure_z(k, n)` for the decision's k other
+   alternatives and n samples, Student's t with n − 1 degrees at Bonferroni's 1 − 0.05 /
+   k, never under 2, so that "sure" holds for the decision as a whole at 95 %): a lead
+   the samples cannot tell from noise, or too small to matter, is a tie, and a verdict
+   that flipped with the seed otherwise. A best move has cost 0, `equal_moves` the
+   alternatives that scored at least as well on the samples (the highest first),
+   `best_value` the best mean (the move made's own when it scored best), and `cost_se`
+   the standard error of the lead of the best other alternative (how sure "best" is).
+   Otherwise `best_move` is the first best alternative by its label, `cost` = its mean −
+   the mean of the move made (turned so that a positive cost is always worse), `cost_se`
+   the standard error of the per-sample differences, and the band the sure part of the
+   cost (cost − z SE, the same z) against the game's thresholds in points
+   (`GameInfo.bands`): `good`, `inaccuracy`, `mistake`, `blunder`. Noise cannot make a
+   blunder; a decision with a single sample (no error to measure: `cost_se` is NaN) is
+   best only when the move made scored best, and never called worse than `good`. The
+   judge as a player (`cost_of`, the benchmarks) still takes the alternative with the
+   best mean.
 """
 
 from __future__ import annotations
@@ -194,30 +195,77 @@ def move_label(m: Move) -> str:
     return " ".join(parts)
 
 
-def sure_z(compared: int) -> float:
+def sure_z(compared: int, samples: int = 0) -> float:
     """How many standard errors below its mean a lead is still sure, when `compared`
-    alternatives are compared with the move made: the lower bound of a 95 % interval for
-    the decision as a whole (Bonferroni: each of the `compared` bounds at 1 − 0.05 /
-    `compared`), never under 2. The best of many noisy leads is larger than its own
-    interval says (the winner's curse): with 13 alternatives each held to 2 SE, one of them
-    looks surely better by noise alone in about 1 − 0.977^13 ≈ 26 % of the decisions whose
-    move made is as good as any."""
-    return max(2.0, _NORMAL.inv_cdf(1.0 - 0.025 / max(compared, 1)))
+    alternatives are compared with the move made on `samples` samples: the lower bound of
+    a 95 % interval for the decision as a whole, never under 2. Bonferroni: each of the
+    `compared` bounds at 1 − 0.05 / `compared` (the best of many noisy leads is larger than
+    its own interval says, the winner's curse: with 13 alternatives each held to 2 SE, one
+    of them looks surely better by noise alone in about 1 − 0.977^13 ≈ 26 % of the
+    decisions whose move made is as good as any); and Student's t with `samples` − 1
+    degrees of freedom, since the standard error is itself measured on those samples (the
+    normal quantile when `samples` is 0: not known)."""
+    key = (max(compared, 1), samples)
+    z = _SURE_Z.get(key)
+    if z is None:
+        confidence = 1.0 - 0.05 / key[0]
+        z = max(2.0, _t_two_sided(confidence, samples - 1) if samples >= 2
+                else _NORMAL.inv_cdf(1.0 - (1.0 - confidence) / 2))
+        _SURE_Z[key] = z
+    return z
+
+
+_SURE_Z: Final[dict[tuple[int, int], float]] = {}
+
+
+def _t_within(t: float, nu: int) -> float:
+    """P(|T| < t) for Student's t with `nu` ≥ 1 degrees of freedom (Abramowitz and Stegun
+    26.7.3 and 26.7.4: finite sums for a whole number of degrees)."""
+    theta = math.atan(t / math.sqrt(nu))
+    c2 = math.cos(theta) ** 2
+    term = 1.0
+    total = 1.0
+    if nu % 2:
+        if nu == 1:
+            return 2.0 * theta / math.pi
+        for k in range(1, (nu - 3) // 2 + 1):
+            term *= c2 * (2 * k) / (2 * k + 1)
+            total += term
+        return 2.0 / math.pi * (theta + math.sin(theta) * math.cos(theta) * total)
+    for k in range(1, (nu - 2) // 2 + 1):
+        term *= c2 * (2 * k - 1) / (2 * k)
+        total += term
+    return math.sin(theta) * total
+
+
+def _t_two_sided(confidence: float, nu: int) -> float:
+    """The t with P(|T| < t) = `confidence`, `nu` degrees of freedom (bisection)."""
+    lo = 0.0
+    hi = 1.0
+    while _t_within(hi, nu) < confidence:
+        hi *= 2.0
+    for _ in range(100):
+        mid = (lo + hi) / 2.0
+        if _t_within(mid, nu) < confidence:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2.0
 
 
 def band_of(game: str, cost: float, cost_se: float, made_best: bool,
-            compared: int = 1) -> str:
+            compared: int = 1, samples: int = 0) -> str:
     """The verdict band of a decision (see the module's doc): `best` when the move made is
     best or tied with the best (`judge_decision`); otherwise the sure part of the cost,
-    with `compared` alternatives beside the move made (`sure_z`), against the
-    thresholds."""
+    with `compared` alternatives beside the move made on `samples` samples (`sure_z`),
+    against the thresholds."""
     if made_best:
         return "best"
     if math.isnan(cost_se):
         return "good"  # one sample: no error to measure, never worse than good on its word
     # the certain part of the cost against the game's scale (GameInfo.bands)
     inaccuracy, mistake, blunder = registry()[game].bands
-    sure = cost - sure_z(compared) * cost_se
+    sure = cost - sure_z(compared, samples) * cost_se
     if sure >= blunder:
         return "blunder"
     if sure >= mistake:
@@ -924,7 +972,7 @@ def tied_with_made(values: list[list[float]], sign: int, margin: float
     n = len(values[0])
     if n < 2:
         return None
-    z = sure_z(len(values) - 1)
+    z = sure_z(len(values) - 1, n)
     tied: list[int] = []
     top_lead = -math.inf
     top_se = 0.0
@@ -970,7 +1018,7 @@ def judge_decision(d: Decision, samples: int, seed: int, engine: str = "python"
                              "best", tuple(labels[a] for a in named), ev.exact,
                              time.process_time() - t0)
     n = len(values[0])
-    band = band_of(game, cost, se, best == 0, len(values) - 1)
+    band = band_of(game, cost, se, best == 0, len(values) - 1, n)
     return Judgement(d.round.number, d.step, d.line, d.player, labels[0], labels[best],
                      sum(values[0]) / n, sum(values[best]) / n, cost, se, n,
                      len(d.alternatives), band, tuple(labels[a] for a in equal), ev.exact,

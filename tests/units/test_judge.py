@@ -68,14 +68,27 @@ def test_bands_follow_the_thresholds_and_noise_never_makes_a_blunder():
     # leads is not held to the interval of one
     assert band_of("rage", inacc + 0.2, 0.1, False, compared=13) == "good"
     assert band_of("rage", inacc + 0.3, 0.1, False, compared=13) == "inaccuracy"  # 2.01
+    # on 16 samples the error is itself measured: t, not normal (3.41 SE with 13)
+    assert band_of("rage", inacc + 0.3, 0.1, False, compared=13, samples=16) == "good"
 
 
-def test_sure_takes_more_standard_errors_the_more_alternatives_are_compared():
+def test_sure_takes_more_standard_errors_the_more_alternatives_and_the_fewer_samples():
+    # the sample count unknown: the normal quantile
     assert sure_z(1) == 2.0  # never under 2
     assert sure_z(2) == pytest.approx(2.2414, abs=1e-4)  # Bonferroni: 1 - 0.025 / 2
     assert sure_z(13) == pytest.approx(2.8905, abs=1e-4)
     zs = [sure_z(k) for k in range(1, 80)]
     assert zs == sorted(zs) and zs[-1] < 3.5
+    # on n samples, Student's t with n - 1 degrees (the tables' values)
+    assert sure_z(1, 16) == pytest.approx(2.1314, abs=1e-4)
+    assert sure_z(1, 2) == pytest.approx(12.7062, abs=1e-4)
+    assert sure_z(1, 3) == pytest.approx(4.3027, abs=1e-4)
+    assert sure_z(1, 11) == pytest.approx(2.2281, abs=1e-4)
+    assert sure_z(5, 16) == pytest.approx(2.9467, abs=1e-4)  # two-sided 99 % at 15 degrees
+    assert sure_z(13, 16) == pytest.approx(3.4139, abs=1e-3)
+    assert sure_z(13, 100_000) == pytest.approx(sure_z(13), abs=1e-3)  # t tends to normal
+    by_samples = [sure_z(13, n) for n in range(2, 200)]
+    assert by_samples == sorted(by_samples, reverse=True)
 
 
 def test_a_lead_the_samples_cannot_tell_from_noise_or_below_half_an_inaccuracy_is_a_tie():
