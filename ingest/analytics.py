@@ -319,7 +319,7 @@ def write_judge_method(con: duckdb.DuckDBPyConnection) -> None:
 
 def judge_method() -> str:
     """The judge's current method (`move_quality.method`): the pages show its verdicts."""
-    from trickledger.replay.judge import METHOD  # the judge is heavy: only when installing
+    from trickledger.replay.judge import METHOD  # the judge is heavy: on first use only
 
     return METHOD
 

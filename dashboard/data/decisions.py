@@ -17,6 +17,9 @@ def decisions_by_player(f: Filters) -> pd.DataFrame:
 
 
 def decisions_judged() -> int:
-    """How many decisions the judge has judged by its current method, in every game."""
-    return int(query("SELECT count(*) AS n FROM move_quality "
-                     "WHERE method IN (SELECT method FROM judge_method)")["n"].iloc[0])
+    """How many decisions the judge has judged by its current method, in every game (the
+    method as a parameter: a database an older version wrote has no `judge_method`)."""
+    from trickledger.replay.judge import METHOD
+
+    return int(query("SELECT count(*) AS n FROM move_quality WHERE method = ?",
+                     (METHOD,))["n"].iloc[0])

@@ -96,11 +96,14 @@ def judged_moves(game_id: str, round_no: int) -> pd.DataFrame:
 
 
 def judged_rounds(game_id: str) -> set[int] | None:
-    """The rounds of a game the judge has judged (every move of such a round without a
-    verdict was forced); None when the whole log is judged."""
+    """The rounds of a game the judge has judged by its current method (every move of such
+    a round without a verdict was forced); None when the whole log is judged."""
+    from trickledger.replay.judge import METHOD
+
     got = query("""
         SELECT a.analysis, a.detail FROM analysis_runs a JOIN games g ON g.sha256 = a.fingerprint
-        WHERE g.game_id = ? AND a.analysis IN ('moves', 'moves-round')""", (game_id,))
+        WHERE g.game_id = ? AND a.analysis IN ('moves', 'moves-round')
+          AND starts_with(a.detail, ?)""", (game_id, f"{METHOD} "))
     if (got["analysis"] == "moves").any():
         return None
     return {int(d.rsplit(" ", 1)[1]) for d in got["detail"] if str(d).rsplit(" ", 1)[-1].isdigit()}

@@ -124,11 +124,35 @@ def test_judgements_of_an_earlier_method_are_not_shown_beside_the_current_ones(l
     assert rows(db, judged) == [("r1-s1-000000",)]
     assert rows(db, "SELECT count(*) FROM move_quality_of(['u1-s2-000000'])") == [(0,)]
     assert rows(db, "SELECT count(*) FROM move_quality WHERE method = 'greedy-crn-v2'")[0][0] > 0
+    from helpers import dashboard_database
+    from helpers import run_page as run
+
+    with dashboard_database(db):
+        # the viewer: that log's rounds are not judged by this method, not "not judged"
+        # decisions one by one (the earlier method's marker is not taken for this one's)
+        at = run("viewer", game="u1-s2-000000", round="1")
+        assert any("has not judged round 1" in c.value for c in at.caption)
+        assert not any("better move" in d.value.columns for d in at.dataframe)
     capsys.readouterr()
     assert main(["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1"]) == 0
     assert "1 game judged" in capsys.readouterr().out  # the log left under v2, again
     assert rows(db, judged) == [("r1-s1-000000",), ("u1-s2-000000",)]
     assert rows(db, "SELECT DISTINCT method FROM move_quality") == [(METHOD,)]
+    assert rows(db, "SELECT method FROM judge_method") == [(METHOD,)]  # installed again
+    # a database an older version wrote has no judge_method until its next write: the
+    # Decisions page counts the current method's judgements without it (it failed with
+    # a CatalogException)
+    from trickledger.dashboard.data.decisions import decisions_judged
+
+    with duckdb.connect(db) as con:
+        con.execute("DROP TABLE judge_method")
+        n = con.execute("SELECT count(*) FROM move_quality").fetchone()[0]
+    with dashboard_database(db):
+        assert decisions_judged() == n > 0
+    with duckdb.connect(db) as con:
+        con.execute("UPDATE move_quality SET method = 'greedy-crn-v2'")
+    with dashboard_database(db):
+        assert decisions_judged() == 0
 
 
 def test_the_pages_show_the_judgements(logs, loaded, tmp_path):
