@@ -128,10 +128,11 @@ def test_judgements_of_an_earlier_method_are_not_shown_beside_the_current_ones(l
     from helpers import run_page as run
 
     with dashboard_database(db):
-        # the viewer: that log's rounds are not judged by this method, not "not judged"
-        # decisions one by one (the earlier method's marker is not taken for this one's)
+        # the viewer: that log is not judged by this method, as a log never judged (no
+        # judge's table), not every choice "not judged" one by one (the earlier method's
+        # marker was taken for this one's)
         at = run("viewer", game="u1-s2-000000", round="1")
-        assert any("has not judged round 1" in c.value for c in at.caption)
+        assert any("Round 1, trick 1" in m.value for m in at.markdown)
         assert not any("better move" in d.value.columns for d in at.dataframe)
     capsys.readouterr()
     assert main(["analyse", "--moves", "--db", db, "--samples", "2", "--jobs", "1"]) == 0
