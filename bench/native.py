@@ -226,7 +226,7 @@ def mixed_games(game: str, games: int, first: int = 0) -> list[tuple[bytes, set[
     return out
 
 
-def _by_player(judged: list[Judgement]) -> dict[str, Any]:
+def _said_of_moves(judged: list[Judgement]) -> dict[str, Any]:
     """What the judge said of one kind of player's decisions: the share of each band and
     the mean cost."""
     n = len(judged)
@@ -273,8 +273,8 @@ def stability(args: argparse.Namespace) -> dict[str, Any]:
         row = {"decisions": total, "keep_band": round(same / total, 3) if total else None,
                "keep_band_ci95": _share_ci(same, total),
                "band_changes": dict(sorted(changed.items(), key=lambda kv: -kv[1])),
-               "random_moves": _by_player(kinds["random"]),
-               "greedy_moves": _by_player(kinds["greedy"]),
+               "random_moves": _said_of_moves(kinds["random"]),
+               "greedy_moves": _said_of_moves(kinds["greedy"]),
                "mistakes_and_blunders": len(worse),
                "confirmed_at_4x": confirmed,
                "cpu_seconds": round(time.process_time() - t0, 1)}

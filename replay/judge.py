@@ -945,12 +945,21 @@ def verdict_of(values: list[list[float]], chosen: int, sign: int, labels: list[s
     if best == chosen:
         others = [a for a in range(len(means)) if a != chosen]
         against = max(others, key=lambda a: (sign * means[a], -a)) if others else chosen
-    diffs = [sign * (values[against][k] - values[chosen][k]) for k in range(n)]
+    mean, se = lead_of(values, against, chosen, sign)
+    return best, equal, 0.0 if best == chosen else mean, se
+
+
+def lead_of(values: list[list[float]], better: int, than: int, sign: int
+            ) -> tuple[float, float]:
+    """How much alternative `better` scored over `than` on the samples (turned by `sign`,
+    so that a positive lead is better), and the standard error of the per-sample
+    differences (NaN with a single sample)."""
+    n = len(values[0])
+    diffs = [sign * (values[better][k] - values[than][k]) for k in range(n)]
     mean = sum(diffs) / n
-    cost = 0.0 if best == chosen else mean
     if n < 2:
-        return best, equal, cost, math.nan
-    return best, equal, cost, math.sqrt(sum((x - mean) ** 2 for x in diffs) / (n - 1) / n)
+        return mean, math.nan
+    return mean, math.sqrt(sum((x - mean) ** 2 for x in diffs) / (n - 1) / n)
 
 
 def cost_of(values: list[list[float]], chosen: int, sign: int) -> tuple[int, float, float]:
@@ -977,9 +986,7 @@ def tied_with_made(values: list[list[float]], sign: int, margin: float
     top_lead = -math.inf
     top_se = 0.0
     for a in range(1, len(values)):
-        diffs = [sign * (values[a][k] - values[0][k]) for k in range(n)]
-        lead = sum(diffs) / n
-        se = math.sqrt(sum((x - lead) ** 2 for x in diffs) / (n - 1) / n)
+        lead, se = lead_of(values, a, 0, sign)
         if lead - z * se >= margin:
             return None
         if lead >= -TIE:
@@ -1001,26 +1008,24 @@ def judge_decision(d: Decision, samples: int, seed: int, engine: str = "python"
     game = d.round.before_deal.info.name
     labels = [move_label(m) for m in d.alternatives]
     sign = better_sign(game)
+    n = len(values[0])
+    means = [sum(v) / n for v in values]
     best, equal, cost, se = verdict_of(values, 0, sign, labels)
+    # best_value stays the best mean even when the move made is shown as best: a player
+    # sees how large a lead within the noise was
+    shown = best
     if best != 0:
         # a lead of the best that the samples cannot tell from noise, or smaller than half an
         # inaccuracy, is a tie: the move made is best, and the moves that scored as well or
-        # better are as good (docs/analytics.md, "Bands": unstable otherwise between seeds)
+        # better are as good, the highest first (docs/analytics.md, "Bands": unstable
+        # otherwise between seeds)
         ties = tied_with_made(values, sign, BEST_MARGIN * registry()[game].bands[0])
         if ties is not None:
-            # best_value stays the best mean (what the top scorer got: a player sees how
-            # large the lead within the noise was), and the ties are named highest first
-            n = len(values[0])
-            means = [sum(v) / n for v in values]
-            named = sorted(ties[0], key=lambda a: (-sign * means[a], labels[a]))
-            return Judgement(d.round.number, d.step, d.line, d.player, labels[0], labels[0],
-                             means[0], means[best], 0.0, ties[1], n, len(d.alternatives),
-                             "best", tuple(labels[a] for a in named), ev.exact,
-                             time.process_time() - t0)
-    n = len(values[0])
-    band = band_of(game, cost, se, best == 0, len(values) - 1, n)
-    return Judgement(d.round.number, d.step, d.line, d.player, labels[0], labels[best],
-                     sum(values[0]) / n, sum(values[best]) / n, cost, se, n,
+            shown, cost, se = 0, 0.0, ties[1]
+            equal = sorted(ties[0], key=lambda a: (-sign * means[a], labels[a]))
+    band = band_of(game, cost, se, shown == 0, len(values) - 1, n)
+    return Judgement(d.round.number, d.step, d.line, d.player, labels[0], labels[shown],
+                     means[0], means[best], cost, se, n,
                      len(d.alternatives), band, tuple(labels[a] for a in equal), ev.exact,
                      time.process_time() - t0)
 
