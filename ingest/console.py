@@ -21,6 +21,7 @@ ahead of need so a query does not wait for Python to start.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import math
@@ -410,9 +411,9 @@ class Console:
             shutil.rmtree(temp, ignore_errors=True)
 
     def close(self) -> None:
+        """Stop the spares and reap them: when close() returns, no worker is left."""
         with self.lock:
-            while self.ready:
-                _kill(self.ready.popleft().proc)
+            _stop_spares(self.ready)
 
 
 def _await_ready(stream: IO[bytes], stopped: list[str]) -> None:
@@ -442,7 +443,15 @@ def _overran(target: Target, pid: int, timeout_s: float) -> str:
 
 def _stop_spares(ready: deque[_Spare]) -> None:
     while ready:
-        _kill(ready.popleft().proc)
+        proc = ready.popleft().proc
+        _kill(proc)
+        # SIGKILL is delivered asynchronously: waiting reaps the worker, so none outlives
+        # the call (and none lingers as a zombie); a killed process ends at once
+        proc.wait()
+        for pipe in (proc.stdin, proc.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:

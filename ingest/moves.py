@@ -493,7 +493,13 @@ def _run_local(tasks: list[RoundTask], work: Callable[[RoundTask], RoundDone],
                     t = next(pending, None)
                     if t is None:
                         break
-                    flight.add(pool.submit(work, t))
+                    try:
+                        flight.add(pool.submit(work, t))
+                    except BrokenProcessPool as e:
+                        # a worker died between two submits: the pool refuses more work
+                        # before any of its futures reports the death
+                        raise WorkersFailed(f"a worker process died or sent back a result "
+                                            f"that cannot be read ({e})") from None
             if not flight:
                 clean = True
                 return
