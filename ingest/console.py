@@ -406,6 +406,9 @@ class Console:
                                "the console's worker could not start") from None
         finally:
             done.set()
+            # the watchdog ends within one poll; joined before the worker is reaped, it
+            # cannot kill a process group whose id a new process has taken meanwhile
+            guard.join()
             _kill(proc)
             proc.wait()
             shutil.rmtree(temp, ignore_errors=True)

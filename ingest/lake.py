@@ -39,6 +39,7 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing import get_context
@@ -307,8 +308,16 @@ class LakeWriter:
         work = os.path.join(self.lake, STAGING, f"compact-{cid}")
         os.mkdir(work)
         tmp = os.path.join(work, "merged.tmp")
-        rows = merger.submit(_merge, table, [os.path.join(self.lake, p) for p in paths],
-                             tmp).result()
+        try:
+            rows = merger.submit(_merge, table, [os.path.join(self.lake, p) for p in paths],
+                                 tmp).result()
+        except BrokenProcessPool:
+            # the merger was killed (the kernel's out-of-memory killer): nothing of this
+            # partition was swapped, the partitions merged before it stay merged
+            shutil.rmtree(work, ignore_errors=True)
+            raise LakeError(f"compacting {folder}: the process merging its {len(paths)} "
+                            f"files died (out of memory?); that partition is as it was"
+                            ) from None
         name = f"part-{_file_sha256(tmp)[:32]}.parquet"
         os.rename(tmp, os.path.join(work, name))
         rel = os.path.join(folder, name)

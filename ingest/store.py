@@ -19,6 +19,7 @@ This module imports DuckDB and polars only when a store is used: `import trickle
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -278,11 +279,19 @@ def _interruptible(store: Store, query: str, params: Params,
             done.set()
 
     def stop() -> None:
+        # DuckDB drops an interrupt that comes before its query executes (while it is
+        # checked or bound): interrupting again until the query ends or the grace is over
+        # stops it wherever it was when the deadline fell
         with lock:
             stopped.set()
-            for con in running:
-                con.interrupt()
-        done.wait(STOP_GRACE_S)
+        grace = time.monotonic() + STOP_GRACE_S
+        while True:
+            with lock:
+                for con in running:
+                    with contextlib.suppress(duckdb.Error):  # closed as the query ended
+                        con.interrupt()
+            if done.wait(0.05) or time.monotonic() >= grace:
+                return
 
     worker = threading.Thread(target=work, name="trickledger-query", daemon=True)
     worker.start()

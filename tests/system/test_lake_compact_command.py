@@ -5,6 +5,8 @@ DIR` merges them later, a plain glob counting every row once before and after.""
 from __future__ import annotations
 
 import json
+import os
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import duckdb
@@ -89,3 +91,30 @@ def test_compact_refuses_a_folder_that_is_not_a_lake_and_a_busy_lake(tmp_path, c
 
 def test_the_commands_default_is_the_lakes():
     assert commands.COMPACT_MIN_FILES == lakes.COMPACT_MIN_FILES
+
+
+class _MergerKilled(ProcessPoolExecutor):
+    """The merging process ends at its first task, as when the kernel's out-of-memory
+    killer takes it: its pool breaks."""
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
+        return super().submit(os._exit, 9)
+
+
+def test_a_merger_that_dies_is_one_line_and_leaves_the_lake_as_it_was(tmp_path, capsys,
+                                                                       monkeypatch):
+    d = str(tmp_path / "lake")
+    found, _ = expand([str(SAMPLES / "corpus" / "rage")])
+    ingest(found[:8], lake=d, jobs=1, batch_size=1)  # one-log batches: small files
+    want, files = counts(d), lakes.read_state(d).files
+    capsys.readouterr()
+    monkeypatch.setattr(lakes, "ProcessPoolExecutor", _MergerKilled)
+    assert main(["compact", "--lake", d, "--min-files", "4"]) == 2
+    err = capsys.readouterr().err
+    assert "died (out of memory?)" in err and len(err.strip().splitlines()) == 1, err
+    assert "compact" not in kinds(d) and lakes.read_state(d).files == files
+    assert counts(d) == want and glob_counts(d) == want
+    assert not any(Path(d, lakes.STAGING).iterdir())  # the staged merge went with it
+    monkeypatch.undo()
+    assert main(["compact", "--lake", d, "--min-files", "4"]) == 0  # and it can be done again
+    assert counts(d) == want and glob_counts(d) == want
