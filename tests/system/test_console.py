@@ -97,7 +97,8 @@ def test_a_slow_query_does_not_block_another(console):
 
     slow_done = threading.Event()
     taken: list[subprocess.Popen[bytes]] = []
-    take = console._take
+    c = console[0]
+    take = c._take
 
     def take_and_note():  # the slow query's worker, to end it once the other has answered
         spare = take()
@@ -113,7 +114,7 @@ def test_a_slow_query_does_not_block_another(console):
             pass
         slow_done.set()
 
-    console._take = take_and_note
+    c._take = take_and_note
     worker = threading.Thread(target=slow)
     worker.start()
     try:
@@ -121,7 +122,7 @@ def test_a_slow_query_does_not_block_another(console):
             assert worker.is_alive()
             threading.Event().wait(0.05)
     finally:
-        console._take = take
+        c._take = take
     a = run(console, "SELECT count(*) FROM games", timeout_s=600)
     assert a.rows == [(3,)] and not slow_done.is_set()
     os.killpg(taken[0].pid, signal.SIGKILL)
