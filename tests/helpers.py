@@ -443,3 +443,21 @@ def after(state: Any, move: dict[str, Any]) -> Any:
 
     branch.apply(Event(0, str(move["type"]), move))
     return branch
+
+
+@contextmanager
+def temp_of_its_own() -> Iterator[dict[str, str]]:
+    """An environment for a process the test will kill with SIGKILL: its TMPDIR is a folder
+    of its own, removed afterwards. A killed process cannot clean up its temporary files
+    (multiprocessing's pymp-* folders, a forkserver's socket); they go with this folder
+    rather than staying in the machine's /tmp. The folder's path is short: a Unix
+    socket's path must fit in 107 bytes."""
+    import os
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="tl-")
+    try:
+        yield {**os.environ, "TMPDIR": folder}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

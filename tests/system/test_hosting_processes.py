@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import pause_in_batch
+from helpers import pause_in_batch, temp_of_its_own
 
 from trickledger import main
 from trickledger.ingest.db import reading
@@ -38,12 +38,13 @@ def _group(pgid: int) -> list[str]:
     return [line.strip()[:160] for line in out.splitlines() if line.strip()]
 
 
-def _start_paused(script: str, marker: Path, *args: str) -> subprocess.Popen[bytes]:
+def _start_paused(script: str, marker: Path, *args: str,
+                  env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """`script` run in a session of its own (so that everything it starts, however it is
     orphaned, stays findable by its process group), until it writes `marker`."""
     proc = subprocess.Popen([sys.executable, "-c", script, str(marker), *args], cwd=ROOT,
                             start_new_session=True, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE, env=env)
     deadline = time.monotonic() + 300  # a safety net; the condition is the marker
     while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -71,22 +72,23 @@ PAUSE_IN_SECOND_BATCH = pause_in_batch(2)
 def test_a_killed_ingest_leaves_no_process_behind(tmp_path):
     # the whole corpus, for a pool of workers; batches of 10 (not 40): its second batch,
     # where it pauses, comes after a quarter of the work
-    proc = _start_paused(PAUSE_IN_SECOND_BATCH, tmp_path / "marker", "ingest", "--db",
-                         str(tmp_path / "t.duckdb"), "--batch", "10", "--jobs", "2",
-                         str(CORPUS))
-    try:
-        before = _group(proc.pid)
-        assert len(before) >= 4, before  # the ingest, its forkserver, tracker and workers
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        # workers notice their ingest's end at once; the forkserver and the resource
-        # tracker end when the last holder of their pipes has
-        deadline = time.monotonic() + 120  # a safety net; the condition is an empty group
-        while _group_alive(proc.pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not _group_alive(proc.pid), _group(proc.pid)
-    finally:
-        _kill_group(proc)
+    with temp_of_its_own() as env:
+        proc = _start_paused(PAUSE_IN_SECOND_BATCH, tmp_path / "marker", "ingest", "--db",
+                             str(tmp_path / "t.duckdb"), "--batch", "10", "--jobs", "2",
+                             str(CORPUS), env=env)
+        try:
+            before = _group(proc.pid)
+            assert len(before) >= 4, before  # the ingest, its forkserver, tracker, workers
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            # workers notice their ingest's end at once; the forkserver and the resource
+            # tracker end when the last holder of their pipes has
+            deadline = time.monotonic() + 120  # a safety net; the condition: an empty group
+            while _group_alive(proc.pid) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert not _group_alive(proc.pid), _group(proc.pid)
+        finally:
+            _kill_group(proc)
 
 
 def test_a_killed_ingests_staged_files_go_with_the_next_run(tmp_path):
