@@ -353,8 +353,7 @@ class Console:
                 while len(self.ready) < self.spares:
                     self.ready.append(self._start())
             except ConsoleError:
-                _kill(spare.proc)
-                spare.proc.wait()
+                _end(spare.proc)
                 raise
         return spare
 
@@ -409,8 +408,7 @@ class Console:
             # the watchdog ends within one poll; joined before the worker is reaped, it
             # cannot kill a process group whose id a new process has taken meanwhile
             guard.join()
-            _kill(proc)
-            proc.wait()
+            _end(proc)
             shutil.rmtree(temp, ignore_errors=True)
 
     def close(self) -> None:
@@ -446,15 +444,19 @@ def _overran(target: Target, pid: int, timeout_s: float) -> str:
 
 def _stop_spares(ready: deque[_Spare]) -> None:
     while ready:
-        proc = ready.popleft().proc
-        _kill(proc)
-        # SIGKILL is delivered asynchronously: waiting reaps the worker, so none outlives
-        # the call (and none lingers as a zombie); a killed process ends at once
-        proc.wait()
-        for pipe in (proc.stdin, proc.stdout):
-            if pipe is not None:
-                with contextlib.suppress(OSError):
-                    pipe.close()
+        _end(ready.popleft().proc)
+
+
+def _end(proc: subprocess.Popen[bytes]) -> None:
+    """Kill a worker and reap it, its pipes closed: SIGKILL is delivered asynchronously, so
+    without the wait it could outlive the call (or linger as a zombie); a killed process
+    ends at once."""
+    _kill(proc)
+    proc.wait()
+    for pipe in (proc.stdin, proc.stdout):
+        if pipe is not None:
+            with contextlib.suppress(OSError):
+                pipe.close()
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:

@@ -498,8 +498,7 @@ def _run_local(tasks: list[RoundTask], work: Callable[[RoundTask], RoundDone],
                     except BrokenProcessPool as e:
                         # a worker died between two submits: the pool refuses more work
                         # before any of its futures reports the death
-                        raise WorkersFailed(f"a worker process died or sent back a result "
-                                            f"that cannot be read ({e})") from None
+                        raise _pool_broken(e) from None
             if not flight:
                 clean = True
                 return
@@ -508,12 +507,16 @@ def _run_local(tasks: list[RoundTask], work: Callable[[RoundTask], RoundDone],
                 try:
                     yield fut.result()
                 except BrokenProcessPool as e:
-                    raise WorkersFailed(f"a worker process died or sent back a result that "
-                                        f"cannot be read ({e})") from None
+                    raise _pool_broken(e) from None
                 except Exception as e:
                     raise WorkersFailed(f"a worker failed: {type(e).__name__}: {e}") from None
     finally:
         _stop(pool, clean)
+
+
+def _pool_broken(e: BrokenProcessPool) -> WorkersFailed:
+    return WorkersFailed(f"a worker process died or sent back a result that cannot be read "
+                         f"({e})")
 
 
 def _stop(pool: ProcessPoolExecutor, clean: bool) -> None:

@@ -445,6 +445,39 @@ def after(state: Any, move: dict[str, Any]) -> Any:
     return branch
 
 
+def killed_at_marker(script_args: Sequence[str], marker: Path, deadline_s: float) -> int:
+    """`python -c *script_args`, from the checkout, killed with SIGKILL the moment it has
+    written `marker` (the instant the test wants it to die), in a TMPDIR of its own;
+    returns its exit status once reaped. A script that ends or hangs before its marker
+    fails the test with what it printed. `deadline_s` is a safety net only: the marker is
+    the condition."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    with temp_of_its_own() as env:
+        proc = subprocess.Popen([sys.executable, "-c", *script_args],
+                                cwd=Path(__file__).resolve().parents[1],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+        try:
+            deadline = time.monotonic() + deadline_s
+            while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if not marker.exists():
+                proc.kill()
+                raise AssertionError(proc.communicate()[0].decode())
+            assert proc.poll() is None, "it ended at its marker"  # alive, where it paused
+            proc.send_signal(signal.SIGKILL)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(60)
+            if proc.stdout is not None:
+                proc.stdout.close()
+    return proc.returncode
+
+
 @contextmanager
 def temp_of_its_own() -> Iterator[dict[str, str]]:
     """An environment for a process the test will kill with SIGKILL: its TMPDIR is a folder

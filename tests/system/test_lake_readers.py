@@ -19,7 +19,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.dataset as pads
 import pytest
-from helpers import temp_of_its_own
+from helpers import killed_at_marker
 
 from trickledger.ingest import lake as lakes
 from trickledger.ingest.load import LakeCommitter, expand, ingest
@@ -141,20 +141,7 @@ def test_compaction_killed_at_each_step_never_counts_a_row_twice(step, small_fil
     d = str(tmp_path / "lake")
     shutil.copytree(src, d)
     marker = tmp_path / "marker"
-    with temp_of_its_own() as env:
-        proc = subprocess.Popen([sys.executable, "-c", PAUSE, step, str(marker), d], cwd=ROOT,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
-        try:
-            deadline = time.monotonic() + 300  # a safety net: the marker is the condition
-            while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert marker.exists(), proc.communicate()[0].decode()
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait(60)
+    killed_at_marker([PAUSE, step, str(marker), d], marker, 300)
     # as the crash left it: every reader, the manifests' and the plain globs', sees each
     # row exactly once
     same = {"polars": want, "pyarrow": want, "duckdb": want}

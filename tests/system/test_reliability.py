@@ -16,8 +16,8 @@ from helpers import (
     PAUSE_BETWEEN_BATCHES,
     dashboard_server,
     pause_in_batch,
+    killed_at_marker,
     rows,
-    temp_of_its_own,
 )
 
 from trickledger.dashboard.limits import MAX_FILE_MB
@@ -61,18 +61,9 @@ def test_sigkill_mid_batch_leaves_a_consistent_database_and_a_rerun_completes(tm
             shutil.copyfile(log, corpus / game.name / log.name)
     batch = 10
     args = ["ingest", "--db", str(db), "--batch", str(batch), "--jobs", "2", str(corpus)]
-    with temp_of_its_own() as env:
-        proc = subprocess.Popen([sys.executable, "-c", HANG_MID_BATCH, str(marker), *args],
-                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                env=env)
-        deadline = time.monotonic() + 120
-        while not marker.exists() and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.05)
-        assert marker.exists(), proc.communicate()[0].decode()
-        os.killpg(os.getpgid(proc.pid), 0)  # still alive, mid-transaction
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(30)
-    assert proc.returncode == -signal.SIGKILL
+    # killed mid-transaction (it is checked to be alive there)
+    assert killed_at_marker([HANG_MID_BATCH, str(marker), *args], marker, 120) == \
+        -signal.SIGKILL
     # the database opens, holds exactly the two committed batches, and nothing partial
     games = rows(db, "SELECT count(*) FROM games")[0][0]
     logs = rows(db, "SELECT count(*) FROM logs")[0][0]

@@ -16,7 +16,7 @@ from typing import Any
 import duckdb
 import orjson
 import pytest
-from helpers import page_file, temp_of_its_own
+from helpers import killed_at_marker, page_file
 
 from trickledger import main
 from trickledger.ingest import lake as lakes
@@ -369,23 +369,11 @@ raise SystemExit(main(sys.argv[2:]))
 
 def test_a_committer_killed_mid_commit_leaves_no_half_batch(samples_and_oddities, undisturbed,
                                                             tmp_path):
-    import subprocess
-    import sys
-
     target = tmp_path / "lake"
     marker = tmp_path / "marker"
     args = ["ingest", "--lake", str(target), "--batch", "20", "--jobs", "2",
             *(s.path or "" for s in subset(samples_and_oddities))]
-    with temp_of_its_own() as env:
-        proc = subprocess.Popen([sys.executable, "-c", HANG_IN_COMMIT, str(marker), *args],
-                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                env=env)
-        deadline = time.monotonic() + 180
-        while not marker.exists() and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.05)
-        assert marker.exists(), proc.communicate()[0].decode()
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(30)
+    killed_at_marker([HANG_IN_COMMIT, str(marker), *args], marker, 180)
     # the third batch's files are in the table folders, but no manifest lists them
     with lakes.reading(str(target)) as con:
         logs = con.execute("SELECT count(*) FROM logs").fetchone()[0]
