@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 import subprocess
@@ -15,8 +14,8 @@ from helpers import (
     CHROMIUM_ARGS,
     PAUSE_BETWEEN_BATCHES,
     dashboard_server,
-    pause_in_batch,
     killed_at_marker,
+    pause_in_batch,
     rows,
 )
 
