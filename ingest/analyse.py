@@ -31,7 +31,7 @@ from .hands import DEFAULT_PLAYOUTS, METHOD, HandEstimate, estimable, estimate_r
 from .lake import Analysis, LakeError
 from .moves import DEFAULT_MAX_MOVES
 from .moves import Plan as MovesPlan
-from .transactions import transaction
+from .transactions import ctrl_c_not_lost, transaction
 
 # the hands worth an estimate (the games' declarations, `{hands}`) without one for (method,
 # seed, playouts)
@@ -237,8 +237,9 @@ def estimate_hands(path: Target, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0
             for task, result in results:
                 take(task, result)
                 if pending and (time.monotonic() - last_write > 5 or len(pending) >= 50):
-                    _write(path, pending, seed)
-                    pending, last_write = [], time.monotonic()
+                    with ctrl_c_not_lost():  # what is written is no longer pending
+                        _write(path, pending, seed)
+                        pending, last_write = [], time.monotonic()
         finally:
             results.close()  # stops the worker processes at once on an interrupt
     except KeyboardInterrupt:

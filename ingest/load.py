@@ -179,13 +179,20 @@ class _Interrupts:
     connection closes and checkpoints, its staged files go), it is only noted, so that
     what the run says it loaded is what was committed and a second Ctrl-C cannot leave a
     half-done cleanup. A process that ignores SIGINT (started in the background, a
-    dashboard job) keeps ignoring it."""
+    dashboard job) keeps ignoring it.
+
+    The KeyboardInterrupt alone is not trusted to stop the run: DuckDB 2.0 runs Python's
+    handler while a statement starts and then may drop the exception it raised, the
+    statement running on. So the signal's thread interrupts DuckDB until the run itself
+    says it stopped (`stop_raising`, `hold`), not until the handler has raised, and a batch
+    whose block ends after a Ctrl-C is not committed."""
 
     RETRY_S = 0.05  # how often the signal's thread interrupts DuckDB again until it stops
 
     def __init__(self) -> None:
         self.seen = False
-        self.raising = True
+        self.raising = True  # the run works: Ctrl-C stops it (not held, not cleaning up)
+        self.raised = False  # the handler raised KeyboardInterrupt (it does so once)
         self.on_signal: Callable[[], None] | None = None
         self._previous: Any = None
         self._installed = False
@@ -198,7 +205,8 @@ class _Interrupts:
     def _on_sigint(self, signum: int, frame: Any) -> None:
         self.seen = True
         with self._lock:
-            stop, self.raising = self.raising, False
+            stop = self.raising and not self.raised
+            self.raised = self.raised or stop
         if stop:  # once: what follows is the cleanup, which runs to its end
             raise KeyboardInterrupt
 
@@ -268,11 +276,18 @@ class _Interrupts:
 
     def hold(self) -> None:
         """From here until `release`, a SIGINT is only noted: a batch's COMMIT and its
-        counting go together (what the run says it loaded is what was committed)."""
+        counting go together (what the run says it loaded is what was committed). A
+        SIGINT already seen (its KeyboardInterrupt lost inside DuckDB) is raised instead:
+        the batch is rolled back, not committed."""
         with self._lock:
-            if self.raising:
-                self.raising = False
+            if not self.raising:
+                return
+            self.raising = False
+            if not self.seen:
                 self._holding = True
+                return
+            self.raised = True
+        raise KeyboardInterrupt
 
     def release(self) -> None:
         """The end of `hold`: a SIGINT noted meanwhile is raised now."""
@@ -283,6 +298,7 @@ class _Interrupts:
             if not self.seen:
                 self.raising = True
                 return
+            self.raised = True
         raise KeyboardInterrupt
 
 

@@ -47,7 +47,7 @@ from trickledger.replay.judge import (
 
 from . import ratings
 from .db import log_texts, reading, writing
-from .transactions import transaction
+from .transactions import ctrl_c_not_lost, transaction
 
 DEFAULT_MAX_MOVES = 2_000  # moves judged per log at most (docs/analytics.md, "Computing it")
 ROUND_MARK = "moves-round"
@@ -372,14 +372,15 @@ def judge_games(path: str, samples: int = DEFAULT_SAMPLES, seed: int = 0,
             return
         g = by_sha[t.sha256]
         whole = not left[t.sha256] and not g.bounded and t.sha256 not in failed
-        _write_round(path, t, done.judged, key, whole)
-        if whole:
-            completed.add(t.sha256)
-        summary.rounds_done += 1
-        summary.decisions += len(done.judged)
-        summary.missed.extend(f"{t.game_id} line {line}" for line in done.missed)
-        summary.judging_seconds += done.seconds
-        done_decisions += the_plan.decisions.get((t.sha256, t.round), len(done.judged))
+        with ctrl_c_not_lost():  # a round written is counted before the run stops
+            _write_round(path, t, done.judged, key, whole)
+            if whole:
+                completed.add(t.sha256)
+            summary.rounds_done += 1
+            summary.decisions += len(done.judged)
+            summary.missed.extend(f"{t.game_id} line {line}" for line in done.missed)
+            summary.judging_seconds += done.seconds
+            done_decisions += the_plan.decisions.get((t.sha256, t.round), len(done.judged))
         if progress and not quiet:
             progress(done_decisions, total)
 
