@@ -26,12 +26,13 @@ from trickledger.replay.judge import DEFAULT_SAMPLES as DEFAULT_SAMPLES_MOVES
 from trickledger.terminal import say, terminal
 
 from . import ratings
+from .ctrl_c import held_from_commit, interrupt_deferred
 from .db import DatabaseBusy, db_path, log_texts, reading, writing
 from .hands import DEFAULT_PLAYOUTS, METHOD, HandEstimate, estimable, estimate_round
 from .lake import Analysis, LakeError
 from .moves import DEFAULT_MAX_MOVES
 from .moves import Plan as MovesPlan
-from .transactions import ctrl_c_not_lost, transaction
+from .transactions import transaction
 
 # the hands worth an estimate (the games' declarations, `{hands}`) without one for (method,
 # seed, playouts)
@@ -237,16 +238,20 @@ def estimate_hands(path: Target, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0
             for task, result in results:
                 take(task, result)
                 if pending and (time.monotonic() - last_write > 5 or len(pending) >= 50):
-                    with ctrl_c_not_lost():  # what is written is no longer pending
-                        _write(path, pending, seed)
+                    with held_from_commit() as hold:  # what is committed is not pending
+                        _write(path, pending, seed, hold)
                         pending, last_write = [], time.monotonic()
         finally:
             results.close()  # stops the worker processes at once on an interrupt
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:
-        if pending:  # finished work is kept, also on Ctrl-C
-            _write(path, pending, seed)
+        if pending:  # finished work is kept, also on Ctrl-C (a second one waits for it)
+            try:
+                with interrupt_deferred():
+                    _write(path, pending, seed)
+            except KeyboardInterrupt:
+                summary.interrupted = True
         summary.hands_done += done
         summary.hands_missing = total - done
         summary.seconds += time.perf_counter() - t0
@@ -266,13 +271,14 @@ def _run(tasks: list[RoundTask], raw: dict[str, bytes], playouts: int, seed: int
         yield from pool.imap_unordered(_estimate, work)
 
 
-def _write(path: Target, done: list[tuple[RoundTask, list[HandEstimate]]], seed: int) -> None:
+def _write(path: Target, done: list[tuple[RoundTask, list[HandEstimate]]], seed: int,
+           before_commit: Callable[[], None] | None = None) -> None:
     now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
     rows = [(t.sha256, t.game_id, e.round, e.player, METHOD, seed, e.playouts,
              e.expected_tricks, e.expected_sd, list(e.tricks_seen), e.seconds, now)
             for t, estimates in done for e in estimates]
     with _writing(path) as con:
-        with transaction(con):
+        with transaction(con, before_commit):
             for sha, rnd, player in {(r[0], r[2], r[3]) for r in rows}:
                 con.execute("DELETE FROM hand_estimates WHERE sha256 = ? AND round = ? AND "
                             "player = ?", [sha, rnd, player])
@@ -410,6 +416,12 @@ def _analyse(args: argparse.Namespace, path: Target) -> int:
     except DatabaseBusy as e:
         say(f"trickledger analyse: {e}", error=True)
         return 2
+    except KeyboardInterrupt:  # before the hands' work began (it keeps its own count)
+        done = "the ratings are kept" if summary.ratings is not None else \
+            "the ratings were not written"
+        say(f"trickledger analyse: interrupted before any hand was estimated: {done}; run "
+            f"trickledger analyse again", error=True)
+        return 130
     for line in summary.lines():
         say(terminal(line))
     if summary.interrupted:
@@ -470,6 +482,10 @@ def cmd_moves(args: argparse.Namespace, path: str) -> int:
     except DatabaseBusy as e:
         say(f"trickledger analyse: {e}", error=True)
         return 2
+    except KeyboardInterrupt:  # while it planned (the rounds' work keeps its own count)
+        say("trickledger analyse: interrupted before any round was judged: nothing was "
+            "written; run trickledger analyse --moves again", error=True)
+        return 130
     except ClusterError as e:
         say(f"trickledger analyse: {e}", error=True)
         return 2

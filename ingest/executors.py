@@ -37,25 +37,6 @@ def forkserver_context() -> BaseContext:
     return ctx
 
 
-@contextmanager
-def interrupt_deferred() -> Iterator[None]:
-    """Ctrl-C in the block is raised when the block ends, not inside it: a worker is started
-    by a submit, and a parent interrupted while it hands the new worker its start-up data
-    leaves the worker to die of the half-sent data with a traceback. Outside the main
-    thread (no signal handler can be set there) the block runs as it is."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if caught:
-            raise KeyboardInterrupt
-
-
 def die_with(pid: int) -> None:
     """End this process as soon as process `pid` ends, however it ends (SIGKILL included).
 

@@ -203,11 +203,18 @@ class _Interrupts:
         self._thread: threading.Thread | None = None
 
     def _on_sigint(self, signum: int, frame: Any) -> None:
+        # no lock: the handler runs in the main thread, between two of its steps (maybe
+        # inside a block that holds the lock), and only the main thread writes these
         self.seen = True
-        with self._lock:
-            stop = self.raising and not self.raised
-            self.raised = self.raised or stop
-        if stop:  # once: what follows is the cleanup, which runs to its end
+        if self.raising and not self.raised:  # once: the cleanup that follows runs to its end
+            self.raised = True
+            raise KeyboardInterrupt
+
+    def check(self) -> None:
+        """Between two steps of the run: a Ctrl-C seen while it works, whose
+        KeyboardInterrupt DuckDB dropped, is raised here (a later Ctrl-C too)."""
+        if self.seen and self.raising:
+            self.raised = True
             raise KeyboardInterrupt
 
     def _hear(self, sock: socket.socket) -> None:
@@ -790,6 +797,7 @@ def _run(sources: list[Source], path: str | None, lake: str | None, jobs: int | 
                     progress(done_logs, len(sources))
 
             for done in ex.run(make()):
+                interrupts.check()
                 group[0].append(tasks.pop(done.seq))
                 group[1].append(done)
                 pending += done.logs

@@ -46,8 +46,9 @@ from trickledger.replay.judge import (
 )
 
 from . import ratings
+from .ctrl_c import held_from_commit, interrupt_deferred
 from .db import log_texts, reading, writing
-from .transactions import ctrl_c_not_lost, transaction
+from .transactions import transaction
 
 DEFAULT_MAX_MOVES = 2_000  # moves judged per log at most (docs/analytics.md, "Computing it")
 ROUND_MARK = "moves-round"
@@ -372,8 +373,8 @@ def judge_games(path: str, samples: int = DEFAULT_SAMPLES, seed: int = 0,
             return
         g = by_sha[t.sha256]
         whole = not left[t.sha256] and not g.bounded and t.sha256 not in failed
-        with ctrl_c_not_lost():  # a round written is counted before the run stops
-            _write_round(path, t, done.judged, key, whole)
+        with held_from_commit() as hold:  # a round committed is counted before it stops
+            _write_round(path, t, done.judged, key, whole, hold)
             if whole:
                 completed.add(t.sha256)
             summary.rounds_done += 1
@@ -480,7 +481,7 @@ def _run_local(tasks: list[RoundTask], work: Callable[[RoundTask], RoundDone],
     """The rounds on `jobs` worker processes, a bounded number in flight. A worker that
     dies, or a result that cannot be read back, breaks the pool (BrokenProcessPool): the
     run stops there with WorkersFailed, never waiting for a result that will not come."""
-    from .executors import forkserver_context, interrupt_deferred
+    from .executors import forkserver_context
 
     pool = ProcessPoolExecutor(jobs, mp_context=forkserver_context(),
                                initializer=_worker_init, initargs=(os.getpid(),))
@@ -583,7 +584,7 @@ def _run_dask(tasks: list[RoundTask], work: Callable[[RoundTask], RoundDone],
 
 
 def _write_round(path: str, task: RoundTask, judged: list[Judgement], key: str,
-                 whole: bool) -> None:
+                 whole: bool, before_commit: Callable[[], None] | None = None) -> None:
     now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
     rows = [(task.sha256, task.game_id, j.round, j.step, j.line, j.player, j.move,
              j.best_move, j.value, j.best_value, j.cost,
@@ -591,7 +592,7 @@ def _write_round(path: str, task: RoundTask, judged: list[Judgement], key: str,
              j.alternatives, j.band, METHOD, task.seed, now, list(j.equal_moves),
              j.exact_samples, j.seconds) for j in judged]
     with writing(path) as con:
-        with transaction(con):
+        with transaction(con, before_commit):
             marks = con.execute(
                 "SELECT count(*) FROM analysis_runs WHERE analysis IN ('moves', ?) AND "
                 "fingerprint = ? AND (detail = ? OR starts_with(detail, ?))",

@@ -7,11 +7,8 @@ this one block: all of it happens or nothing does.
 
 from __future__ import annotations
 
-import signal
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
 
 import duckdb
 
@@ -38,33 +35,3 @@ def transaction(con: duckdb.DuckDBPyConnection,
             pass
         raise
 
-
-@contextmanager
-def ctrl_c_not_lost() -> Iterator[None]:
-    """A Ctrl-C that comes while the block runs DuckDB statements in the main thread ends
-    the block with KeyboardInterrupt, whatever DuckDB did with it. DuckDB 2.0 runs Python's
-    handler as a statement starts and may then drop the KeyboardInterrupt it raised: the
-    statement (a write of finished work) goes on as if no key had been pressed, and so
-    would the run. A block that raises anyway raises its own error. Outside the main
-    thread, or where SIGINT has no Python handler (ignored, say), the block runs as it
-    is."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.getsignal(signal.SIGINT)
-    if not callable(previous):
-        yield
-        return
-    heard: list[int] = []
-
-    def on_sigint(signum: int, frame: Any) -> None:
-        heard.append(signum)
-        previous(signum, frame)
-
-    signal.signal(signal.SIGINT, on_sigint)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if heard:
-        raise KeyboardInterrupt

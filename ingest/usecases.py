@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from .admin import Actor, audit, audit_lake
 from .batch import Source
 from .db import DatabaseBusy
-from .load import Summary, ingest, record_missing
+from .load import IngestInterrupted, Summary, ingest, record_missing
 from .sources import expand
 
 Missing = list[tuple[str, str]]  # an argument that named nothing, and why
@@ -119,3 +119,5 @@ def _audit(run: IngestRun, lake: str | None, db: str | None, actor: Actor, actio
             audit(db or "", actor, action, rows)
     except (DatabaseBusy, OSError) as e:  # loaded all the same: said, not raised
         run.audit_problem = str(e)
+    except KeyboardInterrupt:  # the logs are loaded: the run says so, not "nothing loaded"
+        raise IngestInterrupted(run.summary, "interrupted") from None

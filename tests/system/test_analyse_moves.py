@@ -109,6 +109,58 @@ def test_ctrl_c_keeps_every_finished_round_and_the_next_run_does_the_rest(two_ga
     assert len(judged_rounds(two_games_db)) == 6 and whole_markers(two_games_db) == 2
 
 
+def _ctrl_c_in_a_rounds_write(monkeypatch, when: str) -> None:
+    """A real SIGINT (to this process) inside the first round's write: `after` its COMMIT,
+    as the connection closes; or `dropped` as it opens, its KeyboardInterrupt lost (as
+    DuckDB 2.0 loses one when a statement starts)."""
+    import contextlib
+    import threading
+
+    from trickledger.ingest import moves
+
+    assert threading.current_thread() is threading.main_thread()
+    real = moves.writing
+    sent = []
+
+    @contextlib.contextmanager
+    def writing(path):
+        with real(path) as con:
+            if when == "dropped" and not sent:
+                sent.append(1)
+                with contextlib.suppress(KeyboardInterrupt):
+                    signal.raise_signal(signal.SIGINT)
+            yield con
+        if when == "after" and not sent:
+            sent.append(1)
+            signal.raise_signal(signal.SIGINT)
+
+    monkeypatch.setattr(moves, "writing", writing)
+
+
+@pytest.mark.parametrize("when", ["after", "dropped"])
+def test_a_ctrl_c_in_a_rounds_write_is_counted_as_the_database_has_it(two_games_db,
+                                                                      monkeypatch, when):
+    _ctrl_c_in_a_rounds_write(monkeypatch, when)
+    first = judge_games(two_games_db, samples=2, jobs=1)
+    assert first.interrupted
+    kept = 1 if when == "after" else 0  # committed and counted; or rolled back
+    assert first.rounds_done == len(judged_rounds(two_games_db)) == kept
+    assert any(f"the {kept} rounds judged are kept" in ln for ln in first.lines())
+
+
+def test_ctrl_c_while_it_plans_says_so_in_one_line(two_games_db, monkeypatch, capsys):
+    from trickledger.ingest import moves
+
+    def make_plan(*args, **kw):
+        raise KeyboardInterrupt  # as a Ctrl-C in the planning's reads raises it
+
+    monkeypatch.setattr(moves, "make_plan", make_plan)
+    assert main(["analyse", "--moves", "--db", two_games_db, "--samples", "2"]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["trickledger analyse: interrupted before any round was judged: nothing "
+                   "was written; run trickledger analyse --moves again"]
+
+
 def test_one_log_costs_at_most_the_bound_and_a_larger_bound_goes_on(two_games_db, capsys):
     args = ["analyse", "--moves", "--db", two_games_db, "--samples", "2", "--jobs", "1",
             "--game", "a-s1-000000"]

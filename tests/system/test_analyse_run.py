@@ -61,3 +61,20 @@ def test_ctrl_c_keeps_every_finished_hand(one_game_db):
     again = estimate_hands(one_game_db, playouts=3, jobs=1)  # a second run does only the rest
     assert again.hands_cached == 9 and again.hands_missing == 0
     assert kept(one_game_db) == 9 + again.hands_done
+
+
+@pytest.mark.parametrize("where", ["ratings", "planning"])
+def test_ctrl_c_before_the_hands_work_says_what_was_written(one_game_db, monkeypatch, capsys,
+                                                            where):
+    from trickledger.ingest import analyse
+
+    def interrupted(*args, **kw):
+        raise KeyboardInterrupt  # as a Ctrl-C in that step's statements raises it
+
+    monkeypatch.setattr(analyse, "refresh_ratings" if where == "ratings" else
+                        "missing_rounds", interrupted)
+    assert main(["analyse", "--db", one_game_db, "--jobs", "1"]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    done = "the ratings were not written" if where == "ratings" else "the ratings are kept"
+    assert err == [f"trickledger analyse: interrupted before any hand was estimated: {done}; "
+                   f"run trickledger analyse again"]

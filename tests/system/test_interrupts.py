@@ -1,11 +1,11 @@
 """Ctrl-C during a real `trickledger ingest`: a real SIGINT to the ingest's whole process
-group (as a terminal sends it, to the workers too) at four moments — while the workers
+group (as a terminal sends it, to the workers too) at five moments — while the workers
 replay, inside a batch's transaction while DuckDB runs a statement (twice: once with the
-KeyboardInterrupt lost before the statement, as DuckDB sometimes loses it), and while the
-run closes the file (its final checkpoint). Every time: exit 130, one line on standard error
-saying what was loaded and that a rerun continues, no traceback, no process left, the
-database holding exactly what the line says, and a rerun loading the rest with nothing
-lost or doubled.
+KeyboardInterrupt lost before the statement, as DuckDB sometimes loses it), while the run
+closes the file (its final checkpoint), and while it writes its audit row. Every time:
+exit 130, one line on standard error saying what was loaded and that a rerun continues,
+no traceback, no process left, the database holding exactly what the line says, and a
+rerun loading the rest with nothing lost or doubled.
 
 The moments are patched into the real command by the test (the product has no test
 hooks); each waits for a condition, never for time. A real process and a real corpus take
@@ -73,6 +73,15 @@ def insert(self, con, table, files):
             pass
         con.execute("SELECT count(*) FROM range(1000000000000000)").fetchall()
 DatabaseWriter.insert = insert
+""",
+    # every log loaded and the file let go; the run writes its audit row when Ctrl-C comes
+    "audit": """
+import trickledger.ingest.usecases as usecases
+def audit(*args, **kw):
+    Path(sys.argv[1]).write_text("auditing")
+    while True:
+        time.sleep(0.01)
+usecases.audit = audit
 """,
     # every batch committed; the run lets go of the file (DuckDB's checkpoint) and Ctrl-C
     # comes while it does
@@ -144,7 +153,7 @@ def group_gone(pgid: int, limit_s: float = 60.0) -> bool:
     return False
 
 
-@pytest.mark.parametrize("moment", ["workers", "insert", "lost", "checkpoint"])
+@pytest.mark.parametrize("moment", ["workers", "insert", "lost", "checkpoint", "audit"])
 def test_ctrl_c_says_what_was_loaded_exits_130_and_a_rerun_loads_the_rest(tmp_path, copied_logs,
                                                                           moment):
     db, marker = tmp_path / "t.duckdb", tmp_path / "marker"
@@ -179,7 +188,7 @@ def test_ctrl_c_says_what_was_loaded_exits_130_and_a_rerun_loads_the_rest(tmp_pa
     assert logs == distinct == loaded and games <= logs, (lines[0], logs)
     if moment in ("insert", "lost"):  # batch 2 was rolled back whole; batch 1 stays
         assert loaded == BATCH and "the same command again loads the rest" in lines[0]
-    elif moment == "checkpoint":  # everything was committed before Ctrl-C came
+    elif moment in ("checkpoint", "audit"):  # everything was committed before Ctrl-C came
         assert loaded == LOGS and f"all {LOGS} logs done" in lines[0], lines[0]
     else:
         assert loaded < LOGS and f"of {LOGS} logs done" in lines[0], lines[0]
