@@ -26,7 +26,7 @@ from trickledger.replay.judge import DEFAULT_SAMPLES as DEFAULT_SAMPLES_MOVES
 from trickledger.terminal import say, terminal
 
 from . import ratings
-from .ctrl_c import held_from_commit, interrupt_deferred
+from .ctrl_c import PlanInterrupted, held_from_commit
 from .db import DatabaseBusy, db_path, log_texts, reading, writing
 from .hands import DEFAULT_PLAYOUTS, METHOD, HandEstimate, estimable, estimate_round
 from .lake import Analysis, LakeError
@@ -198,14 +198,17 @@ def estimate_hands(path: Target, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0
     starts; Ctrl-C (KeyboardInterrupt) stops it with every finished hand written."""
     summary = summary or AnalyseSummary()
     t0 = time.perf_counter()
-    tasks = missing_rounds(path, playouts, seed, game_ids)
-    summary.hands_cached = cached_hands(path, playouts, seed)
-    total = sum(len(t.players) for t in tasks)
-    tasks = first_hands(tasks, limit)
-    now_total = sum(len(t.players) for t in tasks)  # what this call will estimate
-    with _reading(path) as con:
-        shas = sorted({t.sha256 for t in tasks})
-        raw = log_texts(con, shas)
+    try:
+        tasks = missing_rounds(path, playouts, seed, game_ids)
+        summary.hands_cached = cached_hands(path, playouts, seed)
+        total = sum(len(t.players) for t in tasks)
+        tasks = first_hands(tasks, limit)
+        now_total = sum(len(t.players) for t in tasks)  # what this call will estimate
+        with _reading(path) as con:
+            shas = sorted({t.sha256 for t in tasks})
+            raw = log_texts(con, shas)
+    except KeyboardInterrupt:
+        raise PlanInterrupted from None
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks) or 1))
     done = 0
     pending: list[tuple[RoundTask, list[HandEstimate]]] = []
@@ -246,12 +249,17 @@ def estimate_hands(path: Target, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:
-        if pending:  # finished work is kept, also on Ctrl-C (a second one waits for it)
+        if pending:  # finished work is kept, also on Ctrl-C (a second one stops the write)
+            written = False
             try:
-                with interrupt_deferred():
-                    _write(path, pending, seed)
+                with held_from_commit() as hold:
+                    _write(path, pending, seed, hold)
+                    written = True
             except KeyboardInterrupt:
                 summary.interrupted = True
+            finally:
+                if not written:  # the hands said to be kept are those in the database
+                    done -= sum(len(estimates) for _, estimates in pending)
         summary.hands_done += done
         summary.hands_missing = total - done
         summary.seconds += time.perf_counter() - t0
@@ -401,7 +409,12 @@ def _analyse_lake(args: argparse.Namespace) -> int:
 def _analyse(args: argparse.Namespace, path: Target) -> int:
     summary = AnalyseSummary()
     try:
-        summary.ratings = refresh_ratings(path)
+        try:
+            summary.ratings = refresh_ratings(path)
+        except KeyboardInterrupt:  # committed or not: the next run computes them if need be
+            say("trickledger analyse: interrupted while the ratings were computed; run "
+                "trickledger analyse again", error=True)
+            return 130
         if not args.no_hands:
             progress = Progress()
 
@@ -416,11 +429,9 @@ def _analyse(args: argparse.Namespace, path: Target) -> int:
     except DatabaseBusy as e:
         say(f"trickledger analyse: {e}", error=True)
         return 2
-    except KeyboardInterrupt:  # before the hands' work began (it keeps its own count)
-        done = "the ratings are kept" if summary.ratings is not None else \
-            "the ratings were not written"
-        say(f"trickledger analyse: interrupted before any hand was estimated: {done}; run "
-            f"trickledger analyse again", error=True)
+    except PlanInterrupted:
+        say("trickledger analyse: interrupted before any hand was estimated: the ratings "
+            "are kept; run trickledger analyse again", error=True)
         return 130
     for line in summary.lines():
         say(terminal(line))
@@ -482,7 +493,7 @@ def cmd_moves(args: argparse.Namespace, path: str) -> int:
     except DatabaseBusy as e:
         say(f"trickledger analyse: {e}", error=True)
         return 2
-    except KeyboardInterrupt:  # while it planned (the rounds' work keeps its own count)
+    except PlanInterrupted:
         say("trickledger analyse: interrupted before any round was judged: nothing was "
             "written; run trickledger analyse --moves again", error=True)
         return 130

@@ -17,19 +17,24 @@ from contextlib import contextmanager
 from typing import Any
 
 
+class PlanInterrupted(KeyboardInterrupt):
+    """Ctrl-C while a run planned its work (it had only read): nothing was written."""
+
+
 def _ours_to_handle() -> bool:
-    """Whether this thread may set the SIGINT handler and Python handles SIGINT now (not a
-    process started ignoring it, in the background or as a worker)."""
+    """Whether this thread may set the SIGINT handler and Ctrl-C does what Python does by
+    default, raise KeyboardInterrupt (not in a process that ignores it, in the background
+    or as a worker, nor in a host program with a handler of its own)."""
     return threading.current_thread() is threading.main_thread() and \
-        callable(signal.getsignal(signal.SIGINT))
+        signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 @contextmanager
 def interrupt_deferred() -> Iterator[None]:
-    """Ctrl-C in the block is raised as KeyboardInterrupt when the block ends, not inside
-    it (also when the block raised: Ctrl-C says what the user wants). For short steps
-    only: the block cannot be stopped. Outside the main thread, or where Python does not
-    handle SIGINT, the block runs as it is."""
+    """Ctrl-C in the block is raised as KeyboardInterrupt when the block has ended well,
+    not inside it (a block that fails raises its own error: that is what went wrong). For
+    short steps only: the block cannot be stopped. Outside the main thread, or where
+    Ctrl-C does not raise KeyboardInterrupt, the block runs as it is."""
     if not _ours_to_handle():
         yield
         return
@@ -39,8 +44,8 @@ def interrupt_deferred() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-        if caught:
-            raise KeyboardInterrupt
+    if caught:
+        raise KeyboardInterrupt
 
 
 class _HeldFromCommit:
@@ -66,7 +71,8 @@ def held_from_commit() -> Iterator[Callable[[], None]]:
     COMMIT); from there it is noted and raised when the block ends, so what was committed
     is counted first. A Ctrl-C seen before that call whose KeyboardInterrupt DuckDB dropped
     is raised by the call (the transaction rolls back), or when the block ends. Outside
-    the main thread, or where Python does not handle SIGINT, the block runs as it is."""
+    the main thread, or where Ctrl-C does not raise KeyboardInterrupt, the block runs as
+    it is."""
     if not _ours_to_handle():
         yield lambda: None
         return

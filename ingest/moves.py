@@ -46,7 +46,7 @@ from trickledger.replay.judge import (
 )
 
 from . import ratings
-from .ctrl_c import held_from_commit, interrupt_deferred
+from .ctrl_c import PlanInterrupted, held_from_commit, interrupt_deferred
 from .db import log_texts, reading, writing
 from .transactions import transaction
 
@@ -349,8 +349,11 @@ def judge_games(path: str, samples: int = DEFAULT_SAMPLES, seed: int = 0,
     decisions judged of the total; Ctrl-C stops it with every finished round kept.
     `runner` replaces the worker function (tests)."""
     t0 = time.perf_counter()
-    the_plan, raw = make_plan(path, samples, seed, jobs, game_ids, limit, max_moves, cluster,
-                              engine)
+    try:
+        the_plan, raw = make_plan(path, samples, seed, jobs, game_ids, limit, max_moves,
+                                  cluster, engine)
+    except KeyboardInterrupt:
+        raise PlanInterrupted from None
     summary = MovesSummary(games_cached=the_plan.cached, max_moves=max_moves)
     left: dict[str, set[int]] = {g.sha256: set(g.todo) for g in the_plan.games}
     by_sha = {g.sha256: g for g in the_plan.games}
@@ -433,7 +436,10 @@ def judge_games(path: str, samples: int = DEFAULT_SAMPLES, seed: int = 0,
     except WorkersFailed as e:
         summary.broken = str(e)
     finally:
-        close_results()
+        try:
+            close_results()
+        except KeyboardInterrupt:  # a second Ctrl-C while the workers stopped
+            summary.interrupted = True
         summary.games_done = len(completed)
         summary.games_missing = the_plan.later
         for g in the_plan.games:

@@ -94,6 +94,14 @@ def ingest_sources(sources: list[Source], *, db: str | None, lake: str | None,
                      progress=progress, on_busy=on_busy, keep_all=keep_all, lake=lake,
                      cluster=cluster, compact=compact,
                      audit_as=(actor, action) if per_log and not lake else None)
+    try:  # the logs are loaded: a Ctrl-C from here says so, not "nothing loaded"
+        return _audit_run(summary, missing, db, lake, actor, action, label, per_log)
+    except KeyboardInterrupt:
+        raise IngestInterrupted(summary, "interrupted") from None
+
+
+def _audit_run(summary: Summary, missing: Missing, db: str | None, lake: str | None,
+               actor: Actor, action: str, label: str, per_log: bool) -> IngestRun:
     run = IngestRun(summary, missing)
     if per_log:
         if lake:  # a database file's rows were written in each batch's transaction
@@ -119,5 +127,3 @@ def _audit(run: IngestRun, lake: str | None, db: str | None, actor: Actor, actio
             audit(db or "", actor, action, rows)
     except (DatabaseBusy, OSError) as e:  # loaded all the same: said, not raised
         run.audit_problem = str(e)
-    except KeyboardInterrupt:  # the logs are loaded: the run says so, not "nothing loaded"
-        raise IngestInterrupted(run.summary, "interrupted") from None

@@ -148,6 +148,38 @@ def test_a_ctrl_c_in_a_rounds_write_is_counted_as_the_database_has_it(two_games_
     assert any(f"the {kept} rounds judged are kept" in ln for ln in first.lines())
 
 
+def test_a_second_ctrl_c_while_the_workers_stop_keeps_the_count(two_games_db, monkeypatch):
+    from trickledger.ingest import moves
+
+    seen, first_ctrl_c = [], []
+
+    def progress(done: int, total: int) -> None:
+        seen.append(done)
+        if len(seen) == 2:  # after the second round is written (the first is timed)
+            first_ctrl_c.append(done)
+            raise KeyboardInterrupt
+
+    real = moves._run
+
+    class Results:
+        def __init__(self, *args) -> None:
+            self.rounds = real(*args)
+
+        def __iter__(self):
+            return self.rounds
+
+        def close(self) -> None:
+            self.rounds.close()
+            if first_ctrl_c:
+                raise KeyboardInterrupt  # the second, while the workers are stopped
+
+    monkeypatch.setattr(moves, "_run", Results)
+    first = judge_games(two_games_db, samples=2, jobs=1, progress=progress)
+    assert first.interrupted and first_ctrl_c
+    assert first.rounds_done == len(judged_rounds(two_games_db)) == 2
+    assert any("interrupted: the 2 rounds judged are kept" in ln for ln in first.lines())
+
+
 def test_ctrl_c_while_it_plans_says_so_in_one_line(two_games_db, monkeypatch, capsys):
     from trickledger.ingest import moves
 

@@ -75,6 +75,6 @@ def test_ctrl_c_before_the_hands_work_says_what_was_written(one_game_db, monkeyp
                         "missing_rounds", interrupted)
     assert main(["analyse", "--db", one_game_db, "--jobs", "1"]) == 130
     err = capsys.readouterr().err.strip().splitlines()
-    done = "the ratings were not written" if where == "ratings" else "the ratings are kept"
-    assert err == [f"trickledger analyse: interrupted before any hand was estimated: {done}; "
-                   f"run trickledger analyse again"]
+    said = ("interrupted while the ratings were computed" if where == "ratings" else
+            "interrupted before any hand was estimated: the ratings are kept")
+    assert err == [f"trickledger analyse: {said}; run trickledger analyse again"]

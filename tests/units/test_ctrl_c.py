@@ -27,13 +27,17 @@ def ctrl_c_dropped() -> None:
 
 @pytest.fixture
 def con() -> Iterator[duckdb.DuckDBPyConnection]:
+    """A table to write, with Ctrl-C doing what it does in a terminal's Python."""
     assert threading.current_thread() is threading.main_thread()
-    before = signal.getsignal(signal.SIGINT)
+    outer = signal.signal(signal.SIGINT, signal.default_int_handler)
     c = duckdb.connect(":memory:")
     c.execute("CREATE TABLE t (x INTEGER)")
-    yield c
-    c.close()
-    assert signal.getsignal(signal.SIGINT) is before  # each block puts the handler back
+    try:
+        yield c
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+    finally:
+        c.close()
+        signal.signal(signal.SIGINT, outer)
 
 
 def rows(con: duckdb.DuckDBPyConnection) -> list[int]:
@@ -84,6 +88,26 @@ def test_a_deferred_ctrl_c_comes_when_the_block_has_ended(con) -> None:
         ctrl_c()
         went_on.append(1)
     assert went_on == [1]
+
+
+def test_a_block_that_fails_raises_its_own_error_not_the_deferred_ctrl_c(con) -> None:
+    with pytest.raises(KeyError, match="what went wrong"), interrupt_deferred():
+        ctrl_c()
+        raise KeyError("what went wrong")
+
+
+def test_a_host_programs_own_handler_is_left_alone(con) -> None:
+    heard = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: heard.append(signum))
+    try:
+        with held_from_commit() as hold, transaction(con, hold):
+            ctrl_c()
+            con.execute("INSERT INTO t VALUES (1)")
+        with interrupt_deferred():
+            ctrl_c()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert rows(con) == [1] and heard == [signal.SIGINT, signal.SIGINT]
 
 
 def test_a_process_that_ignores_ctrl_c_keeps_ignoring_it(con) -> None:
