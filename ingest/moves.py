@@ -369,15 +369,16 @@ def judge_games(path: str, samples: int = DEFAULT_SAMPLES, seed: int = 0,
     def take(done: RoundDone, quiet: bool = False) -> None:
         nonlocal done_decisions
         t = done.task
-        left[t.sha256].discard(t.round)
         if done.judged is None:
+            left[t.sha256].discard(t.round)
             summary.failures.append(done.error or f"{t.game_id} round {t.round}: failed")
             failed.add(t.sha256)
             return
         g = by_sha[t.sha256]
-        whole = not left[t.sha256] and not g.bounded and t.sha256 not in failed
+        whole = left[t.sha256] <= {t.round} and not g.bounded and t.sha256 not in failed
         with held_from_commit() as hold:  # a round committed is counted before it stops
             _write_round(path, t, done.judged, key, whole, hold)
+            left[t.sha256].discard(t.round)  # not before: a round rolled back is left
             if whole:
                 completed.add(t.sha256)
             summary.rounds_done += 1

@@ -109,8 +109,8 @@ def test_ctrl_c_keeps_every_finished_round_and_the_next_run_does_the_rest(two_ga
     assert len(judged_rounds(two_games_db)) == 6 and whole_markers(two_games_db) == 2
 
 
-def _ctrl_c_in_a_rounds_write(monkeypatch, when: str) -> None:
-    """A real SIGINT (to this process) inside the first round's write: `after` its COMMIT,
+def _ctrl_c_in_a_rounds_write(monkeypatch, when: str, at: int = 1) -> None:
+    """A real SIGINT (to this process) inside the `at`th round's write: `after` its COMMIT,
     as the connection closes; or `dropped` as it opens, its KeyboardInterrupt lost (as
     DuckDB 2.0 loses one when a statement starts)."""
     import contextlib
@@ -120,18 +120,17 @@ def _ctrl_c_in_a_rounds_write(monkeypatch, when: str) -> None:
 
     assert threading.current_thread() is threading.main_thread()
     real = moves.writing
-    sent = []
+    writes = []
 
     @contextlib.contextmanager
     def writing(path):
+        writes.append(path)
         with real(path) as con:
-            if when == "dropped" and not sent:
-                sent.append(1)
+            if when == "dropped" and len(writes) == at:
                 with contextlib.suppress(KeyboardInterrupt):
                     signal.raise_signal(signal.SIGINT)
             yield con
-        if when == "after" and not sent:
-            sent.append(1)
+        if when == "after" and len(writes) == at:
             signal.raise_signal(signal.SIGINT)
 
     monkeypatch.setattr(moves, "writing", writing)
@@ -146,6 +145,15 @@ def test_a_ctrl_c_in_a_rounds_write_is_counted_as_the_database_has_it(two_games_
     kept = 1 if when == "after" else 0  # committed and counted; or rolled back
     assert first.rounds_done == len(judged_rounds(two_games_db)) == kept
     assert any(f"the {kept} rounds judged are kept" in ln for ln in first.lines())
+
+
+def test_a_bounded_log_whose_last_round_was_rolled_back_is_not_called_judged(two_games_db,
+                                                                             monkeypatch):
+    _ctrl_c_in_a_rounds_write(monkeypatch, "dropped", at=2)  # round 2, the bound's last
+    first = judge_games(two_games_db, samples=2, jobs=1, game_ids=["a-s1-000000"],
+                        max_moves=40)
+    assert first.interrupted and [r for _, r in judged_rounds(two_games_db)] == [1]
+    assert first.bounded == [] and first.games_missing == 1 and first.rounds_done == 1
 
 
 def test_a_second_ctrl_c_while_the_workers_stop_keeps_the_count(two_games_db, monkeypatch):
