@@ -223,6 +223,12 @@ def estimate_hands(path: Target, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0
         if progress:
             progress(done, now_total)
 
+    def write_pending() -> None:
+        nonlocal pending, last_write
+        with held_from_commit() as hold:  # what is committed is no longer pending
+            _write(path, pending, seed, hold)
+            pending, last_write = [], time.monotonic()
+
     rate = seconds_per_hand(path, playouts) if tasks else None
     rest = tasks
     try:
@@ -241,25 +247,19 @@ def estimate_hands(path: Target, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0
             for task, result in results:
                 take(task, result)
                 if pending and (time.monotonic() - last_write > 5 or len(pending) >= 50):
-                    with held_from_commit() as hold:  # what is committed is not pending
-                        _write(path, pending, seed, hold)
-                        pending, last_write = [], time.monotonic()
+                    write_pending()
         finally:
             results.close()  # stops the worker processes at once on an interrupt
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:
         if pending:  # finished work is kept, also on Ctrl-C (a second one stops the write)
-            written = False
             try:
-                with held_from_commit() as hold:
-                    _write(path, pending, seed, hold)
-                    written = True
+                write_pending()
             except KeyboardInterrupt:
                 summary.interrupted = True
-            finally:
-                if not written:  # the hands said to be kept are those in the database
-                    done -= sum(len(estimates) for _, estimates in pending)
+            finally:  # the hands said to be kept are those in the database
+                done -= sum(len(estimates) for _, estimates in pending)
         summary.hands_done += done
         summary.hands_missing = total - done
         summary.seconds += time.perf_counter() - t0

@@ -34,4 +34,3 @@ def transaction(con: duckdb.DuckDBPyConnection,
         except duckdb.Error:
             pass
         raise
-

@@ -32,6 +32,18 @@ CORPUS = ROOT / "sample_logs" / "corpus"
 LOGS = 80  # at least 64: the ingest runs worker processes
 BATCH = 20
 
+# batch 2's transaction, once its plays are inserted: `before`, then an endless statement
+IN_THE_TRANSACTION = """
+from trickledger.ingest.load import DatabaseWriter
+real = DatabaseWriter.insert
+def insert(self, con, table, files):
+    real(self, con, table, files)
+    if self.batches == 1 and table == "plays":
+        Path(sys.argv[1]).write_text("in the transaction"){before}
+        con.execute("SELECT count(*) FROM range(1000000000000000)").fetchall()
+DatabaseWriter.insert = insert
+"""
+
 # `python -c SCRIPT MARKER ARGS...`: the real command, with the moment's patch.
 PATCHES = {
     # the workers have their first chunks and the parent waits for them: nothing committed
@@ -47,33 +59,15 @@ LocalPool._submit = _submit
 """,
     # batch 2's transaction: the plays are inserted, then a statement DuckDB is still running
     # when Ctrl-C comes (DuckDB turns the interrupt into its own error)
-    "insert": """
-from trickledger.ingest.load import DatabaseWriter
-real = DatabaseWriter.insert
-def insert(self, con, table, files):
-    real(self, con, table, files)
-    if self.batches == 1 and table == "plays":
-        Path(sys.argv[1]).write_text("in the transaction")
-        con.execute("SELECT count(*) FROM range(1000000000000000)").fetchall()
-DatabaseWriter.insert = insert
-""",
+    "insert": IN_THE_TRANSACTION.format(before=""),
     # as "insert", but the KeyboardInterrupt is lost before the statement runs, as DuckDB
     # 2.0 loses it when Ctrl-C comes while a statement starts (one try in a few there)
-    "lost": """
-from trickledger.ingest.load import DatabaseWriter
-real = DatabaseWriter.insert
-def insert(self, con, table, files):
-    real(self, con, table, files)
-    if self.batches == 1 and table == "plays":
-        Path(sys.argv[1]).write_text("in the transaction")
+    "lost": IN_THE_TRANSACTION.format(before="""
         try:
             while True:
                 time.sleep(0.01)
         except KeyboardInterrupt:
-            pass
-        con.execute("SELECT count(*) FROM range(1000000000000000)").fetchall()
-DatabaseWriter.insert = insert
-""",
+            pass"""),
     # every log loaded and the file let go; the run writes its audit row when Ctrl-C comes
     "audit": """
 import trickledger.ingest.usecases as usecases

@@ -96,22 +96,11 @@ def test_a_block_that_fails_raises_its_own_error_not_the_deferred_ctrl_c(con) ->
         raise KeyError("what went wrong")
 
 
-def test_a_host_programs_own_handler_is_left_alone(con) -> None:
-    heard = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: heard.append(signum))
-    try:
-        with held_from_commit() as hold, transaction(con, hold):
-            ctrl_c()
-            con.execute("INSERT INTO t VALUES (1)")
-        with interrupt_deferred():
-            ctrl_c()
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    assert rows(con) == [1] and heard == [signal.SIGINT, signal.SIGINT]
-
-
-def test_a_process_that_ignores_ctrl_c_keeps_ignoring_it(con) -> None:
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+@pytest.mark.parametrize("own", ["handler", "ignored"])
+def test_a_host_programs_own_handler_or_an_ignored_ctrl_c_is_left_alone(con, own) -> None:
+    heard: list[int] = []
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN if own == "ignored" else
+                             lambda signum, frame: heard.append(signum))
     try:
         with held_from_commit() as hold, transaction(con, hold):
             ctrl_c()
@@ -121,3 +110,4 @@ def test_a_process_that_ignores_ctrl_c_keeps_ignoring_it(con) -> None:
     finally:
         signal.signal(signal.SIGINT, previous)
     assert rows(con) == [1]
+    assert heard == ([] if own == "ignored" else [signal.SIGINT, signal.SIGINT])
