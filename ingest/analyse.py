@@ -224,10 +224,10 @@ def estimate_hands(path: Target, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0
             progress(done, now_total)
 
     def write_pending() -> None:
-        nonlocal pending, last_write
+        nonlocal pending
         with held_from_commit() as hold:  # what is committed is no longer pending
             _write(path, pending, seed, hold)
-            pending, last_write = [], time.monotonic()
+            pending = []
 
     rate = seconds_per_hand(path, playouts) if tasks else None
     rest = tasks
@@ -248,6 +248,7 @@ def estimate_hands(path: Target, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0
                 take(task, result)
                 if pending and (time.monotonic() - last_write > 5 or len(pending) >= 50):
                     write_pending()
+                    last_write = time.monotonic()
         finally:
             results.close()  # stops the worker processes at once on an interrupt
     except KeyboardInterrupt:
